@@ -1,0 +1,1 @@
+//! elf-edit (placeholder; see the owning issue).

@@ -1,0 +1,1 @@
+//! manylinux-check (placeholder; see the owning issue).

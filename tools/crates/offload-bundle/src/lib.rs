@@ -1,0 +1,1 @@
+//! offload-bundle (placeholder; see the owning issue).

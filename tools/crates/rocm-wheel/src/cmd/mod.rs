@@ -1,0 +1,5 @@
+pub mod build;
+pub mod bundle;
+pub mod check;
+pub mod inspect;
+pub mod rpath;

@@ -1,0 +1,42 @@
+//! `rocm-wheel`: one CLI, one subcommand per concern. Each subcommand is a
+//! thin shell over a library crate; see `src/cmd/`.
+
+use clap::{Parser, Subcommand};
+
+mod cmd;
+
+#[derive(Parser)]
+#[command(name = "rocm-wheel", version, about = "Wheel, ELF and offload-bundle tools for rules_rocm")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Write a PEP 427 wheel from a JSON manifest.
+    Build(cmd::build::Args),
+    /// Read or set DT_RUNPATH / DT_RPATH of an ELF file.
+    Rpath(cmd::rpath::Args),
+    /// Check the ELF files of a wheel against a manylinux policy.
+    Check(cmd::check::Args),
+    /// Write or read clang offload bundles.
+    Bundle(cmd::bundle::Args),
+    /// Describe a wheel, shared object or object file.
+    Inspect(cmd::inspect::Args),
+}
+
+fn main() {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Build(a) => cmd::build::run(a),
+        Command::Rpath(a) => cmd::rpath::run(a),
+        Command::Check(a) => cmd::check::run(a),
+        Command::Bundle(a) => cmd::bundle::run(a),
+        Command::Inspect(a) => cmd::inspect::run(a),
+    };
+    if let Err(e) = result {
+        eprintln!("rocm-wheel: error: {e:#}");
+        std::process::exit(1);
+    }
+}

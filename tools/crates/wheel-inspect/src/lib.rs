@@ -1,0 +1,1 @@
+//! wheel-inspect (placeholder; see the owning issue).

@@ -1,0 +1,1 @@
+//! wheel-writer (placeholder; see the owning issue).
