@@ -1,0 +1,29 @@
+# Plain commands only: prerequisites come from scripts/setup.sh (idempotent),
+# everything else is a bazel or cargo invocation.
+BAZEL ?= bazel
+# --config=offline wires the shim repositories (see .bazelrc); Bazel 4.2.3
+# has no `common --config`, so it is named here and in .ci/run.
+BAZEL_FLAGS ?= --config=offline
+CARGO ?= $(shell command -v cargo || echo $(HOME)/.cargo/bin/cargo)
+CARGO_FLAGS ?= --manifest-path tools/Cargo.toml --locked
+
+.PHONY: setup wheels test rust-test bazel-test lint
+setup:
+	scripts/setup.sh
+
+wheels: setup
+	$(BAZEL) build $(BAZEL_FLAGS) //:wheels
+	$(BAZEL) run $(BAZEL_FLAGS) //:copy_wheels -- $(CURDIR)/dist
+
+rust-test: setup
+	$(CARGO) fmt --manifest-path tools/Cargo.toml --all -- --check
+	$(CARGO) clippy $(CARGO_FLAGS) --workspace --all-targets -- -D warnings
+	$(CARGO) test $(CARGO_FLAGS) --workspace
+
+bazel-test: setup
+	$(BAZEL) test $(BAZEL_FLAGS) //...
+
+lint: setup
+	node_modules/.bin/buildifier -mode=check -lint=warn -r .
+
+test: rust-test bazel-test lint
