@@ -46,3 +46,17 @@ if [[ ! -x node_modules/.bin/buildifier ]]; then
   echo "setup: installing buildifier from npm"
   npm ci --silent --no-audit --no-fund
 fi
+
+# --config=offline for this checkout (absolute paths: see .bazelrc).
+root=$(pwd)
+rc="# Written by scripts/setup.sh for $root; do not edit.
+"
+for cmd in build query fetch sync; do
+  rc+="$cmd:offline --override_repository=rules_cc=$root/third_party/shims/rules_cc
+$cmd:offline --override_repository=rules_java=$root/third_party/shims/rules_java
+$cmd:offline --override_repository=platforms=/usr/share/bazel/tools/platforms
+"
+done
+if [[ ! -f .bazelrc.offline || $(cat .bazelrc.offline) != "${rc%$'\n'}" ]]; then
+  printf '%s' "$rc" > .bazelrc.offline.tmp && mv .bazelrc.offline.tmp .bazelrc.offline
+fi

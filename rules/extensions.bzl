@@ -1,0 +1,23 @@
+"""Bzlmod (Bazel >= 7) module extension: the same repositories as WORKSPACE's
+rules_rocm_dependencies(). Not exercised by CI (which runs Bazel 4.2.3)."""
+
+load("//rules/private:cargo_repository.bzl", "rocm_wheel_cargo_repository")
+load("//rules/private:python_repository.bzl", "local_python_repository")
+
+def _rules_rocm_impl(module_ctx):
+    interpreters = {}
+    for mod in module_ctx.modules:
+        for p in mod.tags.python:
+            interpreters[p.version] = p.interpreter
+    rocm_wheel_cargo_repository(name = "rocm_wheel_tools")
+    local_python_repository(name = "rocm_python", interpreters = interpreters)
+
+rules_rocm = module_extension(
+    implementation = _rules_rocm_impl,
+    tag_classes = {
+        "python": tag_class(attrs = {
+            "interpreter": attr.string(mandatory = True),
+            "version": attr.string(mandatory = True),
+        }),
+    },
+)

@@ -1,0 +1,144 @@
+"""Repository rule: builds the rocm-wheel CLI with cargo, once per output base.
+
+Rule actions get the binary from the rocm_wheel toolchain (never from PATH).
+Building it here, not in an action, keeps it out of the exec configuration:
+Starlark flags such as --//:gfx propagate to exec and would otherwise rebuild
+the tool once per configuration.
+"""
+
+def _find_cargo(rctx):
+    env = rctx.os.environ
+    if env.get("CARGO"):
+        return rctx.path(env["CARGO"])
+    found = rctx.which("cargo")
+    if found:
+        return found
+    home = env.get("HOME", "")
+    if home:
+        candidate = rctx.path(home + "/.cargo/bin/cargo")
+        if candidate.exists:
+            return candidate
+    fail("rules_rocm: cargo not found (looked at $CARGO, PATH and ~/.cargo/bin). " +
+         "Install Rust with rustup (https://rustup.rs) or set CARGO=/path/to/cargo, " +
+         "or register your own rocm_wheel toolchain with a prebuilt binary.")
+
+def _watch_sources(rctx, root):
+    """Resolves every Cargo source through a Label so Bazel re-runs this rule when one changes."""
+
+    # `find` because path.is_dir does not exist on Bazel 4.2.3.
+    r = rctx.execute([
+        "find",
+        ".",
+        "(",
+        "-name",
+        "target",
+        "-o",
+        "-name",
+        "fuzz",
+        ")",
+        "-prune",
+        "-o",
+        "-type",
+        "f",
+        "(",
+        "-name",
+        "*.rs",
+        "-o",
+        "-name",
+        "*.toml",
+        "-o",
+        "-name",
+        "Cargo.lock",
+        ")",
+        "-print",
+    ], working_directory = root)
+    if r.return_code != 0:
+        fail("rules_rocm: cannot list {}: {}".format(root, r.stderr))
+    for rel in sorted(r.stdout.splitlines()):
+        rctx.path(Label("//tools:" + rel[2:]))
+
+def _abs_label(label):
+    # A label of the main repository prints without "@"; make it resolvable
+    # from inside this external repository.
+    s = str(label)
+    return s if s.startswith("@") else "@" + s
+
+def _rocm_wheel_cargo_repository_impl(rctx):
+    cargo = _find_cargo(rctx)
+    manifest = rctx.path(Label("//tools:Cargo.toml"))
+    tools_dir = str(manifest.dirname)
+    _watch_sources(rctx, tools_dir)
+    target_dir = str(rctx.path("cargo-target"))
+    cargo_home = rctx.os.environ.get("CARGO_HOME", rctx.os.environ.get("HOME", "") + "/.cargo")
+
+    # Path-independent binary: the checkout, cargo home and target dir never
+    # appear in it, so two checkouts produce the same bytes (remote cache hits).
+    rustflags = " ".join([
+        "--remap-path-prefix=" + tools_dir + "=/rules_rocm/tools",
+        "--remap-path-prefix=" + cargo_home + "=/cargo",
+        "--remap-path-prefix=" + target_dir + "=/target",
+    ])
+    rctx.report_progress("Building rocm-wheel with cargo (first build only)")
+    result = rctx.execute(
+        [
+            cargo,
+            "build",
+            "--release",
+            "--locked",
+            "--manifest-path",
+            str(manifest),
+            "--target-dir",
+            target_dir,
+            "--bin",
+            "rocm-wheel",
+        ],
+        environment = {
+            "RUSTFLAGS": rustflags,
+            "CARGO_TERM_COLOR": "never",
+            "CARGO_INCREMENTAL": "0",
+            "SOURCE_DATE_EPOCH": "315532800",
+        },
+        timeout = 3600,
+        quiet = True,
+    )
+    if result.return_code != 0:
+        fail("rules_rocm: `cargo build --release --locked` of the rocm-wheel tool failed " +
+             "(exit {}).\nIf Cargo.lock is out of date run `cargo update -w --manifest-path {}`.\n{}\n{}".format(
+                 result.return_code,
+                 manifest,
+                 result.stdout[-4000:],
+                 result.stderr[-8000:],
+             ))
+    rctx.symlink(target_dir + "/release/rocm-wheel", "rocm-wheel")
+    rctx.file("BUILD.bazel", """\
+load("{toolchain_bzl}", "rocm_wheel_toolchain")
+
+package(default_visibility = ["//visibility:public"])
+
+exports_files(["rocm-wheel"])
+
+rocm_wheel_toolchain(
+    name = "rocm_wheel",
+    rocm_wheel = ":rocm-wheel",
+)
+
+toolchain(
+    name = "toolchain",
+    exec_compatible_with = [
+        "@platforms//os:linux",
+        "@platforms//cpu:x86_64",
+    ],
+    toolchain = ":rocm_wheel",
+    toolchain_type = "{toolchain_type}",
+)
+""".format(
+        toolchain_bzl = _abs_label(Label("//rules/private:toolchain.bzl")),
+        toolchain_type = _abs_label(Label("//rules:rocm_wheel_toolchain_type")),
+    ))
+
+rocm_wheel_cargo_repository = repository_rule(
+    implementation = _rocm_wheel_cargo_repository_impl,
+    environ = ["CARGO", "CARGO_HOME", "HOME", "PATH", "RUSTUP_HOME", "RUSTUP_TOOLCHAIN"],
+    local = False,
+    doc = "Builds rocm-wheel from //tools with `cargo build --release --locked`.",
+)

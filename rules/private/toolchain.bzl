@@ -1,0 +1,26 @@
+"""The rocm_wheel toolchain: how rule actions reach the Rust CLI."""
+
+ROCM_WHEEL_TOOLCHAIN_TYPE = Label("//rules:rocm_wheel_toolchain_type")
+
+def _rocm_wheel_toolchain_impl(ctx):
+    return [platform_common.ToolchainInfo(
+        rocm_wheel = ctx.executable.rocm_wheel,
+    )]
+
+rocm_wheel_toolchain = rule(
+    implementation = _rocm_wheel_toolchain_impl,
+    attrs = {
+        "rocm_wheel": attr.label(
+            mandatory = True,
+            executable = True,
+            allow_single_file = True,
+            cfg = "exec",
+            doc = "The rocm-wheel binary (prebuilt, or built by cargo in a repository rule).",
+        ),
+    },
+    doc = "Declares a rocm-wheel binary for the rocm_wheel toolchain type.",
+)
+
+def rocm_wheel_tool(ctx):
+    """The rocm-wheel executable of the resolved toolchain."""
+    return ctx.toolchains[str(ROCM_WHEEL_TOOLCHAIN_TYPE)].rocm_wheel

@@ -1,0 +1,28 @@
+"""WORKSPACE setup for rules_rocm (Bazel < 7 or WORKSPACE mode).
+
+    load("@rules_rocm//rules:repositories.bzl", "rules_rocm_dependencies", "rules_rocm_toolchains")
+    rules_rocm_dependencies()
+    rules_rocm_toolchains()
+
+@platforms and @rules_cc are expected from the caller (as every C++ workspace
+already has them); rules_rocm downloads nothing itself.
+"""
+
+load("//rules/private:cargo_repository.bzl", "rocm_wheel_cargo_repository")
+load("//rules/private:python_repository.bzl", "local_python_repository")
+
+def rules_rocm_dependencies(python_interpreters = {}):
+    """Declares the repositories rules_rocm needs.
+
+    Args:
+      python_interpreters: optional {"3.12": "/path/to/python3.12"}; default:
+        discover pyenv installations.
+    """
+    if not native.existing_rule("rocm_wheel_tools"):
+        rocm_wheel_cargo_repository(name = "rocm_wheel_tools")
+    if not native.existing_rule("rocm_python"):
+        local_python_repository(name = "rocm_python", interpreters = python_interpreters)
+
+def rules_rocm_toolchains():
+    """Registers the default toolchains (rocm-wheel built by cargo)."""
+    native.register_toolchains("@rocm_wheel_tools//:toolchain")
