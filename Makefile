@@ -10,7 +10,7 @@ CARGO_FLAGS ?= --manifest-path tools/Cargo.toml --locked
 # WORKSPACE macros (register_toolchains) take no name.
 BUILDIFIER_WARNINGS ?= -warnings=-function-docstring-args,-function-docstring-return,-unnamed-macro
 
-.PHONY: setup wheels test rust-test bazel-test lint
+.PHONY: setup wheels test rust-test bazel-test e2e lint
 setup:
 	scripts/setup.sh
 
@@ -26,7 +26,11 @@ rust-test: setup
 bazel-test: setup
 	$(BAZEL) test $(BAZEL_FLAGS) //...
 
+# Tests that drive bazel themselves (aquery, execution logs, clean builds).
+e2e: setup
+	tests/e2e/run_all.sh
+
 lint: setup
 	node_modules/.bin/buildifier -mode=check -lint=warn $(BUILDIFIER_WARNINGS) -r .
 
-test: rust-test bazel-test lint
+test: lint rust-test bazel-test e2e
