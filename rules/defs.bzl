@@ -1,6 +1,17 @@
 """Public API of rules_rocm. Everything else under rules/private is internal."""
 
 load("//rules/private:dist.bzl", _wheel_dist = "wheel_dist")
+load("//rules/private:python.bzl", _PythonFactsInfo = "PythonFactsInfo", _python_versions_flag = "python_versions_flag", _rocm_python_toolchain = "rocm_python_toolchain")
+load("//rules/private:python_extension.bzl", _PythonExtensionInfo = "PythonExtensionInfo", _python_extension = "python_extension")
+load("//rules/private:python_testing.bzl", _python_wheels_install_test = "python_wheels_install_test")
+load(
+    "//rules/private:python_wheel.bzl",
+    _PythonWheelInfo = "PythonWheelInfo",
+    _PythonWheelSetInfo = "PythonWheelSetInfo",
+    _python_wheels = "python_wheels",
+    _rocm_python_wheel = "rocm_python_wheel",
+)
+load("//rules/private:stamp.bzl", _python_version_module = "python_version_module")
 load("//rules/private:testing.bzl", _wheel_install_test = "wheel_install_test")
 load("//rules/private:toolchain.bzl", _rocm_wheel_toolchain = "rocm_wheel_toolchain")
 load(
@@ -11,6 +22,17 @@ load(
     _wheel_files = "wheel_files",
 )
 
+PythonExtensionInfo = _PythonExtensionInfo
+PythonFactsInfo = _PythonFactsInfo
+PythonWheelInfo = _PythonWheelInfo
+PythonWheelSetInfo = _PythonWheelSetInfo
+python_extension = _python_extension
+python_version_module = _python_version_module
+python_versions_flag = _python_versions_flag
+python_wheels = _python_wheels
+python_wheels_install_test = _python_wheels_install_test
+rocm_python_toolchain = _rocm_python_toolchain
+rocm_python_wheel = _rocm_python_wheel
 WheelFilesInfo = _WheelFilesInfo
 WheelInfo = _WheelInfo
 rocm_wheel = _rocm_wheel

@@ -24,5 +24,8 @@ def rules_rocm_dependencies(python_interpreters = {}):
         local_python_repository(name = "rocm_python", interpreters = python_interpreters)
 
 def rules_rocm_toolchains():
-    """Registers the default toolchains (rocm-wheel built by cargo)."""
+    """Registers the default toolchains (rocm-wheel built by cargo, local Pythons)."""
     native.register_toolchains("@rocm_wheel_tools//:toolchain")
+
+    # One per discovered interpreter, then the no-Python fallback (order matters).
+    native.register_toolchains("@rocm_python//:all", "@rocm_python//fallback:all")

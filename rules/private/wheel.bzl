@@ -1,6 +1,7 @@
 """Wheel assembly: Starlark collects files and metadata into a JSON manifest,
 `rocm-wheel build` (from the rocm_wheel toolchain) writes the wheel."""
 
+load(":stamp.bzl", "STAMP_ATTRS", "is_stamping", "stamp_template")
 load(":toolchain.bzl", "ROCM_WHEEL_TOOLCHAIN_TYPE", "rocm_wheel_tool")
 
 WheelFilesInfo = provider(
@@ -149,8 +150,18 @@ def _metadata(ctx, inputs):
 
 def _wheel_impl(ctx):
     tag = "{}-{}-{}".format(ctx.attr.python_tag, ctx.attr.abi_tag, ctx.attr.platform_tag)
-    out = ctx.actions.declare_file(wheel_file_name(ctx.attr.distribution, ctx.attr.version, tag))
     entries = map_files(ctx, ctx.attr.srcs, ctx.attr.strip_prefix, _norm_prefix(ctx.attr.package_prefix))
+    return build_wheel(ctx, tag, entries)
+
+def build_wheel(ctx, tag, entries):
+    """Writes the manifest (stamped if asked) and runs `rocm-wheel build`; returns providers.
+
+    Args:
+      ctx: a rule context with WHEEL_ATTRS and the rocm_wheel toolchain.
+      tag: the wheel's tag, e.g. cp312-cp312-manylinux_2_28_x86_64.
+      entries: list of struct(path, file) for the archive.
+    """
+    out = ctx.actions.declare_file(wheel_file_name(ctx.attr.distribution, ctx.attr.version, tag))
     inputs = [e.file for e in entries]
     manifest = {
         "distribution": ctx.attr.distribution,
@@ -162,7 +173,15 @@ def _wheel_impl(ctx):
         "files": [{"path": e.path, "src": e.file.path} for e in entries],
     }
     manifest_file = ctx.actions.declare_file(ctx.label.name + ".wheel.json")
-    ctx.actions.write(manifest_file, json.encode_indent(manifest, indent = "  ") + "\n")
+    if is_stamping(ctx) and ctx.attr.stamped_project_urls:
+        # {KEY} placeholders are filled from the workspace status by an action.
+        manifest["metadata"]["project_urls"] = manifest["metadata"].get("project_urls", []) + [
+            [k, v]
+            for k, v in ctx.attr.stamped_project_urls.items()
+        ]
+        stamp_template(ctx, json.encode_indent(manifest, indent = "  ") + "\n", manifest_file)
+    else:
+        ctx.actions.write(manifest_file, json.encode_indent(manifest, indent = "  ") + "\n")
     ctx.actions.run(
         executable = rocm_wheel_tool(ctx),
         arguments = [
@@ -191,7 +210,7 @@ def _wheel_impl(ctx):
         ),
     ]
 
-WHEEL_ATTRS = {
+WHEEL_ATTRS = dict(STAMP_ATTRS, **{
     "abi_tag": attr.string(default = "none", doc = "ABI tag, e.g. none, abi3, cp312."),
     "author": attr.string(),
     "author_email": attr.string(),
@@ -214,10 +233,11 @@ WHEEL_ATTRS = {
     "requires_dist": attr.string_list(doc = "PEP 508 requirements."),
     "requires_python": attr.string(),
     "srcs": attr.label_list(allow_files = True, doc = "Files or wheel_files targets."),
+    "stamped_project_urls": attr.string_dict(doc = "Label -> URL with {STABLE_KEY} placeholders; added to Project-URL only when stamping."),
     "strip_prefix": attr.string(doc = "See wheel_files."),
     "summary": attr.string(),
     "version": attr.string(mandatory = True, doc = "PEP 440 version in normalized form."),
-}
+})
 
 rocm_wheel = rule(
     implementation = _wheel_impl,

@@ -1,0 +1,181 @@
+"""python_extension: a CPython extension module for the configuration's Python.
+
+Compiled against the headers of the Python toolchain selected by
+//rules/python:version and named `<module><EXT_SUFFIX>`. Shared libraries
+that do not depend on Python (`shared_libs`) are reached through the reset
+transition, so every Python version links the same, once-built library; the
+module finds them at run time through `runpath` ($ORIGIN-relative), never
+through the build tree.
+"""
+
+load("@bazel_tools//tools/cpp:toolchain_utils.bzl", "find_cpp_toolchain")
+load(
+    ":python.bzl",
+    "PYTHON_TOOLCHAIN_TYPE",
+    "per_python_compatible_with",
+    "python_facts",
+    "python_toolchain_attrs",
+)
+load(":transitions.bzl", "ALLOWLIST_ATTRS", "python_reset_transition")
+
+# Bazel >= 8 users get these from @rules_cc; 4.2.3 has them only as globals.
+_CcInfo = CcInfo  # buildifier: disable=native-cc-info
+_cc_common = cc_common  # buildifier: disable=native-cc-common
+
+PythonExtensionInfo = provider(
+    doc = "A built CPython extension module.",
+    fields = {
+        "module": "module name, e.g. _core",
+        "file": "File: <module><EXT_SUFFIX>",
+        "python": "PythonFactsInfo it was built for",
+        "shared_libs": "depset of Files: Python-independent libraries it links (DT_NEEDED)",
+    },
+)
+
+def _shared_lib_files(targets, owner):
+    libs = []
+    for t in targets:
+        files = [f for f in t[DefaultInfo].files.to_list() if f.basename.endswith(".so") or ".so." in f.basename]
+        if not files:
+            fail("{}: shared_libs entry {} provides no .so file".format(owner, t.label))
+        libs.extend(files)
+    return libs
+
+def _validate_runpath(entries, owner):
+    for r in entries:
+        if not r.startswith("$ORIGIN"):
+            fail(("{}: runpath entry '{}' must start with $ORIGIN: an installed wheel can only " +
+                  "find libraries relative to itself").format(owner, r))
+
+def _python_extension_impl(ctx):
+    py = python_facts(ctx)
+    module = ctx.attr.module_name or ctx.label.name
+    if "." in module or "/" in module:
+        fail("{}: module_name '{}' must be a bare module name (the package comes from the wheel layout)".format(ctx.label, module))
+    cc_toolchain = find_cpp_toolchain(ctx)
+    features = _cc_common.configure_features(
+        ctx = ctx,
+        cc_toolchain = cc_toolchain,
+        requested_features = ctx.features + ["pic"],
+        unsupported_features = ctx.disabled_features,
+    )
+    shared_libs = _shared_lib_files(ctx.attr.shared_libs, ctx.label)
+    _validate_runpath(ctx.attr.runpath, ctx.label)
+
+    compilation_contexts = [py.headers.compilation_context]
+    for d in ctx.attr.deps + ctx.attr.shared_libs:
+        if _CcInfo in d:
+            compilation_contexts.append(d[_CcInfo].compilation_context)
+
+    # Python's own include flags: the ABI is the selected interpreter's.
+    _, outputs = _cc_common.compile(
+        name = ctx.label.name,
+        actions = ctx.actions,
+        feature_configuration = features,
+        cc_toolchain = cc_toolchain,
+        srcs = ctx.files.srcs,
+        private_hdrs = ctx.files.hdrs,
+        compilation_contexts = compilation_contexts,
+        user_compile_flags = ["-fvisibility=hidden"] + ctx.attr.copts,
+        defines = ctx.attr.defines,
+    )
+
+    # Python-independent libraries are linked by file name (-l:), so
+    # DT_NEEDED is their SONAME or base name, never a build-tree path.
+    link_flags = ["-Wl,--enable-new-dtags"]
+    for r in ctx.attr.runpath:
+        link_flags.append("-Wl,-rpath," + r)
+    lib_dirs = []
+    for f in shared_libs:
+        if f.dirname not in lib_dirs:
+            lib_dirs.append(f.dirname)
+    link_flags += ["-L" + d for d in lib_dirs]
+    link_flags += ["-l:" + f.basename for f in shared_libs]
+    link_flags += ctx.attr.linkopts
+
+    linking = _cc_common.link(
+        name = ctx.label.name,
+        actions = ctx.actions,
+        feature_configuration = features,
+        cc_toolchain = cc_toolchain,
+        compilation_outputs = outputs,
+        linking_contexts = [d[_CcInfo].linking_context for d in ctx.attr.deps if _CcInfo in d],
+        user_link_flags = link_flags,
+        additional_inputs = shared_libs,
+        output_type = "dynamic_library",
+        link_deps_statically = True,
+    )
+    linked = linking.library_to_link.resolved_symlink_dynamic_library or linking.library_to_link.dynamic_library
+
+    # _cc_common.link names its output lib<name>.so; the import system needs
+    # <module><EXT_SUFFIX>.
+    out = ctx.actions.declare_file(module + py.ext_suffix)
+    ctx.actions.run_shell(
+        inputs = [linked],
+        outputs = [out],
+        command = 'cp -f "$1" "$2"',
+        arguments = [linked.path, out.path],
+        mnemonic = "PythonExtensionName",
+        progress_message = "Naming extension %s" % out.short_path,
+    )
+    return [
+        DefaultInfo(files = depset([out])),
+        PythonExtensionInfo(
+            module = module,
+            file = out,
+            python = py,
+            shared_libs = depset(shared_libs),
+        ),
+    ]
+
+_python_extension = rule(
+    implementation = _python_extension_impl,
+    attrs = dict(
+        python_toolchain_attrs(),
+        copts = attr.string_list(doc = "Extra compiler flags."),
+        defines = attr.string_list(doc = "Preprocessor defines (-D)."),
+        deps = attr.label_list(
+            providers = [_CcInfo],
+            doc = "cc_library deps, built for this Python version (header-only or static code).",
+        ),
+        hdrs = attr.label_list(allow_files = [".h", ".hh", ".hpp", ".inc"]),
+        linkopts = attr.string_list(doc = "Extra linker flags."),
+        module_name = attr.string(doc = "Module name; default: the target name."),
+        runpath = attr.string_list(
+            doc = "DT_RUNPATH entries, each starting with $ORIGIN (where shared_libs sit in the installed wheel).",
+        ),
+        shared_libs = attr.label_list(
+            allow_files = True,
+            cfg = python_reset_transition,
+            doc = "Python-independent shared libraries (cc_binary linkshared, HIP libraries), " +
+                  "configured once for every Python version.",
+        ),
+        srcs = attr.label_list(
+            allow_files = [".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp"],
+            mandatory = True,
+        ),
+        _cc_toolchain = attr.label(default = "@bazel_tools//tools/cpp:current_cc_toolchain"),
+        **ALLOWLIST_ATTRS
+    ),
+    toolchains = [
+        "@bazel_tools//tools/cpp:toolchain_type",
+        str(PYTHON_TOOLCHAIN_TYPE),
+    ],
+    fragments = ["cpp"],
+    incompatible_use_toolchain_transition = True,
+    doc = "A CPython extension module for the configuration's Python version.",
+)
+
+def python_extension(name, **kwargs):
+    """A CPython extension module `<name><EXT_SUFFIX>` for the configuration's Python.
+
+    Built per Python version (through python_wheels / //:wheels); skipped by
+    `bazel build //...` in configurations without a Python version.
+
+    Args:
+      name: target name, also the module name unless module_name is given.
+      **kwargs: see the rule's attributes.
+    """
+    if "target_compatible_with" not in kwargs:
+        kwargs["target_compatible_with"] = per_python_compatible_with()
+    _python_extension(name = name, **kwargs)
