@@ -110,14 +110,7 @@ def _python_extension_impl(ctx):
     # _cc_common.link names its output lib<name>.so; the import system needs
     # <module><EXT_SUFFIX>.
     out = ctx.actions.declare_file(module + py.ext_suffix)
-    ctx.actions.run_shell(
-        inputs = [linked],
-        outputs = [out],
-        command = 'cp -f "$1" "$2"',
-        arguments = [linked.path, out.path],
-        mnemonic = "PythonExtensionName",
-        progress_message = "Naming extension %s" % out.short_path,
-    )
+    ctx.actions.symlink(output = out, target_file = linked)
     return [
         DefaultInfo(files = depset([out])),
         PythonExtensionInfo(

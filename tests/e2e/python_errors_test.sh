@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Python-version errors are analysis failures that say what is wrong and how
+# to fix it: a version without an interpreter, malformed versions, and
+# per-Python targets built without a version.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+OB="${TMPDIR:-/tmp}/rules_rocm_e2e_python"
+bz() { bazel --output_base="$OB" "$@"; }
+FLAGS=(--config=offline --disk_cache= --remote_cache=)
+
+# expect_failure "what" "expected message (grep -E)" bazel args...
+expect_failure() {
+  local what=$1 want=$2
+  shift 2
+  local out
+  if out=$(bz build "${FLAGS[@]}" --nobuild "$@" 2>&1); then
+    echo "FAIL: $what: the build succeeded" >&2
+    exit 1
+  fi
+  if ! grep -qE -- "$want" <<<"$out"; then
+    echo "FAIL: $what: message lacks /$want/:" >&2
+    echo "$out" | tail -20 >&2
+    exit 1
+  fi
+  echo "ok: $what"
+}
+
+searched=$(bz build "${FLAGS[@]}" --nobuild @rocm_python//:all >/dev/null 2>&1 &&
+  sed -n 's/^SEARCHED = "\(.*\)"$/\1/p' "$OB/external/rocm_python/versions.bzl")
+[[ -n $searched ]] || { echo "FAIL: cannot read SEARCHED from @rocm_python" >&2; exit 1; }
+dir=${searched%% *}
+
+expect_failure "version without an interpreter" \
+  "no interpreter for Python 3\.9 .*looked in ${dir//./\\.}.*pyenv install 3\.9" \
+  //:wheels --//:python_versions=3.11,3.9
+# flag value | the element the message must name
+for case in "3.x|3.x" "3|3" "311|311" "3.12.1|3.12.1" " | " "3.12,,|" "2.7|2.7" "3.012|3.012" "3.11;3.12|3.11;3.12"; do
+  value=${case%|*}
+  elem=${case#*|}
+  expect_failure "malformed version '$value'" \
+    "malformed Python version '${elem//./\\.}' in --//:python_versions" \
+    //:wheels "--//:python_versions=$value"
+done
+expect_failure "duplicate version" "Python 3\.12 is listed twice" //:wheels --//:python_versions=3.12,3.12
+expect_failure "per-Python target without a version" \
+  "incompatible" //examples/jaxlib:wheel
+expect_failure "per-Python target for a version without an interpreter" \
+  "Python 3\.9 is selected but no toolchain provides it: no interpreter for it was found in ${dir//./\\.}" \
+  //examples/jaxlib:wheel --//rules/python:version=3.9

@@ -1,0 +1,115 @@
+"""Runs inside a fresh venv of one Python version where example-jaxlib and
+jax-rocm7-plugin (and through it jax-rocm7-pjrt) were pip-installed from the
+wheels of one `bazel build //:wheels`. argv[1] is the expected minor version."""
+
+import importlib.machinery
+import importlib.metadata as md
+import os
+import platform
+import random
+import subprocess
+import sys
+import zlib
+
+want = sys.argv[1]
+got = "%d.%d" % sys.version_info[:2]
+assert got == want, f"venv runs Python {got}, expected {want}"
+cp = "cp%d%d" % sys.version_info[:2]
+suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
+
+
+def wheel_tags(dist):
+    text = md.distribution(dist).read_text("WHEEL")
+    return [line.split(":", 1)[1].strip() for line in text.splitlines() if line.startswith("Tag:")]
+
+
+def runpath(path):
+    out = subprocess.run(["readelf", "-d", path], check=True, capture_output=True, text=True).stdout
+    for line in out.splitlines():
+        if "(RUNPATH)" in line or "(RPATH)" in line:
+            return line.split("[", 1)[1].rstrip("]").split(":")
+    return []
+
+
+def check_extension(module):
+    path = module.__file__
+    assert "site-packages" in path, path
+    assert path.endswith(suffix), f"{path} does not end with this interpreter's EXT_SUFFIX {suffix}"
+    for entry in runpath(path):
+        assert entry.startswith("$ORIGIN"), f"{path}: RUNPATH entry {entry!r} points outside the wheel"
+
+
+# --- jaxlib-shaped wheel -----------------------------------------------------
+import example_jaxlib  # noqa: E402
+from example_jaxlib import _checksum, _core, numeric, version  # noqa: E402
+
+assert wheel_tags("example-jaxlib") == [f"{cp}-{cp}-manylinux_2_28_x86_64"], wheel_tags("example-jaxlib")
+for m in (_core, _checksum):
+    check_extension(m)
+# Compiled against this version's headers, not another one's.
+assert numeric.compiled_for() == platform.python_version(), (numeric.compiled_for(), platform.python_version())
+
+rng = random.Random(5)
+a = [rng.uniform(-100, 100) for _ in range(257)]
+b = [rng.uniform(-100, 100) for _ in range(257)]
+expected = sum(x * y for x, y in zip(a, b))
+assert abs(numeric.dot(a, b) - expected) <= 1e-9 * max(1.0, abs(expected)), (numeric.dot(a, b), expected)
+try:
+    numeric.dot([1.0], [1.0, 2.0])
+    raise AssertionError("dot accepted sequences of different lengths")
+except ValueError:
+    pass
+data = bytes(rng.randrange(256) for _ in range(100_000))
+assert numeric.checksum(data) == zlib.adler32(data), (numeric.checksum(data), zlib.adler32(data))
+
+assert example_jaxlib.__version__ == md.version("example-jaxlib") == version.__version__
+if version.stamped:
+    assert len(version.commit) == 40 and int(version.commit, 16) >= 0, version.commit
+else:
+    assert version.commit is None and version.commit_info == {}, (version.commit, version.commit_info)
+
+# --- plugin-shaped wheel -----------------------------------------------------
+import jax_rocm7_plugin  # noqa: E402
+from jax_rocm7_plugin import _linalg, _prng  # noqa: E402
+
+assert wheel_tags("jax-rocm7-plugin") == [f"{cp}-{cp}-manylinux_2_28_x86_64"], wheel_tags("jax-rocm7-plugin")
+for m in (_linalg, _prng):
+    check_extension(m)
+    assert runpath(m.__file__) == ["$ORIGIN/lib"], runpath(m.__file__)
+
+x = [rng.uniform(-10, 10) for _ in range(33)]
+y = [rng.uniform(-10, 10) for _ in range(33)]
+got_saxpy = jax_rocm7_plugin.saxpy(2.5, x, y)
+assert all(abs(g - (2.5 * xi + yi)) < 1e-4 for g, xi, yi in zip(got_saxpy, x, y)), got_saxpy
+
+
+def splitmix64(seed, n):
+    mask = (1 << 64) - 1
+    state = seed
+    for _ in range(n + 1):
+        state = (state + 0x9E3779B97F4A7C15) & mask
+        z = state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
+        z ^= z >> 31
+    return z
+
+
+for seed, n in ((0, 0), (42, 7), (2**63 + 5, 100)):
+    assert jax_rocm7_plugin.splitmix64(seed, n) == splitmix64(seed, n), (seed, n)
+
+# The shared library was loaded from the installed wheel (RUNPATH), not from
+# the build tree.
+with open("/proc/self/maps") as f:
+    maps = [line.split()[-1] for line in f if "libplugin_kernels" in line]
+plugin_dir = os.path.dirname(jax_rocm7_plugin.__file__)
+assert maps and all(p == os.path.join(plugin_dir, "lib", "libplugin_kernels.so") for p in maps), maps
+
+plugin_meta = md.distribution("jax-rocm7-plugin").metadata
+assert plugin_meta.get_all("Requires-Dist") == [f"jax-rocm7-pjrt=={plugin_meta['Version']}"], plugin_meta.get_all(
+    "Requires-Dist"
+)
+assert md.version("jax-rocm7-pjrt") == plugin_meta["Version"], md.version("jax-rocm7-pjrt")
+assert jax_rocm7_plugin.__version__ == plugin_meta["Version"]
+
+print(f"ok: Python {platform.python_version()}: {_core.__file__.rsplit('/', 1)[-1]}, dot={numeric.dot(a, b):.3f}")

@@ -1,0 +1,97 @@
+"""Reads a Bazel JSON execution log of a clean `bazel build //:wheels` and
+asserts that Python-independent work ran exactly once and per-Python work
+once per version.
+
+usage: exec_log_once.py LOG VERSION...   (e.g. LOG 3.10 3.11 3.12 3.13)
+"""
+
+import collections
+import json
+import re
+import sys
+
+EXT = re.compile(r"\.cpython-3(\d+)-[^/]*\.so$")
+
+
+def spawns(path):
+    text = open(path).read()
+    dec = json.JSONDecoder()
+    i = 0
+    while True:
+        while i < len(text) and text[i].isspace():
+            i += 1
+        if i >= len(text):
+            return
+        obj, i = dec.raw_decode(text, i)
+        yield obj
+
+
+def split(path):
+    """bazel-out/<configuration>/bin/x -> (configuration, bin/x)."""
+    parts = path.split("/", 2)
+    if parts[0] != "bazel-out" or len(parts) < 3:
+        return None, path
+    return parts[1], parts[2]
+
+
+def main():
+    log, versions = sys.argv[1], sys.argv[2:]
+    actions = []  # (mnemonic, configuration, [config-free outputs])
+    for s in spawns(log):
+        outs = [o["path"] for o in s.get("listedOutputs", [])] or [o["path"] for o in s.get("actualOutputs", [])]
+        configs = {split(o)[0] for o in outs}
+        if len(configs) != 1 or None in configs:
+            continue
+        actions.append((s.get("mnemonic", ""), configs.pop(), sorted(split(o)[1] for o in outs)))
+    if not actions:
+        sys.exit(f"FAIL: no actions in {log}; was the build clean?")
+
+    # Configurations that built extension modules, and for which version.
+    version_of = {}
+    for _, cfg, outs in actions:
+        for o in outs:
+            m = EXT.search(o)
+            if m:
+                version_of.setdefault(cfg, set()).add("3." + m.group(1))
+    for cfg, vs in version_of.items():
+        if len(vs) != 1:
+            sys.exit(f"FAIL: configuration {cfg} built extensions for several Pythons: {sorted(vs)}")
+    built = sorted((next(iter(v)) for v in version_of.values()), key=lambda v: int(v.split(".")[1]))
+    if built != sorted(versions, key=lambda v: int(v.split(".")[1])) or len(version_of) != len(versions):
+        sys.exit(f"FAIL: extensions built for {built} in {len(version_of)} configurations, expected {versions}")
+
+    per_python = set(version_of)
+    independent = collections.defaultdict(list)  # config-free output key -> configurations
+    per_version = collections.defaultdict(list)
+    for mnemonic, cfg, outs in actions:
+        key = (mnemonic, tuple(outs))
+        (per_version if cfg in per_python else independent)[key].append(cfg)
+
+    errors = []
+    indep_configs = {c for cfgs in independent.values() for c in cfgs}
+    if len(indep_configs) != 1:
+        errors.append(f"Python-independent actions ran in {len(indep_configs)} configurations: {sorted(indep_configs)}")
+    for key, cfgs in sorted(independent.items()):
+        if len(cfgs) != 1:
+            errors.append(f"{key[0]} {key[1][0]} ran {len(cfgs)} times")
+        if key in per_version:
+            errors.append(f"{key[0]} {key[1][0]} ran in per-Python configurations too")
+    for key, cfgs in sorted(per_version.items()):
+        if sorted(cfgs) != sorted(per_python):
+            errors.append(f"{key[0]} {key[1][0]} ran in {len(cfgs)} of {len(per_python)} Python configurations")
+    # The known Python-independent work must be among them (a renamed target
+    # must not make this test vacuous).
+    names = [o for (_, outs) in independent for o in outs]
+    for needle in ("libplugin_kernels.so", "kernels.pic.o", "jax_rocm7_pjrt-"):
+        if not any(needle in n for n in names):
+            errors.append(f"no Python-independent action produced {needle}")
+    if errors:
+        sys.exit("FAIL:\n  " + "\n  ".join(errors))
+    n_dep = sum(len(c) for c in per_version.values())
+    print(
+        f"ok: {len(independent)} Python-independent actions, each once; "
+        f"{n_dep} per-Python actions = {len(per_version)} x {len(per_python)} versions"
+    )
+
+
+main()
