@@ -70,23 +70,32 @@ def parse_python_versions(value, available = PYTHON_VERSIONS, searched = SEARCHE
         ))
     return sorted(wanted, key = _version_key)
 
+# Both transitions also pin --//:python_versions to its default. Bazel 4.2.3
+# records a transition input's value in the resulting configuration, so
+# without this the reset configuration reached from the top level (flag not
+# read) and the one reached through the split (flag read) differ and the
+# Python-independent work runs twice. Pinning it also makes the per-version
+# and reset configurations the same whatever versions were requested, so
+# `--//:python_versions=3.12` reuses the outputs of a full build.
+_FLAG_PINNED = "all"
+
 def _split_impl(settings, _attr):
     versions = parse_python_versions(settings[PYTHON_VERSIONS_FLAG])
-    return {v: {PYTHON_VERSION_SETTING: v} for v in versions}
+    return {v: {PYTHON_VERSION_SETTING: v, PYTHON_VERSIONS_FLAG: _FLAG_PINNED} for v in versions}
 
 python_split_transition = transition(
     implementation = _split_impl,
     inputs = [PYTHON_VERSIONS_FLAG],
-    outputs = [PYTHON_VERSION_SETTING],
+    outputs = [PYTHON_VERSION_SETTING, PYTHON_VERSIONS_FLAG],
 )
 
 def _reset_impl(_settings, _attr):
-    return {PYTHON_VERSION_SETTING: PYTHON_INDEPENDENT}
+    return {PYTHON_VERSION_SETTING: PYTHON_INDEPENDENT, PYTHON_VERSIONS_FLAG: _FLAG_PINNED}
 
 python_reset_transition = transition(
     implementation = _reset_impl,
     inputs = [],
-    outputs = [PYTHON_VERSION_SETTING],
+    outputs = [PYTHON_VERSION_SETTING, PYTHON_VERSIONS_FLAG],
 )
 
 ALLOWLIST_ATTRS = {

@@ -4,8 +4,10 @@
 # per-Python targets built without a version.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-OB="${TMPDIR:-/tmp}/rules_rocm_e2e_python"
-bz() { bazel --output_base="$OB" "$@"; }
+# The workspace's own output base: its external repositories (the
+# cargo-built tool) and server are shared with `make bazel-test`.
+bz() { bazel "$@"; }
+OB="$(bazel info output_base 2>/dev/null)"
 FLAGS=(--config=offline --disk_cache= --remote_cache=)
 
 # expect_failure "what" "expected message (grep -E)" bazel args...

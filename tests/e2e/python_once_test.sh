@@ -4,10 +4,10 @@
 # every Python-independent action ran exactly once.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-# Shared by the python_* e2e tests: one server and external repositories
-# (the cargo-built tool) for all of them.
-OB="${TMPDIR:-/tmp}/rules_rocm_e2e_python"
-bz() { bazel --output_base="$OB" "$@"; }
+# The workspace's own output base: its external repositories (the
+# cargo-built tool) and server are shared with `make bazel-test`.
+bz() { bazel "$@"; }
+OB="$(bazel info output_base 2>/dev/null)"
 FLAGS=(--config=offline --disk_cache= --remote_cache=)
 PY=.venv/bin/python
 [[ -x $PY ]] || { echo "FAIL: $PY missing; run \`make setup\` first" >&2; exit 1; }

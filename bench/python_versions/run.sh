@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Python versions in one invocation vs one invocation per version (today's
+# way: one CI job per HERMETIC_PYTHON_VERSION), same machine, same run.
+#
+#   bench/python_versions/run.sh [VERSIONS...]   (default: every version found)
+#
+# Each measured build starts from `bazel clean` and a fresh server in a
+# dedicated output base; external repositories (the cargo-built rocm-wheel
+# tool, @rocm_python) are fetched once beforehand and kept, since both ways
+# pay them identically. No disk or remote cache. Extra bazel flags (e.g.
+# --//:gfx=...) come from BENCH_BAZEL_FLAGS.
+# Writes bench/out/python_versions.json and prints a Markdown table.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+OB="${TMPDIR:-/tmp}/rules_rocm_bench_python"
+bz() { bazel --output_base="$OB" "$@"; }
+read -r -a extra <<<"${BENCH_BAZEL_FLAGS:-}"
+FLAGS=(--config=offline --disk_cache= --remote_cache= "${extra[@]}")
+PY=.venv/bin/python
+[[ -x $PY ]] || { echo "run \`make setup\` first ($PY missing)" >&2; exit 1; }
+mkdir -p bench/out
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
+
+bz build "${FLAGS[@]}" --nobuild //:wheels >/dev/null 2>&1 || bz build "${FLAGS[@]}" --nobuild //:wheels
+if (($#)); then
+  versions=("$@")
+else
+  mapfile -t versions < <(sed -n 's/^PYTHON_VERSIONS = \[\(.*\)\]$/\1/p' "$OB/external/rocm_python/versions.bzl" | tr -d '" ' | tr ',' '\n')
+fi
+echo "versions: ${versions[*]}" >&2
+
+# measure NAME FLAGS...: clean build of //:wheels; prints "seconds actions-json".
+measure() {
+  local name=$1
+  shift
+  bz clean >/dev/null 2>&1
+  bz shutdown >/dev/null 2>&1
+  local t0 t1
+  t0=$(date +%s.%N)
+  bz build "${FLAGS[@]}" //:wheels "$@" --execution_log_json_file="$logs/$name.json" >"$logs/$name.out" 2>&1 ||
+    { cat "$logs/$name.out" >&2; exit 1; }
+  t1=$(date +%s.%N)
+  echo "$("$PY" -c "print(round($t1 - $t0, 2))") $("$PY" bench/python_versions/count_actions.py "$logs/$name.json")"
+}
+
+all=$(IFS=,; echo "${versions[*]}")
+results="{\"versions\": \"$all\", \"runs\": {"
+read -r t j < <(measure multi "--//:python_versions=$all")
+results+="\"one_invocation\": {\"seconds\": $t, \"actions\": $j}"
+echo "one invocation ($all): ${t}s $j" >&2
+for v in "${versions[@]}"; do
+  read -r t j < <(measure "single-$v" "--//:python_versions=$v")
+  results+=", \"single_$v\": {\"seconds\": $t, \"actions\": $j}"
+  echo "single $v: ${t}s $j" >&2
+done
+results+="}}"
+echo "$results" >bench/out/python_versions.json
+bz shutdown >/dev/null 2>&1 || true
+
+"$PY" - bench/out/python_versions.json <<'PYEOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+runs = r["runs"]
+multi = runs.pop("one_invocation")
+singles = list(runs.values())
+n = len(singles)
+mean_t = sum(s["seconds"] for s in singles) / n
+mean_a = sum(s["actions"]["total"] for s in singles) / n
+share = sum(s["actions"]["python_dependent"] / s["actions"]["total"] for s in singles) / n
+ratio = multi["seconds"] / mean_t
+goal = 1 + (n - 1) * share
+print(f"| | wall time | actions (Python-dependent) |")
+print(f"|---|---|---|")
+print(f"| {n} versions, one invocation | {multi['seconds']:.1f} s | {multi['actions']['total']} ({multi['actions']['python_dependent']}) |")
+for name, s in runs.items():
+    print(f"| {name.replace('_', ' ')} | {s['seconds']:.1f} s | {s['actions']['total']} ({s['actions']['python_dependent']}) |")
+print(f"| {n} single-version invocations, sum | {sum(s['seconds'] for s in singles):.1f} s | {sum(s['actions']['total'] for s in singles)} |")
+print()
+print(f"share of Python-dependent actions in a single-version build: {share:.2f}")
+print(f"ratio one invocation / mean single-version invocation: time {ratio:.2f}, actions {multi['actions']['total'] / mean_a:.2f}")
+print(f"goal: ratio <= 1 + {n - 1} x share = {goal:.2f} -> {'met' if ratio <= goal else 'NOT met'}")
+PYEOF

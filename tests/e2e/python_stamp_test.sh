@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Stamping: --stamp --workspace_status_command puts the commit into the
+# generated version module and METADATA; unstamped builds stay byte-for-byte
+# identical across clean rebuilds and carry no commit.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+# The workspace's own output base: its external repositories (the
+# cargo-built tool) and server are shared with `make bazel-test`.
+bz() { bazel "$@"; }
+OB="$(bazel info output_base 2>/dev/null)"
+# One version keeps this quick; the Python-independent wheels come along.
+FLAGS=(--config=offline --disk_cache= --remote_cache= --//:python_versions=3.12)
+PY=.venv/bin/python
+[[ -x $PY ]] || { echo "FAIL: $PY missing; run \`make setup\` first" >&2; exit 1; }
+out="$(bz info --config=offline output_path 2>/dev/null)"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+wheel_shas() { find "$out" -name '*.whl' -newer "$1" -print0 | sort -z | xargs -0 sha256sum | sed "s|$out/[^/]*/||"; }
+# read_member WHEEL MEMBER-REGEX: prints the first matching member.
+read_member() {
+  "$PY" - "$1" "$2" <<'PYEOF'
+import re, sys, zipfile
+z = zipfile.ZipFile(sys.argv[1])
+names = [n for n in z.namelist() if re.search(sys.argv[2], n)]
+assert names, f"{sys.argv[2]} not in {sys.argv[1]}"
+sys.stdout.write(z.read(names[0]).decode())
+PYEOF
+}
+
+# Unstamped, twice from clean: identical bytes.
+bz clean
+touch "$tmp/t0"
+bz build "${FLAGS[@]}" //:wheels
+wheel_shas "$tmp/t0" >"$tmp/unstamped1"
+bz clean
+touch "$tmp/t1"
+bz build "${FLAGS[@]}" //:wheels
+wheel_shas "$tmp/t1" >"$tmp/unstamped2"
+[[ $(wc -l <"$tmp/unstamped1") -ge 3 ]] || { echo "FAIL: too few wheels: $(cat "$tmp/unstamped1")" >&2; exit 1; }
+diff "$tmp/unstamped1" "$tmp/unstamped2" || { echo "FAIL: unstamped rebuild is not byte-identical" >&2; exit 1; }
+echo "ok: unstamped wheels byte-identical across clean builds ($(wc -l <"$tmp/unstamped1") wheels)"
+
+jaxlib=$(find "$out" -name 'example_jaxlib-*-cp312-*.whl')
+version_py=$(read_member "$jaxlib" '^example_jaxlib/version\.py$')
+grep -qx 'commit = None' <<<"$version_py" || { echo "FAIL: unstamped version.py: $version_py" >&2; exit 1; }
+if read_member "$jaxlib" 'METADATA$' | grep -q '^Project-URL: Source'; then
+  echo "FAIL: unstamped METADATA has a Source URL" >&2
+  exit 1
+fi
+
+# Stamped: the commit of this checkout, plus an extra source tree's commit.
+commit=$(git rev-parse HEAD)
+ROCM_WHEEL_STAMP_COMMITS="xla=$PWD" bz build "${FLAGS[@]}" //:wheels \
+  --stamp --workspace_status_command="$PWD/tools/workspace_status.sh"
+jaxlib=$(find "$out" -name 'example_jaxlib-*-cp312-*.whl')
+version_py=$(read_member "$jaxlib" '^example_jaxlib/version\.py$')
+for want in "commit = \"$commit\"" "stamped = True" "    \"workspace\": \"$commit\"," "    \"xla\": \"$commit\","; do
+  grep -qxF "$want" <<<"$version_py" || { echo "FAIL: stamped version.py lacks '$want':" >&2; echo "$version_py" >&2; exit 1; }
+done
+read_member "$jaxlib" 'METADATA$' | grep -qxF "Project-URL: Source, https://example.invalid/rules_rocm/commit/$commit" ||
+  { echo "FAIL: stamped METADATA lacks the Source URL with $commit" >&2; exit 1; }
+plugin=$(find "$out" -name 'jax_rocm7_plugin-*-cp312-*.whl')
+read_member "$plugin" '^jax_rocm7_plugin/version\.py$' | grep -qxF "commit = \"$commit\"" ||
+  { echo "FAIL: plugin version.py not stamped" >&2; exit 1; }
+echo "ok: stamped wheels carry commit $commit"
+
+# A stamped build without the status script names the missing key.
+if msg=$(bz build "${FLAGS[@]}" //:wheels --stamp --workspace_status_command=/bin/true 2>&1); then
+  echo "FAIL: stamping without STABLE_GIT_COMMIT succeeded" >&2
+  exit 1
+fi
+grep -q "workspace status has no key STABLE_GIT_COMMIT" <<<"$msg" || { echo "FAIL: unhelpful error: $msg" >&2; exit 1; }
+echo "ok: missing status key is reported"
