@@ -32,7 +32,7 @@ def config_of(path):
 
 actions = []
 for s in spawns(sys.argv[1]):
-    outs = [o["path"] for o in s.get("listedOutputs", [])]
+    outs = list(s.get("listedOutputs", []))
     actions.append(({config_of(o) for o in outs}, outs))
 per_python = {config_of(o) for _, outs in actions for o in outs if PER_PYTHON.search(o)}
 dependent = sum(1 for cfgs, _ in actions if cfgs & per_python)

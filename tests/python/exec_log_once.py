@@ -10,7 +10,8 @@ import json
 import re
 import sys
 
-EXT = re.compile(r"\.cpython-3(\d+)-[^/]*\.so$")
+# Per-Python configurations are recognized by the cpXY wheels they write.
+PER_PYTHON_WHEEL = re.compile(r"-cp3(\d+)-cp3\d+t?-[^/]*\.whl$")
 
 
 def spawns(path):
@@ -38,7 +39,8 @@ def main():
     log, versions = sys.argv[1], sys.argv[2:]
     actions = []  # (mnemonic, configuration, [config-free outputs])
     for s in spawns(log):
-        outs = [o["path"] for o in s.get("listedOutputs", [])] or [o["path"] for o in s.get("actualOutputs", [])]
+        # listedOutputs: declared output paths (present even if the spawn failed).
+        outs = list(s.get("listedOutputs", [])) or [o["path"] for o in s.get("actualOutputs", [])]
         configs = {split(o)[0] for o in outs}
         if len(configs) != 1 or None in configs:
             continue
@@ -46,25 +48,26 @@ def main():
     if not actions:
         sys.exit(f"FAIL: no actions in {log}; was the build clean?")
 
-    # Configurations that built extension modules, and for which version.
+    # Configurations that built per-Python wheels, and for which version.
     version_of = {}
     for _, cfg, outs in actions:
         for o in outs:
-            m = EXT.search(o)
+            m = PER_PYTHON_WHEEL.search(o)
             if m:
                 version_of.setdefault(cfg, set()).add("3." + m.group(1))
     for cfg, vs in version_of.items():
         if len(vs) != 1:
-            sys.exit(f"FAIL: configuration {cfg} built extensions for several Pythons: {sorted(vs)}")
+            sys.exit(f"FAIL: configuration {cfg} built wheels for several Pythons: {sorted(vs)}")
     built = sorted((next(iter(v)) for v in version_of.values()), key=lambda v: int(v.split(".")[1]))
     if built != sorted(versions, key=lambda v: int(v.split(".")[1])) or len(version_of) != len(versions):
-        sys.exit(f"FAIL: extensions built for {built} in {len(version_of)} configurations, expected {versions}")
+        sys.exit(f"FAIL: per-Python wheels built for {built} in {len(version_of)} configurations, expected {versions}")
 
     per_python = set(version_of)
     independent = collections.defaultdict(list)  # config-free output key -> configurations
     per_version = collections.defaultdict(list)
     for mnemonic, cfg, outs in actions:
-        key = (mnemonic, tuple(outs))
+        # Per-Python outputs differ only in their version tag.
+        key = (mnemonic, tuple(re.sub(r"cp3\d+", "cpXY", o) if cfg in per_python else o for o in outs))
         (per_version if cfg in per_python else independent)[key].append(cfg)
 
     errors = []
