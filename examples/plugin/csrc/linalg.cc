@@ -3,8 +3,6 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
-#include <vector>
-
 #include "examples/plugin/kernels/kernels.h"
 
 namespace {
@@ -27,18 +25,30 @@ PyObject* Saxpy(PyObject*, PyObject* args) {
   if (n != PySequence_Fast_GET_SIZE(fy)) {
     PyErr_SetString(PyExc_ValueError, "saxpy: x and y differ in length");
   } else {
-    std::vector<float> x(n), y(n);
+    // PyMem rather than std::vector: no newer libstdc++ symbol versions,
+    // so the wheel stays manylinux_2_28.
+    float* x = static_cast<float*>(PyMem_Malloc(sizeof(float) * (n ? n : 1)));
+    float* y = static_cast<float*>(PyMem_Malloc(sizeof(float) * (n ? n : 1)));
+    if (x == nullptr || y == nullptr) {
+      PyMem_Free(x);
+      PyMem_Free(y);
+      Py_DECREF(fx);
+      Py_DECREF(fy);
+      return PyErr_NoMemory();
+    }
     for (Py_ssize_t i = 0; i < n; ++i) {
       x[i] = static_cast<float>(PyFloat_AsDouble(PySequence_Fast_GET_ITEM(fx, i)));
       y[i] = static_cast<float>(PyFloat_AsDouble(PySequence_Fast_GET_ITEM(fy, i)));
     }
     if (!PyErr_Occurred()) {
-      plugin_kernels_saxpy(a, x.data(), y.data(), static_cast<size_t>(n));
+      plugin_kernels_saxpy(a, x, y, static_cast<size_t>(n));
       out = PyList_New(n);
       for (Py_ssize_t i = 0; out != nullptr && i < n; ++i) {
         PyList_SET_ITEM(out, i, PyFloat_FromDouble(y[i]));
       }
     }
+    PyMem_Free(x);
+    PyMem_Free(y);
   }
   Py_DECREF(fx);
   Py_DECREF(fy);

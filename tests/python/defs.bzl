@@ -1,0 +1,38 @@
+"""Test rules for tests/python (not public API)."""
+
+def _sq(s):
+    return "'" + s.replace("'", "'\\''") + "'"
+
+def _manylinux_test_impl(ctx):
+    wheels = [f for f in ctx.files.wheels if "-manylinux_" in f.basename]
+    if not wheels:
+        fail("{}: no manylinux-tagged wheels among {}".format(ctx.label, [f.basename for f in ctx.files.wheels]))
+    lines = [
+        "#!/usr/bin/env bash",
+        "# Generated: auditwheel (the reference implementation) must agree with each wheel's manylinux tag.",
+        "set -euo pipefail",
+        "venv={}".format(_sq(ctx.attr.venv)),
+        '[[ -x "$venv/bin/auditwheel" ]] || { echo "no auditwheel in $venv: run make setup first" >&2; exit 1; }',
+    ]
+    for w in wheels:
+        lines += [
+            "w={}".format(_sq(w.short_path)),
+            'declared=$(sed -E "s/.*-manylinux_2_([0-9]+)_x86_64\\.whl$/\\1/" <<<"$w")',
+            'out=$("$venv/bin/auditwheel" show "$w")',
+            'allowed=$(tr "\\n" " " <<<"$out" | sed -nE "s/.*consistent with the following platform tag: \\"manylinux_2_([0-9]+)_x86_64\\".*/\\1/p")',
+            '[[ -n $allowed ]] || { echo "FAIL: $w: auditwheel gave no manylinux tag:"; echo "$out"; exit 1; }',
+            '((allowed <= declared)) || { echo "FAIL: $w is tagged manylinux_2_$declared but needs manylinux_2_$allowed:"; echo "$out"; exit 1; }',
+            'echo "ok: $(basename "$w"): needs manylinux_2_$allowed, tagged manylinux_2_$declared"',
+        ]
+    ctx.actions.write(ctx.outputs.executable, "\n".join(lines) + "\n", is_executable = True)
+    return [DefaultInfo(runfiles = ctx.runfiles(files = wheels))]
+
+manylinux_test = rule(
+    implementation = _manylinux_test_impl,
+    attrs = {
+        "venv": attr.string(mandatory = True, doc = "Venv with auditwheel (make setup)."),
+        "wheels": attr.label_list(allow_files = [".whl"]),
+    },
+    test = True,
+    doc = "auditwheel show agrees with the manylinux tag of every manylinux wheel.",
+)
