@@ -4,16 +4,19 @@
 #
 #   bench/python_versions/run.sh [VERSIONS...]   (default: every version found)
 #
-# Each measured build starts from `bazel clean` and a fresh server in a
-# dedicated output base; external repositories (the cargo-built rocm-wheel
-# tool, @rocm_python) are fetched once beforehand and kept, since both ways
-# pay them identically. No disk or remote cache. Extra bazel flags (e.g.
-# --//:gfx=...) come from BENCH_BAZEL_FLAGS.
+# Each measured build starts from `bazel clean` and a fresh server (the
+# workspace's output base, or BENCH_OUTPUT_BASE); external repositories (the
+# cargo-built rocm-wheel tool, @rocm_python) are fetched once beforehand and
+# kept, since both ways pay them identically. No disk or remote cache. Extra
+# bazel flags (e.g. --//:gfx=...) come from BENCH_BAZEL_FLAGS.
 # Writes bench/out/python_versions.json and prints a Markdown table.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-OB="${TMPDIR:-/tmp}/rules_rocm_bench_python"
-bz() { bazel --output_base="$OB" "$@"; }
+if [[ -n ${BENCH_OUTPUT_BASE:-} ]]; then
+  bz() { bazel --output_base="$BENCH_OUTPUT_BASE" "$@"; }
+else
+  bz() { bazel "$@"; }
+fi
 read -r -a extra <<<"${BENCH_BAZEL_FLAGS:-}"
 FLAGS=(--config=offline --disk_cache= --remote_cache= "${extra[@]}")
 PY=.venv/bin/python
@@ -23,6 +26,7 @@ logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
 
 bz build "${FLAGS[@]}" --nobuild //:wheels >/dev/null 2>&1 || bz build "${FLAGS[@]}" --nobuild //:wheels
+OB="$(bz info output_base 2>/dev/null)"
 if (($#)); then
   versions=("$@")
 else
