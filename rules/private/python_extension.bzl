@@ -155,7 +155,6 @@ _python_extension = rule(
         str(PYTHON_TOOLCHAIN_TYPE),
     ],
     fragments = ["cpp"],
-    incompatible_use_toolchain_transition = True,
     doc = "A CPython extension module for the configuration's Python version.",
 )
 

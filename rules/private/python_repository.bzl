@@ -73,11 +73,17 @@ def _local_python_repository_impl(rctx):
     if rctx.attr.interpreters:
         interpreters = dict(rctx.attr.interpreters)
         looked = "the `interpreters` attribute of @{}".format(rctx.name)
+        for minor in interpreters:
+            parts = minor.split(".")
+            if len(parts) != 2 or not parts[0].isdigit() or not parts[1].isdigit():
+                fail("rules_rocm: malformed Python version '{}' in python_interpreters; use the minor version, e.g. \"3.12\"".format(minor))
     else:
         interpreters, looked = _discover(rctx)
     facts = {}
     for minor in sorted(interpreters.keys(), key = _version_key):
         exe = interpreters[minor]
+        if not rctx.path(exe).exists:
+            fail("rules_rocm: the interpreter given for Python {} ({}) does not exist; looked in {}".format(minor, exe, looked))
         r = rctx.execute([exe, "-I", "-c", _PROBE])
         if r.return_code != 0:
             fail("rules_rocm: Python interpreter {} for {} does not run: {}".format(exe, minor, r.stderr))

@@ -49,3 +49,32 @@ expect_failure "per-Python target without a version" \
 expect_failure "per-Python target for a version without an interpreter" \
   "Python 3\.9 is selected but no toolchain provides it: no interpreter for it was found in ${dir//./\\.}" \
   //examples/jaxlib:wheel --//rules/python:version=3.9
+
+# Interpreters given explicitly (rules_rocm_dependencies(python_interpreters=...))
+# in a downstream workspace: a missing interpreter and a malformed version.
+ws=$(mktemp -d)
+trap 'bazel --output_base="$ws/ob" shutdown >/dev/null 2>&1 || true; rm -rf "$ws"' EXIT
+mkdir -p "$ws/main"
+cp .bazelrc.offline "$ws/main/.bazelrc"
+touch "$ws/main/BUILD.bazel"
+downstream_failure() {
+  local what=$1 want=$2 interpreters=$3 out
+  cat >"$ws/main/WORKSPACE" <<WS
+workspace(name = "downstream")
+local_repository(name = "rules_rocm", path = "$PWD")
+load("@rules_rocm//rules:repositories.bzl", "rules_rocm_dependencies")
+rules_rocm_dependencies(python_interpreters = $interpreters)
+WS
+  if out=$(cd "$ws/main" && bazel --output_base="$ws/ob" query --config=offline @rocm_python//:all 2>&1); then
+    echo "FAIL: $what: the query succeeded" >&2
+    exit 1
+  fi
+  grep -qE -- "$want" <<<"$out" || { echo "FAIL: $what: message lacks /$want/:" >&2; echo "$out" | tail -20 >&2; exit 1; }
+  echo "ok: $what"
+}
+downstream_failure "explicit interpreter that does not exist" \
+  "the interpreter given for Python 3\.12 \(/nonexistent/python3\.12\) does not exist" \
+  '{"3.12": "/nonexistent/python3.12"}'
+downstream_failure "explicit interpreter with a malformed version" \
+  "malformed Python version '3\.x' in python_interpreters" \
+  '{"3.x": "/usr/bin/python3"}'
