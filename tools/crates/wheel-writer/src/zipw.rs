@@ -61,6 +61,10 @@ pub struct ZipWriter<W: Write + Seek> {
     /// `CHUNKED_MIN` and `CHUNK`; smaller in unit tests (debug-build deflate is slow).
     chunked_min: u64,
     chunk: usize,
+    /// Values from this size on go to ZIP64 fields (`U32_MAX`; tests lower
+    /// it to exercise the ZIP64 layout without writing 4 GiB).
+    big: u64,
+    zip64_local_min: u64,
 }
 
 /// Counts bytes written through it, so the compressed size is known.
@@ -94,12 +98,22 @@ impl<W: Write + Seek> ZipWriter<W> {
             jobs: 1,
             chunked_min: CHUNKED_MIN,
             chunk: CHUNK,
+            big: U32_MAX,
+            zip64_local_min: ZIP64_LOCAL_THRESHOLD,
         }
     }
 
     /// Threads used to compress large entries.
     pub fn set_jobs(&mut self, jobs: usize) {
         self.jobs = jobs.max(1);
+    }
+
+    /// Uses the ZIP64 layout for every entry and the end record, as if all
+    /// sizes and offsets were over 4 GiB (for testing readers cheaply).
+    #[doc(hidden)]
+    pub fn force_zip64(&mut self) {
+        self.big = 0;
+        self.zip64_local_min = 0;
     }
 
     /// Writes an entry from memory.
@@ -121,7 +135,7 @@ impl<W: Write + Seek> ZipWriter<W> {
         mode: u32,
     ) -> Result<Written> {
         let method: u16 = if self.level == 0 { 0 } else { 8 };
-        let zip64 = size >= ZIP64_LOCAL_THRESHOLD;
+        let zip64 = size >= self.zip64_local_min;
         let offset = self.pos;
         self.write_local_header(name, method, zip64)?;
         let data_start = self.pos;
@@ -306,7 +320,7 @@ impl<W: Write + Seek> ZipWriter<W> {
         zip64: bool,
         mode: u32,
     ) -> Result<()> {
-        if !zip64 && csize >= U32_MAX {
+        if !zip64 && csize >= self.big {
             bail!(
                 "{name}: compressed size {csize} needs ZIP64 but the entry was started without it"
             );
@@ -340,6 +354,15 @@ impl<W: Write + Seek> ZipWriter<W> {
         Ok(())
     }
 
+    /// A 32-bit field's value, or the 0xFFFFFFFF marker if it is in ZIP64.
+    fn clamp(&self, v: u64) -> u32 {
+        if v >= self.big {
+            u32::MAX
+        } else {
+            v as u32
+        }
+    }
+
     /// Writes the central directory and returns the underlying writer.
     pub fn finish(mut self) -> Result<W> {
         let cd_start = self.pos;
@@ -347,7 +370,7 @@ impl<W: Write + Seek> ZipWriter<W> {
         for e in &self.entries {
             let mut extra = Vec::new();
             for (v, _) in [(e.usize, 0), (e.csize, 1), (e.offset, 2)] {
-                if v >= U32_MAX {
+                if v >= self.big {
                     put64(&mut extra, v);
                 }
             }
@@ -360,15 +383,15 @@ impl<W: Write + Seek> ZipWriter<W> {
             put16(&mut cd, self.dos_time);
             put16(&mut cd, self.dos_date);
             put32(&mut cd, e.crc);
-            put32(&mut cd, e.csize.min(U32_MAX) as u32);
-            put32(&mut cd, e.usize.min(U32_MAX) as u32);
+            put32(&mut cd, self.clamp(e.csize));
+            put32(&mut cd, self.clamp(e.usize));
             put16(&mut cd, e.name.len() as u16);
             put16(&mut cd, if big { extra.len() as u16 + 4 } else { 0 });
             put16(&mut cd, 0); // comment
             put16(&mut cd, 0); // disk
             put16(&mut cd, 0); // internal attributes
             put32(&mut cd, (0o100000 | e.mode) << 16);
-            put32(&mut cd, e.offset.min(U32_MAX) as u32);
+            put32(&mut cd, self.clamp(e.offset));
             cd.extend_from_slice(e.name.as_bytes());
             if big {
                 put16(&mut cd, 1);
@@ -378,7 +401,7 @@ impl<W: Write + Seek> ZipWriter<W> {
         }
         let cd_size = cd.len() as u64;
         let n = self.entries.len() as u64;
-        let need64 = n >= 0xFFFF || cd_start >= U32_MAX || cd_size >= U32_MAX;
+        let need64 = n >= 0xFFFF || cd_start >= self.big || cd_size >= self.big;
         if need64 {
             let rec = cd_start + cd_size;
             put32(&mut cd, ZIP64_EOCD_SIG);
@@ -401,8 +424,8 @@ impl<W: Write + Seek> ZipWriter<W> {
         put16(&mut cd, 0);
         put16(&mut cd, n.min(0xFFFF) as u16);
         put16(&mut cd, n.min(0xFFFF) as u16);
-        put32(&mut cd, cd_size.min(U32_MAX) as u32);
-        put32(&mut cd, cd_start.min(U32_MAX) as u32);
+        put32(&mut cd, self.clamp(cd_size));
+        put32(&mut cd, self.clamp(cd_start));
         put16(&mut cd, 0);
         self.out.write_all(&cd)?;
         self.out.flush()?;
