@@ -151,7 +151,7 @@ fn read_isa_needed(elf: &Elf, bytes: &[u8]) -> Option<String> {
             let descsz = read_u32(data, off + 4, le)? as usize;
             let n_type = read_u32(data, off + 8, le)?;
             let name_off = off + 12;
-            let desc_off = name_off.checked_add(pad(namesz))?;
+            let desc_off = pad(name_off.checked_add(namesz)?);
             let desc = data.get(desc_off..desc_off.checked_add(descsz)?)?;
             let name = data.get(name_off..name_off + namesz)?;
             if n_type == NT_GNU_PROPERTY_TYPE_0 && name == b"GNU\0" {
@@ -167,7 +167,7 @@ fn read_isa_needed(elf: &Elf, bytes: &[u8]) -> Option<String> {
                     p = p + 8 + pr_size.div_ceil(word) * word;
                 }
             }
-            off = desc_off + pad(descsz);
+            off = pad(desc_off + descsz);
         }
     }
     None
