@@ -88,6 +88,13 @@ pub fn make_wheel(
         .unwrap();
     zip.write_all(format!("Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n").as_bytes())
         .unwrap();
+    // auditwheel lists files from RECORD; hashes are not needed for that.
+    let mut record: String = members.iter().map(|(m, _)| format!("{m},,\n")).collect();
+    for f in ["WHEEL", "METADATA", "RECORD"] {
+        record.push_str(&format!("{dist_info}/{f},,\n"));
+    }
+    zip.start_file(format!("{dist_info}/RECORD"), opts).unwrap();
+    zip.write_all(record.as_bytes()).unwrap();
     zip.finish().unwrap();
     path
 }
