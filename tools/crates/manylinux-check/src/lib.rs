@@ -18,4 +18,7 @@ mod report;
 mod testutil;
 
 pub use analyze::{check_wheel, check_wheel_file, Options, DEFAULT_ALLOWED_EXTERNALS};
-pub use report::{ElfReport, Finding, Report, Severity, Summary, SCHEMA_VERSION};
+pub use report::{
+    ElfReport, Finding, Report, Severity, Summary, EXIT_BAD_INPUT, EXIT_CLEAN, EXIT_FINDINGS,
+    SCHEMA_VERSION,
+};

@@ -93,9 +93,25 @@ pub struct Report {
     pub summary: Summary,
 }
 
+/// Exit status of `rocm-wheel check`: no error-level findings.
+pub const EXIT_CLEAN: i32 = 0;
+/// Exit status: at least one error-level finding.
+pub const EXIT_FINDINGS: i32 = 1;
+/// Exit status: usage error or unreadable input.
+pub const EXIT_BAD_INPUT: i32 = 2;
+
 impl Report {
     pub fn has_errors(&self) -> bool {
         self.summary.errors > 0
+    }
+
+    /// [`EXIT_FINDINGS`] if any finding is an error, else [`EXIT_CLEAN`].
+    pub fn exit_code(&self) -> i32 {
+        if self.has_errors() {
+            EXIT_FINDINGS
+        } else {
+            EXIT_CLEAN
+        }
     }
 
     pub(crate) fn finish(&mut self) {

@@ -146,6 +146,7 @@ fn clean_wheel_has_no_findings() {
     assert_eq!(old.system, vec!["libstdc++.so.6"]);
     assert!(old.version_requirements["libstdc++.so.6"].contains("GLIBCXX_3.4.19"));
     assert!(!r.has_errors());
+    assert_eq!(r.exit_code(), manylinux_check::EXIT_CLEAN);
 }
 
 #[test]
@@ -177,6 +178,7 @@ fn symbol_versions_newer_than_the_claim() {
         .findings
         .iter()
         .any(|f| f.code == "platform-tag" && f.severity == Severity::Error && f.file.is_none()));
+    assert_eq!(r.exit_code(), manylinux_check::EXIT_FINDINGS);
 
     // Claiming what it needs is clean ...
     let (_t2, w2) = wheel_of(
