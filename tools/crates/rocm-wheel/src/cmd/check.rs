@@ -44,7 +44,10 @@ fn execute(args: Args, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
     let mut allow_external: Vec<String> = if args.no_default_allow {
         Vec::new()
     } else {
-        DEFAULT_ALLOWED_EXTERNALS.iter().map(|s| s.to_string()).collect()
+        DEFAULT_ALLOWED_EXTERNALS
+            .iter()
+            .map(|s| s.to_string())
+            .collect()
     };
     allow_external.extend(args.allow_external);
     let opts = Options {
@@ -83,10 +86,15 @@ mod tests {
     }
 
     fn run_cli(argv: &[&str]) -> (i32, String, String) {
-        let cli = Cli::try_parse_from(std::iter::once("check").chain(argv.iter().copied())).unwrap();
+        let cli =
+            Cli::try_parse_from(std::iter::once("check").chain(argv.iter().copied())).unwrap();
         let (mut out, mut err) = (Vec::new(), Vec::new());
         let code = execute(cli.args, &mut out, &mut err);
-        (code, String::from_utf8(out).unwrap(), String::from_utf8(err).unwrap())
+        (
+            code,
+            String::from_utf8(out).unwrap(),
+            String::from_utf8(err).unwrap(),
+        )
     }
 
     #[test]
