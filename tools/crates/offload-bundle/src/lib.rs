@@ -126,7 +126,7 @@ pub fn read_file_bundles(data: &[u8], limits: &Limits) -> anyhow::Result<Vec<Bun
 
 /// JSON description of bundles, as printed by `rocm-wheel bundle list --json`:
 /// `{"bundles": [{"offset", "size", "compressed": null | {"version", "method",
-/// "total_size", "uncompressed_size", "hash", "hash_matches"}, "entries":
+/// "total_size", "uncompressed_size", "hash"}, "entries":
 /// [{"id", "offset", "size"}]}]}`.
 pub fn bundles_json(bundles: &[Bundle]) -> String {
     let v: Vec<_> = bundles

@@ -36,12 +36,10 @@ pub struct CompressedHeader {
     /// Size of the whole compressed bundle including its header (v2+).
     pub total_size: Option<u64>,
     pub uncompressed_size: u64,
-    /// The stored hash (low 64 bits of the MD5 of the uncompressed bundle).
+    /// The stored hash (low 64 bits of the MD5 of the uncompressed bundle),
+    /// verified on reading: a zstd stream without checksum can decode
+    /// corrupted input to corrupted data of the right size.
     pub hash: u64,
-    /// Whether `hash` matches the decompressed data. Old writers used other
-    /// hashes, so a mismatch is reported, not treated as corruption (the
-    /// stream and its size are verified independently).
-    pub hash_matches: bool,
 }
 
 /// One entry of a bundle.
@@ -289,14 +287,20 @@ fn read_compressed(d: &[u8], start: u64, limits: &Limits) -> Result<Bundle> {
     };
     let stream = &d[hsize..stream_end];
     let data = decompress(method, stream, uncompressed_size)?;
-    let (entries, inner_len) = parse_uncompressed(&data).context("inside the compressed bundle")?;
+    let actual = md5_low(&data);
+    if actual != hash {
+        bail!(
+            "corrupt compressed bundle: the MD5 of the decompressed data ({actual:#018x}) \
+             does not match the header's hash ({hash:#018x})"
+        );
+    }
     if !data.starts_with(MAGIC) {
         bail!("compressed bundle does not decompress to an offload bundle (no `__CLANG_OFFLOAD_BUNDLE__` magic)");
     }
+    let (entries, inner_len) = parse_uncompressed(&data).context("inside the compressed bundle")?;
     if inner_len < data.len() && data[inner_len..].iter().any(|&c| c != 0) {
         bail!("compressed bundle holds trailing data after its inner bundle");
     }
-    let hash_matches = md5_low(&data) == hash;
     Ok(Bundle {
         start,
         len: stream_end as u64,
@@ -306,7 +310,6 @@ fn read_compressed(d: &[u8], start: u64, limits: &Limits) -> Result<Bundle> {
             total_size,
             uncompressed_size,
             hash,
-            hash_matches,
         }),
         entries,
         data,

@@ -138,12 +138,11 @@ fn list(a: ListArgs) -> Result<()> {
         let how = match &b.compressed {
             None => "uncompressed".to_string(),
             Some(c) => format!(
-                "{} (CCOB v{}, {} -> {} bytes, hash {})",
+                "{} (CCOB v{}, {} -> {} bytes)",
                 c.method.name(),
                 c.version,
                 b.len,
-                c.uncompressed_size,
-                if c.hash_matches { "ok" } else { "MISMATCH" }
+                c.uncompressed_size
             ),
         };
         println!(
