@@ -143,3 +143,35 @@ pub fn bundles_json(bundles: &[Bundle]) -> String {
     serde_json::to_string_pretty(&serde_json::json!({ "bundles": v }))
         .expect("JSON values always serialize")
 }
+
+/// The body of the `read_bundle` fuzz target (also run over the committed
+/// corpus by a normal test): reading arbitrary bytes must never panic.
+/// Returns the device targets found, or the error.
+#[doc(hidden)]
+pub fn fuzz_read(data: &[u8]) -> anyhow::Result<Vec<String>> {
+    // Small limit so the fuzzer cannot spend its memory on one input.
+    let limits = Limits {
+        max_uncompressed: 1 << 24,
+    };
+    let single = read_bundle(data, &limits);
+    let bundles = read_bundles(data, &limits)?;
+    if let Ok(b) = &single {
+        assert_eq!(
+            bundles.len(),
+            1,
+            "a single bundle reads as a sequence of one"
+        );
+        assert_eq!(b.uncompressed(), bundles[0].uncompressed());
+    }
+    let mut targets = Vec::new();
+    for b in &bundles {
+        for e in &b.entries {
+            assert_eq!(b.entry_data(e).len() as u64, e.size);
+            let id = e.parsed_id();
+            if !id.is_host() {
+                targets.push(id.processor().to_string());
+            }
+        }
+    }
+    Ok(targets)
+}
