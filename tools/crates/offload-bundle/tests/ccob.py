@@ -6,6 +6,9 @@ from the Rust code, so the two cross-check each other.
     ccob.py read FILE          -> JSON: header fields + inner bundle entries
     ccob.py write IN OUT METHOD VERSION
                                -> wraps the uncompressed bundle IN into OUT
+    ccob.py section FILE       -> JSON list, one item per bundle of a
+                                  .hip_fatbin dump (bundles back to back,
+                                  zero padding between them)
 """
 
 import hashlib
@@ -43,7 +46,10 @@ def parse_inner(data):
 
 
 def read(path):
-    blob = open(path, "rb").read()
+    return read_blob(open(path, "rb").read())
+
+
+def read_blob(blob):
     assert blob[:4] == b"CCOB", "CCOB magic"
     version, method = struct.unpack_from("<HH", blob, 4)
     if version == 2:
@@ -74,6 +80,28 @@ def read(path):
     }
 
 
+def section(path):
+    data = open(path, "rb").read()
+    pos, out = 0, []
+    while True:
+        while pos < len(data) and data[pos] == 0:
+            pos += 1
+        if pos >= len(data):
+            return out
+        if data[pos : pos + 4] == b"CCOB":
+            version = struct.unpack_from("<H", data, pos + 4)[0]
+            fmt = "<I" if version == 2 else "<Q"
+            (total,) = struct.unpack_from(fmt, data, pos + 8)
+            item = read_blob(data[pos : pos + total])
+            pos += total
+        else:
+            entries = parse_inner(data[pos:])
+            end = max(e["offset"] + e["size"] for e in entries)
+            item = {"method": "none", "entries": entries}
+            pos += end
+        out.append(item)
+
+
 def write(src, dst, method, version):
     inner = open(src, "rb").read()
     if method == "zstd":
@@ -91,5 +119,7 @@ def write(src, dst, method, version):
 if __name__ == "__main__":
     if sys.argv[1] == "read":
         print(json.dumps(read(sys.argv[2])))
+    elif sys.argv[1] == "section":
+        print(json.dumps(section(sys.argv[2])))
     else:
         write(sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]))

@@ -533,14 +533,16 @@ impl Report {
                 let _ = writeln!(s, "{prefix}offload bundles: none");
                 continue;
             }
-            let kinds: Vec<String> = e
-                .bundles
-                .iter()
-                .map(|b| match b.format_version {
+            // "3 (2 zstd v3, 1 uncompressed)"
+            let mut kinds: BTreeMap<String, usize> = BTreeMap::new();
+            for b in &e.bundles {
+                let k = match b.format_version {
                     Some(v) => format!("{} v{v}", b.compression),
                     None => "uncompressed".to_string(),
-                })
-                .collect();
+                };
+                *kinds.entry(k).or_default() += 1;
+            }
+            let kinds: Vec<String> = kinds.iter().map(|(k, n)| format!("{n} {k}")).collect();
             let _ = writeln!(
                 s,
                 "{prefix}offload bundles: {} ({})",

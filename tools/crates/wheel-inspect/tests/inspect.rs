@@ -316,3 +316,117 @@ fn zip_that_is_not_a_wheel() {
         "{e}"
     );
 }
+
+/// A wheel from PyPI, downloaded once into `tools/target/test-cache/wheels`.
+fn cached_wheel(requirement: &str, filename: &str) -> PathBuf {
+    let cache = repo_root().join("tools/target/test-cache/wheels");
+    let path = cache.join(filename);
+    if !path.exists() {
+        let tmp = cache.join(format!(".download-{}", std::process::id()));
+        std::fs::create_dir_all(&tmp).unwrap();
+        run(Command::new(venv().join("bin/pip"))
+            .args(["download", "--no-deps", "--only-binary=:all:"])
+            .args([
+                "--python-version",
+                "3.12",
+                "--platform",
+                "manylinux_2_28_x86_64",
+            ])
+            .arg(requirement)
+            .arg("-d")
+            .arg(&tmp));
+        std::fs::rename(tmp.join(filename), &path).unwrap();
+        std::fs::remove_dir_all(&tmp).unwrap();
+    }
+    path
+}
+
+/// A wheel shipped by AMD (ROCm 7, compressed CCOB v3 bundles in several
+/// extension modules): our report agrees with readelf and with the
+/// independent Python bundle reader run on objcopy's dump of each section.
+#[test]
+fn real_jax_rocm7_plugin_wheel() {
+    let whl = cached_wheel(
+        "jax-rocm7-plugin==0.10.0",
+        "jax_rocm7_plugin-0.10.0-cp312-cp312-manylinux_2_28_x86_64.whl",
+    );
+    let r = inspect(&whl).unwrap();
+    let w = r.wheel.as_ref().unwrap();
+    assert_eq!(
+        (w.name.as_str(), w.version.as_str()),
+        ("jax-rocm7-plugin", "0.10.0")
+    );
+    assert_eq!(w.tags, ["cp312-cp312-manylinux_2_28_x86_64"]);
+
+    let dir = tempfile::tempdir().unwrap();
+    run(Command::new(python())
+        .arg("-c")
+        .arg("import sys, zipfile\nzipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])")
+        .arg(&whl)
+        .arg(dir.path()));
+    let mut all_targets = std::collections::BTreeSet::new();
+    let mut bundles = 0;
+    for e in &r.elf_files {
+        let so = dir.path().join(&e.path);
+        let (needed, runpath, soname) = readelf_dynamic(&so);
+        assert_eq!(
+            (&e.needed, &e.runpath, &e.soname),
+            (&needed, &runpath, &soname),
+            "{}",
+            e.path
+        );
+        let dump = dir.path().join("fatbin.bin");
+        let _ = std::fs::remove_file(&dump);
+        run(Command::new(tool("objcopy"))
+            .args(["-O", "binary", "--only-section=.hip_fatbin"])
+            .arg(&so)
+            .arg(&dump));
+        let o = run(Command::new(python())
+            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("../offload-bundle/tests/ccob.py"))
+            .arg("section")
+            .arg(&dump));
+        let theirs: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let mut want: BTreeMap<String, u32> = BTreeMap::new();
+        for b in theirs.as_array().unwrap() {
+            assert_eq!(b["hash_ok"], true, "{}", e.path);
+            for en in b["entries"].as_array().unwrap() {
+                let id = en["id"].as_str().unwrap();
+                if let Some(t) = id.strip_prefix("hipv4-amdgcn-amd-amdhsa--") {
+                    *want.entry(t.to_string()).or_default() += 1;
+                }
+            }
+        }
+        assert_eq!(e.targets, want, "{}", e.path);
+        assert_eq!(
+            e.bundles.len(),
+            theirs.as_array().unwrap().len(),
+            "{}",
+            e.path
+        );
+        for b in &e.bundles {
+            assert_eq!(
+                (b.compression, b.format_version),
+                ("zstd", Some(3)),
+                "{}",
+                e.path
+            );
+        }
+        bundles += e.bundles.len();
+        all_targets.extend(e.targets.keys().cloned());
+    }
+    assert!(
+        bundles >= 4,
+        "expected the plugin's HIP kernels, found {bundles} bundles"
+    );
+    assert_eq!(
+        all_targets.into_iter().collect::<Vec<_>>(),
+        [
+            "gfx10-3-generic",
+            "gfx11-generic",
+            "gfx12-generic",
+            "gfx9-4-generic",
+            "gfx908",
+            "gfx90a"
+        ]
+    );
+}
