@@ -212,6 +212,17 @@ pub fn parse<S: ReadAt + ?Sized>(src: &S) -> Result<Parsed> {
     if !phdrs.iter().any(|p| p.p_type == PT_LOAD) {
         return Err(EditError::Malformed("no PT_LOAD segment".into()));
     }
+    // Loaders and tools disagree about bytes past p_memsz; such a file is
+    // broken anyway (readelf: "file size is larger than its memory size").
+    if let Some(ph) = phdrs
+        .iter()
+        .find(|p| p.p_type == PT_LOAD && p.p_filesz > p.p_memsz)
+    {
+        return Err(EditError::Malformed(format!(
+            "PT_LOAD at offset {:#x} has p_filesz {:#x} > p_memsz {:#x}",
+            ph.p_offset, ph.p_filesz, ph.p_memsz
+        )));
+    }
     let dph = &phdrs[dynamic_ph];
     let dyn_slots = dph.p_filesz / DYN_SIZE;
     let dyn_bytes = read_range(src, dph.p_offset, dyn_slots * DYN_SIZE, "dynamic section")?;

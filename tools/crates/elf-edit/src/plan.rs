@@ -155,6 +155,11 @@ fn plan_set<S: ReadAt + ?Sized>(
         ));
     }
     let mut dyns = p.dyns.clone();
+    let has = |dyns: &[Dyn], tag| dyns.iter().any(|d| d.tag == tag);
+    // patchelf treats "no entry" as the empty rpath: setting "" adds nothing.
+    if rpath.is_empty() && !has(&dyns, DT_RPATH) && !has(&dyns, DT_RUNPATH) {
+        return Ok(unchanged(p));
+    }
     // Same choice as patchelf: the string that counts is DT_RUNPATH's if
     // present (the loader ignores DT_RPATH then), else DT_RPATH's.
     let current = dyns
@@ -162,7 +167,6 @@ fn plan_set<S: ReadAt + ?Sized>(
         .find(|d| d.tag == DT_RUNPATH)
         .or_else(|| dyns.iter().find(|d| d.tag == DT_RPATH))
         .map(|d| d.val);
-    let has = |dyns: &[Dyn], tag| dyns.iter().any(|d| d.tag == tag);
     // Convert the kind by retagging, as patchelf does: RPATH -> RUNPATH only
     // when there is no RUNPATH yet; RUNPATH -> RPATH always for --kind rpath.
     let mut retagged = false;
