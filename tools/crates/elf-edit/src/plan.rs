@@ -96,16 +96,6 @@ fn round_up(v: u64, a: u64) -> Option<u64> {
     Some(v.checked_add(a - 1)? & !(a - 1))
 }
 
-/// Patch for fields of section header `idx` (sh_addr at +16, sh_offset +24,
-/// sh_size +32).
-fn shdr_patch(p: &Parsed, idx: usize, addr: u64, offset: u64, size: u64) -> (u64, Vec<u8>) {
-    let mut b = Vec::with_capacity(24);
-    b.extend_from_slice(&addr.to_le_bytes());
-    b.extend_from_slice(&offset.to_le_bytes());
-    b.extend_from_slice(&size.to_le_bytes());
-    (p.header.e_shoff + idx as u64 * SHDR_SIZE + 16, b)
-}
-
 pub fn plan<S: ReadAt + ?Sized>(src: &S, p: &Parsed, edit: &Edit) -> Result<Plan> {
     match edit {
         Edit::Remove => Ok(plan_remove(p)),
@@ -213,7 +203,7 @@ fn plan_set<S: ReadAt + ?Sized>(
             });
         }
     }
-    plan_append(p, dyns, rpath, kind)
+    plan_append(src, p, dyns, rpath, kind)
 }
 
 /// Whether the old string's bytes [off, off+len) are used only by the rpath
@@ -274,7 +264,13 @@ fn place_segment(p: &Parsed, align: u64) -> Result<(u64, u64)> {
     Ok((o_min, v))
 }
 
-fn plan_append(p: &Parsed, mut dyns: Vec<Dyn>, rpath: &[u8], kind: RpathKind) -> Result<Plan> {
+fn plan_append<S: ReadAt + ?Sized>(
+    src: &S,
+    p: &Parsed,
+    mut dyns: Vec<Dyn>,
+    rpath: &[u8],
+    kind: RpathKind,
+) -> Result<Plan> {
     let is_rp = |d: &Dyn| d.tag == DT_RPATH || d.tag == DT_RUNPATH;
     // New .dynstr = old contents + new string, so every existing offset
     // (symbol names, NEEDED, version names) stays valid.
@@ -314,32 +310,36 @@ fn plan_append(p: &Parsed, mut dyns: Vec<Dyn>, rpath: &[u8], kind: RpathKind) ->
         )));
     }
 
-    // The program header table gets one more PT_LOAD. It is rewritten in
-    // place only if a PT_NULL entry can be given up for it.
+    // The program header table gets one more PT_LOAD; find room for it.
+    let room = phdr_room(p)?;
     let mut phdrs = p.phdrs.clone();
-    let moved_phdrs = match phdrs.iter().position(|ph| ph.p_type == PT_NULL) {
-        Some(i) => {
-            phdrs.remove(i);
-            false
-        }
-        None => true,
-    };
+    if let Room::NullSlot(i) = room {
+        phdrs.remove(i);
+    }
     let phnum = phdrs.len() + 1;
     if phnum >= 0xffff {
         return Err(EditError::CannotPlace(
             "the program header table is full (65535 entries)".into(),
         ));
     }
+    let moved_table = matches!(room, Room::MoveTable);
 
-    // Segment layout: [phdr table] [dynamic array] [.dynstr].
+    // Segment layout: [moved sections | program header table] [dynamic
+    // array] [.dynstr].
     let mut cur = 0u64;
-    let phdr_rel = cur;
-    if moved_phdrs {
-        cur += phnum as u64 * PHDR_SIZE;
+    let mut block_rel = 0;
+    match &room {
+        Room::MoveTable => cur += phnum as u64 * PHDR_SIZE,
+        Room::MoveBlock(b) => {
+            // Keep each moved section's address congruent to its alignment.
+            block_rel = b.vaddr % b.align;
+            cur = block_rel + (b.end_off - b.off);
+        }
+        _ => {}
     }
-    let dyn_rel = cur;
+    let dyn_rel = round_up(cur, 8).unwrap();
     if move_dynamic {
-        cur += new_slots * DYN_SIZE;
+        cur = dyn_rel + new_slots * DYN_SIZE;
     }
     let dynstr_rel = cur;
     cur += strsz;
@@ -351,6 +351,39 @@ fn plan_append(p: &Parsed, mut dyns: Vec<Dyn>, rpath: &[u8], kind: RpathKind) ->
     };
     o.checked_add(seg_size).ok_or_else(too_big)?;
     v.checked_add(seg_size).ok_or_else(too_big)?;
+
+    let mut shdrs = p.shdrs.clone();
+    let mut segment = vec![0u8; seg_size as usize];
+    // (vaddr shift, file shift) of the moved block.
+    let mut shift = None;
+    if let Room::MoveBlock(b) = &room {
+        let dv = (v + block_rel).wrapping_sub(b.vaddr);
+        let doff = (o + block_rel).wrapping_sub(b.off);
+        let in_block = |a: u64| a >= b.vaddr && a < b.vaddr + (b.end_off - b.off);
+        let bytes = read_range(src, b.off, b.end_off - b.off, "moved sections")?;
+        segment[block_rel as usize..(block_rel as usize + bytes.len())].copy_from_slice(&bytes);
+        for &i in &b.sections {
+            shdrs[i].sh_addr = shdrs[i].sh_addr.wrapping_add(dv);
+            shdrs[i].sh_offset = shdrs[i].sh_offset.wrapping_add(doff);
+        }
+        for ph in phdrs.iter_mut() {
+            if ph.p_type != PT_LOAD
+                && ph.p_type != PT_PHDR
+                && ph.p_memsz > 0
+                && in_block(ph.p_vaddr)
+            {
+                ph.p_vaddr = ph.p_vaddr.wrapping_add(dv);
+                ph.p_paddr = ph.p_paddr.wrapping_add(dv);
+                ph.p_offset = ph.p_offset.wrapping_add(doff);
+            }
+        }
+        for d in dyns.iter_mut() {
+            if ADDRESS_TAGS.contains(&d.tag) && in_block(d.val) {
+                d.val = d.val.wrapping_add(dv);
+            }
+        }
+        shift = Some((b.sections.clone(), dv));
+    }
 
     for d in dyns.iter_mut() {
         match d.tag {
@@ -379,11 +412,20 @@ fn plan_append(p: &Parsed, mut dyns: Vec<Dyn>, rpath: &[u8], kind: RpathKind) ->
         .rposition(|ph| ph.p_type == PT_LOAD)
         .expect("PT_LOAD exists");
     phdrs.insert(last_load + 1, new_load);
+    let table_off = if moved_table { o } else { p.header.e_phoff };
+    let table_vaddr = if moved_table {
+        v
+    } else {
+        p.phdrs
+            .iter()
+            .find(|ph| ph.p_type == PT_PHDR)
+            .map_or(0, |ph| ph.p_vaddr)
+    };
     for ph in phdrs.iter_mut() {
-        if ph.p_type == PT_PHDR && moved_phdrs {
-            ph.p_offset = o + phdr_rel;
-            ph.p_vaddr = v + phdr_rel;
-            ph.p_paddr = v + phdr_rel;
+        if ph.p_type == PT_PHDR {
+            ph.p_offset = table_off;
+            ph.p_vaddr = table_vaddr;
+            ph.p_paddr = table_vaddr;
             ph.p_filesz = phnum as u64 * PHDR_SIZE;
             ph.p_memsz = ph.p_filesz;
         }
@@ -398,46 +440,331 @@ fn plan_append(p: &Parsed, mut dyns: Vec<Dyn>, rpath: &[u8], kind: RpathKind) ->
     let table: Vec<u8> = phdrs.iter().flat_map(ph_bytes).collect();
 
     let mut patches = Vec::new();
-    let mut segment = Vec::with_capacity(seg_size as usize);
-    if moved_phdrs {
-        segment.extend_from_slice(&table);
-        let mut eh = Vec::with_capacity(8);
-        eh.extend_from_slice(&(o + phdr_rel).to_le_bytes());
-        patches.push((32, eh)); // e_phoff
-        patches.push((56, (phnum as u16).to_le_bytes().to_vec())); // e_phnum
+    if moved_table {
+        segment[..table.len()].copy_from_slice(&table);
+        patches.push((32, o.to_le_bytes().to_vec())); // e_phoff
     } else {
         patches.push((p.header.e_phoff, table));
     }
+    patches.push((56, (phnum as u16).to_le_bytes().to_vec())); // e_phnum
     if move_dynamic {
-        segment.extend_from_slice(&dyn_bytes(&dyns, new_slots));
+        let d = dyn_bytes(&dyns, new_slots);
+        segment[dyn_rel as usize..dyn_rel as usize + d.len()].copy_from_slice(&d);
     } else {
         patches.push((
             p.phdrs[p.dynamic_ph].p_offset,
             dyn_bytes(&dyns, p.dyn_slots),
         ));
     }
-    segment.extend_from_slice(&dynstr);
-    debug_assert_eq!(segment.len() as u64, seg_size);
+    segment[dynstr_rel as usize..].copy_from_slice(&dynstr);
 
     if let Some(i) = p.dynstr_sh {
-        patches.push(shdr_patch(p, i, v + dynstr_rel, o + dynstr_rel, strsz));
+        shdrs[i].sh_addr = v + dynstr_rel;
+        shdrs[i].sh_offset = o + dynstr_rel;
+        shdrs[i].sh_size = strsz;
     }
     if let (Some(i), true) = (p.dynamic_sh, move_dynamic) {
-        patches.push(shdr_patch(
-            p,
-            i,
-            v + dyn_rel,
-            o + dyn_rel,
-            new_slots * DYN_SIZE,
-        ));
+        shdrs[i].sh_addr = v + dyn_rel;
+        shdrs[i].sh_offset = o + dyn_rel;
+        shdrs[i].sh_size = new_slots * DYN_SIZE;
     }
     patches.push((o, segment));
+    // Section headers and symbol tables last: they may lie in the segment.
+    patches.extend(section_patches(src, p, shdrs, shift)?);
     Ok(Plan {
         patches,
         new_len: o + seg_size,
         method: Method::Appended {
             moved_dynamic: move_dynamic,
-            moved_phdrs,
+            moved_phdrs: moved_table,
         },
     })
+}
+
+/// Dynamic tags whose value is a virtual address.
+const ADDRESS_TAGS: [u64; 19] = [
+    3,
+    4,
+    5,
+    6,
+    7,
+    12,
+    13,
+    17,
+    23,
+    25,
+    26,
+    32,
+    36,          // PLTGOT .. RELR
+    0x6fff_fef5, // GNU_HASH
+    0x6fff_fef6, // TLSDESC_PLT
+    0x6fff_fef7, // TLSDESC_GOT
+    0x6fff_fff0, // VERSYM
+    0x6fff_fffc, // VERDEF
+    0x6fff_fffe, // VERNEED
+];
+
+/// Sections relocated as one block to make room after the program header
+/// table: (indices, file range, old vaddr of the start, max alignment).
+struct Block {
+    sections: Vec<usize>,
+    off: u64,
+    end_off: u64,
+    vaddr: u64,
+    align: u64,
+}
+
+enum Room {
+    /// A PT_NULL entry is given up for the new PT_LOAD.
+    NullSlot(usize),
+    /// Unused bytes follow the table inside its segment.
+    Gap,
+    /// The sections right after the table move to the new segment (what
+    /// patchelf does); the table stays where binutils expect it.
+    MoveBlock(Block),
+    /// The table itself moves to the new segment (no section headers, or
+    /// what follows the table cannot move).
+    MoveTable,
+}
+
+/// Section types that nothing but dynamic tags and program headers point
+/// to, so they can move (code may address .rodata and the like directly).
+/// `.interp` is PROGBITS but is recognised by PT_INTERP covering it.
+fn movable(p: &Parsed, sh: &goblin::elf::SectionHeader) -> bool {
+    use goblin::elf::section_header::*;
+    let interp = sh.sh_type == SHT_PROGBITS
+        && p.phdrs.iter().any(|ph| {
+            ph.p_type == goblin::elf::program_header::PT_INTERP
+                && ph.p_offset == sh.sh_offset
+                && ph.p_filesz == sh.sh_size
+        });
+    interp
+        || matches!(
+            sh.sh_type,
+            SHT_NOTE
+                | SHT_GNU_HASH
+                | SHT_HASH
+                | SHT_DYNSYM
+                | SHT_GNU_VERSYM
+                | SHT_GNU_VERDEF
+                | SHT_GNU_VERNEED
+                | SHT_RELA
+                | SHT_REL
+        )
+}
+
+fn phdr_room(p: &Parsed) -> Result<Room> {
+    if let Some(i) = p.phdrs.iter().position(|ph| ph.p_type == PT_NULL) {
+        return Ok(Room::NullSlot(i));
+    }
+    let table_end = p.header.e_phoff + p.phdrs.len() as u64 * PHDR_SIZE;
+    let need = table_end + PHDR_SIZE;
+    let Some(load) = p.phdrs.iter().find(|ph| {
+        ph.p_type == PT_LOAD
+            && ph.p_offset <= p.header.e_phoff
+            && table_end <= ph.p_offset + ph.p_filesz
+    }) else {
+        return Ok(Room::MoveTable);
+    };
+    if p.shdrs.is_empty() {
+        return Ok(Room::MoveTable);
+    }
+    let load_end = load.p_offset + load.p_filesz;
+    let delta = load.p_vaddr.wrapping_sub(load.p_offset);
+    // File-backed sections from the end of the table on, in file order.
+    let mut after: Vec<usize> = (1..p.shdrs.len())
+        .filter(|&i| {
+            let s = &p.shdrs[i];
+            s.sh_type != goblin::elf::section_header::SHT_NOBITS
+                && s.sh_size > 0
+                && s.sh_offset + s.sh_size > p.header.e_phoff
+        })
+        .collect();
+    after.sort_by_key(|&i| p.shdrs[i].sh_offset);
+    if after.iter().any(|&i| p.shdrs[i].sh_offset < table_end) {
+        return Ok(Room::MoveTable); // something overlaps the table
+    }
+    let mut block = Vec::new();
+    // Move what starts before `until`; a segment (PT_NOTE, PT_INTERP...)
+    // reaching past a moved section pulls in the rest of its sections.
+    let mut until = need;
+    for &i in &after {
+        let s = &p.shdrs[i];
+        if s.sh_offset >= until {
+            break;
+        }
+        let end = s.sh_offset + s.sh_size;
+        for ph in &p.phdrs {
+            if ph.p_type != PT_LOAD
+                && ph.p_offset < end
+                && ph.p_offset.saturating_add(ph.p_filesz) > end
+            {
+                until = until.max(ph.p_offset.saturating_add(ph.p_filesz));
+            }
+        }
+        let sa = s.sh_addr;
+        if !movable(p, s)
+            || Some(i) == p.dynstr_sh
+            || Some(i) == p.dynamic_sh
+            || s.sh_offset + s.sh_size > load_end
+            || sa.wrapping_sub(s.sh_offset) != delta
+            || s.sh_flags & u64::from(goblin::elf::section_header::SHF_ALLOC) == 0
+        {
+            return Ok(Room::MoveTable);
+        }
+        block.push(i);
+    }
+    if block.is_empty() {
+        return Ok(Room::Gap);
+    }
+    let off = p.shdrs[block[0]].sh_offset;
+    let end_off = block
+        .iter()
+        .map(|&i| p.shdrs[i].sh_offset + p.shdrs[i].sh_size)
+        .max()
+        .unwrap();
+    let vaddr = off.wrapping_add(delta);
+    let align = block
+        .iter()
+        .map(|&i| p.shdrs[i].sh_addralign.max(1))
+        .max()
+        .unwrap();
+    if !align.is_power_of_two() || align > PAGE {
+        return Ok(Room::MoveTable);
+    }
+    // Segments other than PT_LOAD must lie wholly inside or outside it.
+    let end_v = vaddr + (end_off - off);
+    for ph in &p.phdrs {
+        if ph.p_type == PT_LOAD || ph.p_type == PT_PHDR || ph.p_memsz == 0 {
+            continue;
+        }
+        let (a, b) = (ph.p_vaddr, ph.p_vaddr.saturating_add(ph.p_memsz));
+        let inside = a >= vaddr && b <= end_v;
+        let outside = b <= vaddr || a >= end_v;
+        if !inside && !outside {
+            return Ok(Room::MoveTable);
+        }
+    }
+    // Any other section overlapping the block would be left behind.
+    for i in 1..p.shdrs.len() {
+        let s = &p.shdrs[i];
+        if !block.contains(&i)
+            && s.sh_size > 0
+            && s.sh_type != goblin::elf::section_header::SHT_NOBITS
+            && s.sh_offset < end_off
+            && s.sh_offset + s.sh_size > off
+        {
+            return Ok(Room::MoveTable);
+        }
+    }
+    Ok(Room::MoveBlock(Block {
+        sections: block,
+        off,
+        end_off,
+        vaddr,
+        align,
+    }))
+}
+
+/// Rewrites the section header table when anything in it changed, sorted
+/// by file offset like a linker's output (moved sections go last among the
+/// loaded ones), and fixes every index into it: sh_link, sh_info where it
+/// names a section, e_shstrndx and st_shndx in the symbol tables. Symbols
+/// in moved sections are shifted with them.
+fn section_patches<S: ReadAt + ?Sized>(
+    src: &S,
+    p: &Parsed,
+    mut shdrs: Vec<goblin::elf::SectionHeader>,
+    shift: Option<(Vec<usize>, u64)>,
+) -> Result<Vec<(u64, Vec<u8>)>> {
+    use goblin::elf::section_header::*;
+    let n = shdrs.len();
+    if n == 0 || shdrs == p.shdrs {
+        return Ok(Vec::new());
+    }
+    let mut order: Vec<usize> = (1..n).collect();
+    // Non-loaded sections (offset order) keep coming after loaded ones.
+    order.sort_by_key(|&i| {
+        (
+            shdrs[i].sh_flags & u64::from(SHF_ALLOC) == 0,
+            shdrs[i].sh_offset,
+            i,
+        )
+    });
+    order.insert(0, 0);
+    let extended = shdrs
+        .iter()
+        .any(|s| s.sh_type == SHT_SYMTAB_SHNDX || s.sh_type == SHT_GROUP);
+    if extended {
+        order = (0..n).collect(); // such files keep their order
+    }
+    let mut new_index = vec![0u32; n];
+    for (new, &old) in order.iter().enumerate() {
+        new_index[old] = new as u32;
+    }
+    let remap = |i: u32| {
+        if (i as usize) < n {
+            new_index[i as usize]
+        } else {
+            i
+        }
+    };
+    let mut patches = Vec::new();
+    // Symbol tables: remap st_shndx, shift st_value of moved sections' symbols.
+    for (i, s) in shdrs.iter().enumerate() {
+        if s.sh_type != SHT_SYMTAB && s.sh_type != SHT_DYNSYM {
+            continue;
+        }
+        // Read from the input; a moved table is written at its new place.
+        let old_off = p.shdrs[i].sh_offset;
+        let mut syms = read_range(src, old_off, s.sh_size - s.sh_size % 24, "symbol table")?;
+        let mut changed = false;
+        for sym in syms.chunks_exact_mut(24) {
+            let shndx = u16::from_le_bytes([sym[6], sym[7]]);
+            if shndx == 0 || shndx >= 0xff00 {
+                continue;
+            }
+            if let Some((moved, dv)) = &shift {
+                if moved.contains(&(shndx as usize)) {
+                    let val = u64::from_le_bytes(sym[8..16].try_into().unwrap());
+                    sym[8..16].copy_from_slice(&val.wrapping_add(*dv).to_le_bytes());
+                    changed = true;
+                }
+            }
+            let new = remap(u32::from(shndx)) as u16;
+            if new != shndx {
+                sym[6..8].copy_from_slice(&new.to_le_bytes());
+                changed = true;
+            }
+        }
+        if changed {
+            patches.push((s.sh_offset, syms));
+        }
+    }
+    for s in shdrs.iter_mut() {
+        s.sh_link = remap(s.sh_link);
+        if s.sh_flags & u64::from(SHF_INFO_LINK) != 0
+            || s.sh_type == SHT_REL
+            || s.sh_type == SHT_RELA
+        {
+            s.sh_info = remap(s.sh_info);
+        }
+    }
+    let mut table = Vec::with_capacity(n * SHDR_SIZE as usize);
+    for &old in &order {
+        let s = &shdrs[old];
+        table.extend_from_slice(&(s.sh_name as u32).to_le_bytes());
+        table.extend_from_slice(&s.sh_type.to_le_bytes());
+        for v in [s.sh_flags, s.sh_addr, s.sh_offset, s.sh_size] {
+            table.extend_from_slice(&v.to_le_bytes());
+        }
+        table.extend_from_slice(&s.sh_link.to_le_bytes());
+        table.extend_from_slice(&s.sh_info.to_le_bytes());
+        table.extend_from_slice(&s.sh_addralign.to_le_bytes());
+        table.extend_from_slice(&s.sh_entsize.to_le_bytes());
+    }
+    patches.push((p.header.e_shoff, table));
+    let shstrndx = remap(u32::from(p.header.e_shstrndx)) as u16;
+    patches.push((62, shstrndx.to_le_bytes().to_vec()));
+    Ok(patches)
 }

@@ -24,6 +24,10 @@ fn debian_libz_grows_loads_and_matches_patchelf() {
     let out = edit_and_compare(&input, d.path(), &set(LONG, RpathKind::Runpath));
     let expr = "(setattr(l.zlibVersion, 'restype', ctypes.c_char_p), l.zlibVersion())[1]";
     assert_eq!(ctypes_eval(&out, expr), ctypes_eval(&input, expr));
+    assert_eq!(
+        ctypes_eval(&stripped_path(&out), expr),
+        ctypes_eval(&input, expr)
+    );
     assert!(ctypes_eval(&out, expr).contains("1."));
     // A second, longer edit on top of our own appended segment.
     let again = d.path().join("again.so");
@@ -218,13 +222,16 @@ fn own_executables_find_their_library_through_the_new_rpath() {
         ] {
             let edit = set(&format!("$ORIGIN/../{dir}"), kind);
             let ours = edit_and_compare(&exe, &out_dir, &edit);
-            let r = run_exe(&ours);
-            assert_eq!(
-                String::from_utf8_lossy(&r.stdout),
-                "g=42\n",
-                "{name} with {edit:?}: {}",
-                String::from_utf8_lossy(&r.stderr)
-            );
+            for exe in [ours.clone(), stripped_path(&ours)] {
+                let r = run_exe(&exe);
+                assert_eq!(
+                    String::from_utf8_lossy(&r.stdout),
+                    "g=42\n",
+                    "{} with {edit:?}: {}",
+                    exe.display(),
+                    String::from_utf8_lossy(&r.stderr)
+                );
+            }
         }
         // Removing the rpath makes the library unreachable again.
         if elf_edit::read_rpath(&exe).unwrap().is_empty() {

@@ -229,6 +229,12 @@ pub fn check_layout(path: &Path) {
     }
 }
 
+/// Where `edit_and_compare` leaves `strip -o` of its output.
+pub fn stripped_path(ours: &Path) -> PathBuf {
+    let name = ours.file_name().unwrap().to_string_lossy();
+    ours.with_file_name(format!("stripped-{name}"))
+}
+
 pub fn sha(path: &Path) -> Vec<u8> {
     use sha2::Digest;
     sha2::Sha256::digest(std::fs::read(path).unwrap()).to_vec()
@@ -294,6 +300,18 @@ pub fn edit_and_compare(input: &Path, dir: &Path, edit: &Edit) -> PathBuf {
             assert!(got.is_empty() && elf.runpaths.is_empty() && elf.rpaths.is_empty());
         }
     }
+    // binutils must be able to rewrite the result too (patchelf's outputs
+    // have broken `strip` in the past).
+    let stripped = stripped_path(&ours);
+    let out = run(Command::new("strip").arg("-o").arg(&stripped).arg(&ours));
+    let warn = String::from_utf8_lossy(&out.stderr);
+    assert!(warn.is_empty(), "strip {} warns: {warn}", ours.display());
+    assert_eq!(
+        dyn_semantics(&stripped),
+        dyn_semantics(&ours),
+        "strip changed the dynamic section"
+    );
+    check_layout(&stripped);
     let meta_in = std::fs::metadata(input).unwrap();
     let meta_out = std::fs::metadata(&ours).unwrap();
     use std::os::unix::fs::PermissionsExt;
