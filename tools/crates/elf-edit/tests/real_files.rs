@@ -375,3 +375,38 @@ fn numpy_wheel_extension_follows_the_new_rpath() {
         assert_eq!(String::from_utf8_lossy(&r.stdout).trim(), "45 [3. 3. 3.]");
     }
 }
+
+/// GNU ld merges string tails in .dynstr: with rpath `/opt/libs/g`, the
+/// name of the exported function `g` is the last byte of the rpath string.
+/// Overwriting the rpath in place would rename the symbol (patchelf 0.17
+/// does, and `g` becomes undefined), so the editor must append instead.
+#[test]
+fn tail_merged_symbol_name_survives_a_shorter_rpath() {
+    let b = Built::new();
+    let lib = b.build(
+        "tm.so",
+        "gcc",
+        &["-Wl,--enable-new-dtags", "-Wl,-rpath,/opt/libs/g"],
+        true,
+    );
+    let syms = stdout(Command::new("readelf").arg("-p").arg(".dynstr").arg(&lib));
+    assert!(
+        !syms.contains("] g\n"),
+        "the linker did not merge `g` into the rpath: {syms}"
+    );
+    let out = b.path().join("out.so");
+    let m = elf_edit::edit_file(&lib, Some(&out), &set("$ORIGIN", RpathKind::Runpath)).unwrap();
+    assert!(matches!(m, Method::Appended { .. }), "{m:?}");
+    assert_eq!(ctypes_eval(&out, "l.g()").trim(), "42");
+    assert_eq!(elf_edit::read_rpath(&out).unwrap()[0].value, b"$ORIGIN");
+    // Without the merge, the same edit is done in place.
+    let plain = b.build(
+        "plain.so",
+        "gcc",
+        &["-Wl,--enable-new-dtags", "-Wl,-rpath,/opt/libs/x"],
+        true,
+    );
+    let m = elf_edit::edit_file(&plain, Some(&out), &set("$ORIGIN", RpathKind::Runpath)).unwrap();
+    assert_eq!(m, Method::InPlace);
+    assert_eq!(ctypes_eval(&out, "l.g()").trim(), "42");
+}
