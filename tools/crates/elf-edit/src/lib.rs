@@ -2,10 +2,26 @@
 //! libraries and executables.
 //!
 //! goblin decodes the headers; the writing is ours. The input is never read
-//! whole: only the headers, the dynamic array and .dynstr are read, the
-//! output is a kernel-side copy of the input (`copy_file_range`, a reflink
-//! where the file system can) with a few header patches and, when the new
-//! string does not fit, an appended segment. See [`plan`] for the layout.
+//! whole: only the headers, the dynamic array, `.dynstr` and (when needed)
+//! the symbol tables are read. The output is a kernel-side copy of the input
+//! (`copy_file_range`, a reflink where the file system can) with a few
+//! patches written over it and, when the new string does not fit, an
+//! appended segment; it is renamed over the destination only when complete.
+//!
+//! Growing works like patchelf's: `.dynstr` (old contents + new string, so
+//! every old offset stays valid) goes into a new read-only PT_LOAD at a
+//! page-aligned file offset and a vaddr above every segment, with
+//! `p_offset ≡ p_vaddr (mod p_align)`. The new PT_LOAD needs a program
+//! header slot: a PT_NULL entry if there is one, else free bytes after the
+//! table, else the sections right after the table (`.interp`, notes, hash
+//! tables, `.dynsym`, ...: things only program headers and dynamic tags
+//! point to) move into the new segment, so the table stays where binutils
+//! expect it. Only if that is impossible does the table itself move. If the
+//! dynamic array has no spare DT_NULL for a new entry it moves too, and the
+//! segment becomes writable (PT_DYNAMIC must be in a writable PT_LOAD).
+//! Section headers are kept sorted, with every section index remapped.
+//! A shorter string is written over the old one, unless the linker merged
+//! another string (a symbol name) into its tail.
 
 mod error;
 mod parse;

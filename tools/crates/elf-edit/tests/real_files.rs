@@ -414,3 +414,105 @@ fn tail_merged_symbol_name_survives_a_shorter_rpath() {
     assert_eq!(m, Method::InPlace);
     assert_eq!(ctypes_eval(&out, "l.g()").trim(), "42");
 }
+
+/// Without section headers nothing tells which bytes after the program
+/// header table may move, so the table itself moves to the new segment
+/// (PT_PHDR follows it). The kernel and ld.so must still find it.
+#[test]
+fn files_without_section_headers_move_the_program_header_table() {
+    let b = Built::new();
+    b.build("libg.so", "gcc", &[], true);
+    std::fs::create_dir(b.path().join("lib-dir-with-a-longer-name")).unwrap();
+    std::fs::copy(
+        b.path().join("libg.so"),
+        b.path().join("lib-dir-with-a-longer-name/libg.so"),
+    )
+    .unwrap();
+    let exes = [
+        copy_to(Path::new("/usr/bin/ls"), b.path(), "ls"),
+        b.build("pie", "gcc", &[], false),
+        b.build("nopie-lld", "clang-15", &["-fuse-ld=lld", "-no-pie"], false),
+        b.build("nopie-gnu", "gcc", &["-no-pie", "-Wl,-rpath,/x"], false),
+    ];
+    for exe in &exes {
+        run(Command::new("llvm-objcopy-15")
+            .arg("--strip-sections")
+            .arg(exe));
+        let out = exe.with_extension("edited");
+        let edit = set("$ORIGIN/lib-dir-with-a-longer-name", RpathKind::Runpath);
+        let m = elf_edit::edit_file(exe, Some(&out), &edit).unwrap();
+        assert!(
+            matches!(
+                m,
+                Method::Appended {
+                    moved_phdrs: true,
+                    ..
+                }
+            ),
+            "{m:?}"
+        );
+        check_layout(&out);
+        assert!(dyn_semantics(&out).contains(
+            &"(RUNPATH) Library runpath: [$ORIGIN/lib-dir-with-a-longer-name]".to_string()
+        ));
+        let r = run_exe(&out);
+        if exe.ends_with("ls") {
+            assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+        } else {
+            assert_eq!(
+                String::from_utf8_lossy(&r.stdout),
+                "g=42\n",
+                "{}: {}",
+                exe.display(),
+                String::from_utf8_lossy(&r.stderr)
+            );
+        }
+    }
+    let lib = copy_to(&Path::new(SYSLIB).join("libz.so.1"), b.path(), "libz.so.1");
+    run(Command::new("llvm-objcopy-15")
+        .arg("--strip-sections")
+        .arg(&lib));
+    let out = b.path().join("libz-edited.so");
+    elf_edit::edit_file(&lib, Some(&out), &set(LONG, RpathKind::Runpath)).unwrap();
+    check_layout(&out);
+    let expr = "(setattr(l.zlibVersion, 'restype', ctypes.c_char_p), l.zlibVersion())[1]";
+    assert_eq!(ctypes_eval(&out, expr), ctypes_eval(&lib, expr));
+}
+
+/// A PT_NULL program header is given up for the new PT_LOAD: the table
+/// keeps its place and size. (PT_NOTE is turned into PT_NULL to get one:
+/// the loader ignores both.)
+#[test]
+fn a_pt_null_entry_is_reused() {
+    let d = scratch();
+    let lib = d.path().join("libz.so.1");
+    let mut bytes = std::fs::read(Path::new(SYSLIB).join("libz.so.1")).unwrap();
+    let elf = goblin::elf::Elf::parse(&bytes).unwrap();
+    let phoff = elf.header.e_phoff as usize;
+    let note = elf
+        .program_headers
+        .iter()
+        .position(|p| p.p_type == goblin::elf::program_header::PT_NOTE)
+        .unwrap();
+    let phnum = elf.header.e_phnum;
+    bytes[phoff + note * 56..phoff + note * 56 + 4].copy_from_slice(&0u32.to_le_bytes());
+    std::fs::write(&lib, &bytes).unwrap();
+    let out = d.path().join("out.so");
+    let m = elf_edit::edit_file(&lib, Some(&out), &set(LONG, RpathKind::Runpath)).unwrap();
+    assert_eq!(
+        m,
+        Method::Appended {
+            moved_dynamic: false,
+            moved_phdrs: false
+        }
+    );
+    let edited = std::fs::read(&out).unwrap();
+    let elf = goblin::elf::Elf::parse(&edited).unwrap();
+    assert_eq!(
+        (elf.header.e_phoff as usize, elf.header.e_phnum),
+        (phoff, phnum)
+    );
+    check_layout(&out);
+    let expr = "(setattr(l.zlibVersion, 'restype', ctypes.c_char_p), l.zlibVersion())[1]";
+    assert_eq!(ctypes_eval(&out, expr), ctypes_eval(&lib, expr));
+}
