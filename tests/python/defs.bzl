@@ -7,10 +7,13 @@ def _manylinux_test_impl(ctx):
     wheels = [f for f in ctx.files.wheels if "-manylinux_" in f.basename]
     if not wheels:
         fail("{}: no manylinux-tagged wheels among {}".format(ctx.label, [f.basename for f in ctx.files.wheels]))
+    tool = ctx.toolchains["//rules:rocm_wheel_toolchain_type"].rocm_wheel
     lines = [
         "#!/usr/bin/env bash",
-        "# Generated: auditwheel (the reference implementation) must agree with each wheel's manylinux tag.",
+        "# Generated: rocm-wheel check and auditwheel (the reference implementation) must accept",
+        "# each wheel's manylinux tag.",
         "set -euo pipefail",
+        "check={}".format(_sq(tool.short_path)),
         "venv={}".format(_sq(ctx.attr.venv)),
         '[[ -x "$venv/bin/auditwheel" ]] || { echo "no auditwheel in $venv: run make setup first" >&2; exit 1; }',
     ]
@@ -22,10 +25,11 @@ def _manylinux_test_impl(ctx):
             'allowed=$(tr "\\n" " " <<<"$out" | sed -nE "s/.*consistent with the following platform tag: \\"manylinux_2_([0-9]+)_x86_64\\".*/\\1/p")',
             '[[ -n $allowed ]] || { echo "FAIL: $w: auditwheel gave no manylinux tag:"; echo "$out"; exit 1; }',
             '((allowed <= declared)) || { echo "FAIL: $w is tagged manylinux_2_$declared but needs manylinux_2_$allowed:"; echo "$out"; exit 1; }',
-            'echo "ok: $(basename "$w"): needs manylinux_2_$allowed, tagged manylinux_2_$declared"',
+            '"$check" check "$w" || { echo "FAIL: rocm-wheel check rejects $w"; exit 1; }',
+            'echo "ok: $(basename "$w"): rocm-wheel check passes; auditwheel: needs manylinux_2_$allowed, tagged manylinux_2_$declared"',
         ]
     ctx.actions.write(ctx.outputs.executable, "\n".join(lines) + "\n", is_executable = True)
-    return [DefaultInfo(runfiles = ctx.runfiles(files = wheels))]
+    return [DefaultInfo(runfiles = ctx.runfiles(files = wheels + [tool]))]
 
 manylinux_test = rule(
     implementation = _manylinux_test_impl,
@@ -34,5 +38,6 @@ manylinux_test = rule(
         "wheels": attr.label_list(allow_files = [".whl"]),
     },
     test = True,
-    doc = "auditwheel show agrees with the manylinux tag of every manylinux wheel.",
+    toolchains = ["//rules:rocm_wheel_toolchain_type"],
+    doc = "rocm-wheel check and auditwheel show agree with the manylinux tag of every manylinux wheel.",
 )
