@@ -21,6 +21,7 @@ use crate::wheel::{
 pub const DEFAULT_ALLOWED_EXTERNALS: &[&str] = &[
     "libamdhip64.so.*",
     "libhiprtc.so.*",
+    "libhiprtc-builtins.so.*",
     "libhsa-runtime64.so.*",
     "libamd_comgr.so.*",
     "librocblas.so.*",
@@ -33,12 +34,14 @@ pub const DEFAULT_ALLOWED_EXTERNALS: &[&str] = &[
     "libhipfft.so.*",
     "librocsparse.so.*",
     "libhipsparse.so.*",
+    "libhipsparselt.so.*",
     "librocrand.so.*",
     "libhiprand.so.*",
     "librccl.so.*",
     "libroctracer64.so.*",
     "libroctx64.so.*",
-    "librocprofiler-sdk.so.*",
+    "librocprofiler-sdk*.so.*",
+    "librocprofiler-register.so.*",
     "librocm_smi64.so.*",
     "libamd_smi.so.*",
     "librocm-core.so.*",
@@ -403,16 +406,20 @@ pub fn check_wheel(wheel: &Wheel, opts: &Options) -> Result<Report> {
                 ),
             }
         }
-        for (soname, r) in &e.resolutions {
-            if *r == Resolution::AllowedExternal {
-                add(
-                    Severity::Info,
-                    "allowed-external",
-                    file,
-                    format!("loads {soname} from the system (allowlisted, not bundled)"),
-                    "make sure the runtime (e.g. ROCm) that provides it is documented as a requirement".into(),
-                );
-            }
+        let allowed_here: Vec<&str> = e
+            .resolutions
+            .iter()
+            .filter(|(_, r)| *r == Resolution::AllowedExternal)
+            .map(|(s, _)| s.as_str())
+            .collect();
+        if !allowed_here.is_empty() {
+            add(
+                Severity::Info,
+                "allowed-external",
+                file,
+                format!("loads {} from the system (allowlisted, not bundled)", allowed_here.join(", ")),
+                "make sure the runtime (e.g. ROCm) that provides them is documented as a requirement".into(),
+            );
         }
         check_rpaths(e, &installed, wheel, opts, &mut add);
     }
@@ -734,13 +741,6 @@ fn check_rpaths(
             "link with -Wl,--enable-new-dtags, or convert it with rocm-wheel rpath".into(),
         );
     }
-    // Top-level directories this wheel installs, to tell "missing in this
-    // wheel" from "provided by some other installed package".
-    let owned_roots: BTreeSet<String> = wheel
-        .members
-        .iter()
-        .filter_map(|m| top_dir(&m.installed))
-        .collect();
     let origin = parent(&e.member.installed);
     let (kind, list) = if facts.runpath.is_empty() {
         ("DT_RPATH", &facts.rpath)
@@ -800,7 +800,7 @@ fn check_rpaths(
                 continue;
             }
             let shown = display_installed(&dir);
-            if top_dir(&format!("{prefix}x")).is_some_and(|t| owned_roots.contains(&t)) {
+            if owned_by_wheel(&dir, installed) {
                 add(
                     Severity::Warning,
                     "rpath-missing-target",
@@ -859,18 +859,27 @@ fn check_rpaths(
     }
 }
 
-/// Installed top-level location of a path: the first component under
-/// site-packages (a package or `.libs` directory), else the directory
-/// under the prefix (`/prefix/lib`).
-fn top_dir(installed: &str) -> Option<String> {
-    if let Some(rest) = installed.strip_prefix(&format!("{SITE_PACKAGES}/")) {
-        let (first, tail) = rest.split_once('/')?;
-        let _ = tail;
-        return Some(format!("{SITE_PACKAGES}/{first}"));
+/// Whether a missing directory would belong to this wheel (so its absence
+/// is a packaging mistake) rather than to another installed package: its
+/// nearest existing ancestor lies in a regular package of this wheel (one
+/// with `__init__.py`) or in a `*.libs` directory. Namespace directories
+/// (`jax_plugins/`), site-packages itself and the prefix are shared.
+fn owned_by_wheel(dir: &str, installed: &BTreeSet<&str>) -> bool {
+    let exists = |d: &str| {
+        let prefix = format!("{d}/");
+        installed.iter().any(|p| p.starts_with(&prefix))
+    };
+    let mut d = dir;
+    while d.starts_with(SITE_PACKAGES) && d.len() > SITE_PACKAGES.len() && !exists(d) {
+        d = parent(d);
     }
-    let rest = installed.strip_prefix("/prefix/")?;
-    let (first, _) = rest.split_once('/')?;
-    Some(format!("/prefix/{first}"))
+    while d.starts_with(SITE_PACKAGES) && d.len() > SITE_PACKAGES.len() {
+        if d.ends_with(".libs") || installed.contains(format!("{d}/__init__.py").as_str()) {
+            return true;
+        }
+        d = parent(d);
+    }
+    false
 }
 
 #[cfg(test)]
@@ -888,10 +897,20 @@ mod tests {
         );
         assert_eq!(expand_origin("${ORIGIN}", "/x/y").unwrap(), "/x/y");
         assert!(expand_origin("$ORIGINAL", "/x").is_none());
-        assert_eq!(
-            top_dir(&format!("{SITE_PACKAGES}/pkg/a/b.so")).unwrap(),
-            format!("{SITE_PACKAGES}/pkg")
-        );
-        assert!(top_dir(&format!("{SITE_PACKAGES}/toplevel.so")).is_none());
+        let files = [
+            format!("{SITE_PACKAGES}/pkg/__init__.py"),
+            format!("{SITE_PACKAGES}/pkg/x.so"),
+            format!("{SITE_PACKAGES}/ns/sub/__init__.py"),
+            format!("{SITE_PACKAGES}/ns/sub/x.so"),
+            format!("{SITE_PACKAGES}/pkg.libs/libz.so"),
+        ];
+        let set: BTreeSet<&str> = files.iter().map(String::as_str).collect();
+        let owned = |rel: &str| owned_by_wheel(&format!("{SITE_PACKAGES}/{rel}"), &set);
+        assert!(owned("pkg/missing/lib"));
+        assert!(owned("ns/sub/lib"));
+        assert!(owned("pkg.libs/sub"));
+        assert!(!owned("ns/rocm/lib"));
+        assert!(!owned("other/lib"));
+        assert!(!owned_by_wheel("/prefix/lib", &set));
     }
 }

@@ -383,6 +383,23 @@ fn rpath_hygiene() {
     assert_eq!(e.rpath, vec!["$ORIGIN"]);
     assert!(e.runpath.is_empty());
 
+    // A missing directory in a namespace package (no __init__.py, shared
+    // with other wheels, like jax_plugins/) is not this wheel's to provide.
+    let name = format!("nspkg/sub/rp_missing{EXT}");
+    let (_t, w_ns) = wheel_of(
+        &format!("ns-1.0-cp312-cp312-{M17}.whl"),
+        &[],
+        &[(name.as_str(), fixtures().ext("rp_missing"))],
+    );
+    let r_ns = check(&w_ns);
+    let codes_ns: Vec<_> = r_ns
+        .findings
+        .iter()
+        .filter(|f| f.file.is_some())
+        .map(|f| f.code)
+        .collect();
+    assert_eq!(codes_ns, vec!["rpath-outside-wheel"]);
+
     // An allowed prefix silences the absolute-path finding.
     let opts = Options {
         allow_rpath_prefixes: vec!["/opt/rocm".into()],
