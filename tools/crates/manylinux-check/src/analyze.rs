@@ -421,7 +421,7 @@ pub fn check_wheel(wheel: &Wheel, opts: &Options) -> Result<Report> {
                 "make sure the runtime (e.g. ROCm) that provides them is documented as a requirement".into(),
             );
         }
-        check_rpaths(e, &installed, wheel, opts, &mut add);
+        check_rpaths(e, &installed, opts, &mut add);
     }
 
     // Non-x86_64 ELF files.
@@ -717,7 +717,6 @@ fn suggest_pattern(soname: &str) -> String {
 fn check_rpaths(
     e: &ElfEval,
     installed: &BTreeSet<&str>,
-    wheel: &Wheel,
     opts: &Options,
     add: &mut impl FnMut(Severity, &'static str, Option<&str>, String, String),
 ) {
