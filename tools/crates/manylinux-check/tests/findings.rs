@@ -541,3 +541,61 @@ fn unreadable_inputs() {
         );
     }
 }
+
+/// AMDGPU code objects (HIP kernels shipped as files) are device code, not
+/// host ELF files: no findings. A host ELF for another CPU is an error.
+#[test]
+fn device_code_and_foreign_architecture() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    std::fs::write(
+        d.join("k.c"),
+        "__attribute__((visibility(\"default\"))) int k(void){return 1;}\n",
+    )
+    .unwrap();
+    let ok = std::process::Command::new("clang-15")
+        .args([
+            "-target",
+            "amdgcn-amd-amdhsa",
+            "-mcpu=gfx906",
+            "-nogpulib",
+            "-c",
+        ])
+        .arg(d.join("k.c"))
+        .arg("-o")
+        .arg(d.join("k.o"))
+        .status()
+        .expect("clang-15 is needed (apt-get install clang-15)");
+    assert!(ok.success());
+    let ok = std::process::Command::new("ld.lld-15")
+        .arg("-shared")
+        .arg(d.join("k.o"))
+        .arg("-o")
+        .arg(d.join("k.co"))
+        .status()
+        .expect("ld.lld-15 is needed (apt-get install lld-15)");
+    assert!(ok.success());
+    // The same x86_64 extension relabelled as aarch64 (e_machine at byte 18).
+    let mut foreign = fixtures().ext("ext_old");
+    foreign[18..20].copy_from_slice(&183u16.to_le_bytes());
+    let (_t, w) = wheel_of(
+        &format!("dev-1.0-cp312-cp312-{M17}.whl"),
+        &["ext_old"],
+        &[
+            ("pkg/kernels/k.gfx906.co", read(&d.join("k.co"))),
+            ("pkg/_arm.so", foreign),
+        ],
+    );
+    let r = check(&w);
+    assert!(codes(&r, "k.gfx906.co", Severity::Error).is_empty());
+    assert!(codes(&r, "k.gfx906.co", Severity::Warning).is_empty());
+    let dev = r.elfs.iter().find(|e| e.path.ends_with(".co")).unwrap();
+    assert_eq!(dev.machine, "amdgpu");
+    assert_eq!(dev.platform_tag, None);
+    assert_eq!(
+        codes(&r, "_arm.so", Severity::Error),
+        vec!["foreign-architecture"]
+    );
+    // The x86_64 files alone decide the tag.
+    assert_eq!(r.platform_tag.as_deref(), Some(M17));
+}
