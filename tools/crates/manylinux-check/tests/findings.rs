@@ -447,6 +447,22 @@ fn tag_consistency() {
         vec!["purelib-with-binaries"]
     );
 
+    // ELF files under *.data/purelib are purelib too; *.data/platlib is fine.
+    let (_t, w) = wheel_of(
+        &format!("d-1.0-cp312-cp312-{M17}.whl"),
+        &[],
+        &[
+            ("d-1.0.data/purelib/pkg/_a.so", f.ext("ext_old")),
+            ("d-1.0.data/platlib/pkg/_b.so", f.ext("ext_old")),
+        ],
+    );
+    let r = check(&w);
+    assert_eq!(
+        codes(&r, "purelib/pkg/_a.so", Severity::Error),
+        vec!["purelib-with-binaries"]
+    );
+    assert!(codes(&r, "platlib/pkg/_b.so", Severity::Error).is_empty());
+
     // Claiming a newer policy than needed is only a note.
     let (_t, w) = wheel_of(
         "n-1.0-cp312-cp312-manylinux_2_28_x86_64.whl",
