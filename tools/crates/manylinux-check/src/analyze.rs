@@ -511,7 +511,7 @@ pub fn check_wheel(wheel: &Wheel, opts: &Options) -> Result<Report> {
                     format!("claims {tag}, which PyPI does not accept"),
                     match &needed_tag {
                         Some(t) if t.starts_with("manylinux") => format!("retag as {t}"),
-                        _ => "fix the errors above, then retag as manylinux".into(),
+                        _ => "fix the per-file errors, then retag as manylinux".into(),
                     },
                 ),
                 PlatformTag::Manylinux { tag, arch, .. } if arch != ARCH => add(
@@ -537,8 +537,8 @@ pub fn check_wheel(wheel: &Wheel, opts: &Options) -> Result<Report> {
                     Severity::Error,
                     "platform-tag",
                     None,
-                    format!("claims {tag}, but its ELF files fit no manylinux policy (linux_{ARCH}); see the errors above"),
-                    "fix the errors above".into(),
+                    format!("claims {tag}, but its ELF files fit no manylinux policy (linux_{ARCH}); see the per-file errors"),
+                    "fix the per-file errors (or tag it linux_x86_64 for local use only)".into(),
                 ),
                 Some(k) if policies.policies[k].glibc > *glibc => add(
                     Severity::Error,
