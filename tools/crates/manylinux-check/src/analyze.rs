@@ -299,6 +299,30 @@ pub fn check_wheel(wheel: &Wheel, opts: &Options) -> Result<Report> {
             _ => None,
         })
         .min_by_key(|(_, g)| *g);
+    // A wheel for another CPU cannot be judged with x86_64 policies; say so
+    // instead of flagging every file as foreign.
+    let other_arch: Vec<&str> = classified
+        .iter()
+        .filter_map(|c| match c {
+            PlatformTag::Manylinux { arch, .. } | PlatformTag::Linux { arch, .. }
+                if arch != ARCH =>
+            {
+                Some(arch.as_str())
+            }
+            _ => None,
+        })
+        .collect();
+    if evals.is_empty()
+        && !wheel.elfs.is_empty()
+        && !other_arch.is_empty()
+        && other_arch.len() == classified.len()
+    {
+        bail!(
+            "{} is a wheel for {}; rocm-wheel check knows the {ARCH} manylinux policies only",
+            wheel.file_name,
+            other_arch[0]
+        );
+    }
     let target: Option<usize> = target_override.or_else(|| {
         let (_, glibc) = claimed_manylinux.as_ref()?;
         // A claim between two known policies is checked against the older one.

@@ -614,4 +614,21 @@ fn device_code_and_foreign_architecture() {
     );
     // The x86_64 files alone decide the tag.
     assert_eq!(r.platform_tag.as_deref(), Some(M17));
+
+    // A wheel for another CPU is out of scope: an input error, not findings.
+    let mut arm = fixtures().ext("ext_old");
+    arm[18..20].copy_from_slice(&183u16.to_le_bytes());
+    let (_t, w) = wheel_of(
+        "arm-1.0-cp312-cp312-manylinux_2_17_aarch64.whl",
+        &[],
+        &[("pkg/_arm.so", arm)],
+    );
+    let e = format!(
+        "{:#}",
+        check_wheel_file(&w, &Options::default()).unwrap_err()
+    );
+    assert!(
+        e.contains("aarch64") && e.contains("x86_64 manylinux policies only"),
+        "{e}"
+    );
 }
