@@ -632,3 +632,26 @@ fn device_code_and_foreign_architecture() {
         "{e}"
     );
 }
+
+/// Reading ELF members sparsely (as done for members over 32 MiB) gives
+/// the same report as reading them whole.
+#[test]
+fn sparse_reading_gives_the_same_report() {
+    let (_t, w) = wheel_of(
+        &format!("sp-1.0-cp312-cp312-{M17}.whl"),
+        &[
+            "ext_old",
+            "ext_new",
+            "ext_dep",
+            "ext_z",
+            "ext_isa",
+            "rp_dtrpath",
+        ],
+        &[("pkg.libs/libdep.so.1", fixtures().lib("libdep.so.1"))],
+    );
+    let whole = check(&w);
+    let wheel = manylinux_check::wheel::read_wheel_with_threshold(&w, 0).unwrap();
+    let sparse = manylinux_check::check_wheel(&wheel, &Options::default()).unwrap();
+    assert_eq!(sparse.to_json(), whole.to_json());
+    assert!(whole.has_errors(), "the fixture should exercise findings");
+}
