@@ -21,9 +21,10 @@ use anyhow::{bail, Result};
 /// Members at most this big are read whole.
 pub const SPARSE_THRESHOLD: u64 = 32 << 20;
 /// How much of the file start pass 1 keeps, at most.
-pub const HEAD_CAP: u64 = 64 << 20;
+pub const HEAD_CAP: u64 = 16 << 20;
 
 const SHT_STRTAB: u32 = 3;
+const SHT_NOBITS: u32 = 8;
 const SHT_DYNAMIC: u32 = 6;
 const SHT_NOTE: u32 = 7;
 const SHT_DYNSYM: u32 = 11;
@@ -213,15 +214,43 @@ pub fn sparse_image(reopen: &mut Reopen, size: u64, head_cap: u64) -> Result<Vec
             }
         }
     }
-    if needed.iter().all(|&(a, b)| covered(&keep, a, b)) {
-        return Ok(buf);
+    // A section reaching past the end means a truncated file: let the
+    // parser see the real thing and report it.
+    for i in 0..h.shnum {
+        let (sh_type, off, sz, _) = section(&buf, i);
+        if sh_type != SHT_NOBITS && off.checked_add(sz).is_none_or_gt(size) {
+            full(reopen, &mut buf)?;
+            return Ok(buf);
+        }
     }
-    #[cfg(test)]
-    SECOND_PASSES.with(|c| c.set(c.get() + 1));
-    // Pass 2: exactly what the section headers name.
-    keep.extend(needed);
-    stream(reopen, &mut buf, &keep)?;
+    if !needed.iter().all(|&(a, b)| covered(&keep, a, b)) {
+        #[cfg(test)]
+        SECOND_PASSES.with(|c| c.set(c.get() + 1));
+        // Pass 2: exactly what the section headers name.
+        keep.extend(needed);
+        stream(reopen, &mut buf, &keep)?;
+    }
+    // Sections that were not read are zeros; mark them empty so the parser
+    // does not walk them (a zeroed string table would parse as millions of
+    // empty strings).
+    for i in 0..h.shnum {
+        let (sh_type, off, sz, _) = section(&buf, i);
+        if sh_type != SHT_NOBITS && !covered(&keep, off, off + sz) {
+            let o = (h.shoff + i * h.shentsize) as usize + 32;
+            buf[o..o + 8].copy_from_slice(&0u64.to_le_bytes());
+        }
+    }
     Ok(buf)
+}
+
+/// `None` (overflow) or a value above `limit`.
+trait PastEnd {
+    fn is_none_or_gt(self, limit: u64) -> bool;
+}
+impl PastEnd for Option<u64> {
+    fn is_none_or_gt(self, limit: u64) -> bool {
+        !matches!(self, Some(v) if v <= limit)
+    }
 }
 
 #[cfg(test)]
