@@ -218,7 +218,7 @@ pub fn sparse_image(reopen: &mut Reopen, size: u64, head_cap: u64) -> Result<Vec
     // parser see the real thing and report it.
     for i in 0..h.shnum {
         let (sh_type, off, sz, _) = section(&buf, i);
-        if sh_type != SHT_NOBITS && off.checked_add(sz).is_none_or_gt(size) {
+        if sh_type != SHT_NOBITS && past_end(off.checked_add(sz), size) {
             full(reopen, &mut buf)?;
             return Ok(buf);
         }
@@ -244,13 +244,8 @@ pub fn sparse_image(reopen: &mut Reopen, size: u64, head_cap: u64) -> Result<Vec
 }
 
 /// `None` (overflow) or a value above `limit`.
-trait PastEnd {
-    fn is_none_or_gt(self, limit: u64) -> bool;
-}
-impl PastEnd for Option<u64> {
-    fn is_none_or_gt(self, limit: u64) -> bool {
-        !matches!(self, Some(v) if v <= limit)
-    }
+fn past_end(end: Option<u64>, limit: u64) -> bool {
+    !matches!(end, Some(v) if v <= limit)
 }
 
 #[cfg(test)]
