@@ -555,6 +555,15 @@ fn unreadable_inputs() {
             e.contains("pkg/_trunc.so") && e.contains("truncated or corrupt"),
             "cut {cut}: {e}"
         );
+        // The same through the sparse reader used for big members.
+        let e = format!(
+            "{:#}",
+            manylinux_check::wheel::read_wheel_with_threshold(&w, 0).unwrap_err()
+        );
+        assert!(
+            e.contains("pkg/_trunc.so") && e.contains("truncated or corrupt"),
+            "sparse, cut {cut}: {e}"
+        );
     }
 }
 
