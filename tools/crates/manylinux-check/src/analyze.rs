@@ -591,8 +591,7 @@ pub fn check_wheel(wheel: &Wheel, opts: &Options) -> Result<Report> {
     let elfs = wheel
         .elfs
         .iter()
-        .enumerate()
-        .map(|(i, (member, facts))| {
+        .map(|(member, facts)| {
             let eval = evals.iter().find(|e| std::ptr::eq(e.facts, facts));
             let mut r = ElfReport {
                 path: member.name.clone(),
@@ -633,7 +632,6 @@ pub fn check_wheel(wheel: &Wheel, opts: &Options) -> Result<Report> {
                     None => format!("linux_{ARCH}"),
                 });
             }
-            let _ = i;
             r
         })
         .collect();
