@@ -24,7 +24,7 @@ pub use amdgpu::{
     check_code_object, mach_of_processor, processor_of_mach, read_code_object_header,
     validate_device_id, CodeObjectHeader, EntryId, EF_AMDGPU_MACH, EM_AMDGPU,
 };
-pub use read::{read_bundle, read_bundles, Bundle, CompressedHeader, Entry, Limits};
+pub use read::{read_bundle, read_bundles, Bundle, BundleIter, CompressedHeader, Entry, Limits};
 pub use write::{
     build_uncompressed, compress, host_entry_id, write_atomically, write_bundle_file, Compression,
     WriteRequest,
