@@ -3,6 +3,7 @@
 
 use anyhow::{bail, Result};
 
+const ET_DYN: u16 = 3;
 /// `e_machine` of AMDGPU code objects.
 pub const EM_AMDGPU: u16 = 224;
 /// Processor selection mask of `e_flags`.
@@ -253,6 +254,14 @@ pub fn read_code_object_header(data: &[u8], name: &str) -> Result<CodeObjectHead
 pub fn check_code_object(id: &str, data: &[u8], name: &str) -> Result<()> {
     let e = EntryId::parse(id);
     let hdr = read_code_object_header(data, name)?;
+    // The runtime loads only linked code objects.
+    if hdr.e_type != ET_DYN {
+        bail!(
+            "{name} is an unlinked AMDGPU object (ELF e_type {}), not a code object; \
+             link it first, e.g. `ld.lld -shared {name} -o out.co`",
+            hdr.e_type
+        );
+    }
     let want = mach_of_processor(e.processor());
     if want != Some(hdr.mach()) {
         let got = hdr

@@ -71,7 +71,8 @@ pub struct Bundle {
 }
 
 impl Bundle {
-    /// The data of an entry of this bundle.
+    /// The data of an entry of this bundle (`e` must be one of
+    /// `self.entries`; entries are bounds-checked when read).
     pub fn entry_data(&self, e: &Entry) -> &[u8] {
         // Bounds were checked when the entry was parsed.
         &self.data[e.offset as usize..(e.offset + e.size) as usize]
@@ -364,7 +365,7 @@ fn decompress(method: Method, stream: &[u8], expected: u64) -> Result<Vec<u8>> {
     // Grow with the real output instead of trusting the header for the
     // initial allocation; `take` stops a stream that would exceed it.
     let mut out = Vec::with_capacity(expected.min(64 << 20) as usize);
-    let limit = expected + 1;
+    let limit = expected.saturating_add(1);
     let r = match method {
         Method::Zstd => {
             // One frame, as LLVM writes; lets a v1 stream be followed by padding.
