@@ -421,7 +421,8 @@ fn inspect_wheel(path: &Path) -> Result<(WheelInfo, Vec<ElfInfo>, Vec<BundleFile
     let version = header(&metadata, "Version")
         .context("METADATA has no Version field")?
         .to_string();
-    if normalize(&fname_name) != normalize(&name) || fname_version != version {
+    // File names spell `-` in versions as `_` (PEP 427 escaping).
+    if normalize(&fname_name) != normalize(&name) || fname_version != version.replace('-', "_") {
         bail!(
             "file name says {fname_name} {fname_version} but METADATA says {name} {version}; \
              rename the file or fix METADATA"
@@ -433,6 +434,9 @@ fn inspect_wheel(path: &Path) -> Result<(WheelInfo, Vec<ElfInfo>, Vec<BundleFile
     let wheel_version = header(&wheel_meta, "Wheel-Version")
         .context("WHEEL has no Wheel-Version field")?
         .to_string();
+    if !wheel_version.starts_with("1.") {
+        bail!("Wheel-Version {wheel_version} is not supported (only 1.x wheels are defined)");
+    }
     let tags: Vec<String> = wheel_meta
         .iter()
         .filter(|(k, _)| k.eq_ignore_ascii_case("Tag"))
