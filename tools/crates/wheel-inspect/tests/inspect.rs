@@ -449,6 +449,29 @@ fn real_jax_rocm7_plugin_wheel() {
         }
         bundles += e.bundles.len();
         all_targets.extend(e.targets.keys().cloned());
+
+        // Our writer lays out the same inputs byte for byte like the
+        // compiler that built the shipped wheel.
+        let data = std::fs::read(&so).unwrap();
+        let Some(sec) = offload_bundle::hip_fatbin_section(&data).unwrap() else {
+            continue;
+        };
+        for b in offload_bundle::read_bundles(sec, &Default::default()).unwrap() {
+            let host = b.entries.iter().find(|e| e.parsed_id().is_host()).unwrap();
+            assert!(host.id.ends_with('-'), "{}", host.id);
+            let triple = host.parsed_id().triple.to_string();
+            let devices: Vec<(String, Vec<u8>)> = b
+                .device_entries()
+                .map(|en| (en.id.clone(), b.entry_data(en).to_vec()))
+                .collect();
+            let ours = offload_bundle::build_uncompressed(&triple, &devices).unwrap();
+            assert!(
+                ours == b.uncompressed(),
+                "{}: bundle at {} differs",
+                e.path,
+                b.start
+            );
+        }
     }
     assert!(
         bundles >= 4,
