@@ -294,7 +294,11 @@ def _hip_library_impl(ctx):
     bundles = []
     for src in ctx.files.srcs:
         entries = [(t, per_target[t][src.path]) for t in targets if src.path in per_target[t]]
-        bundle = _bundle(ctx, hip, src, entries, compress) if entries else None
+
+        # Always embed a bundle: without one clang leaves __hip_fatbin
+        # undefined. A host-only bundle loads fine; launches then fail with
+        # hipErrorNoBinaryForGpu, as for any GPU the wheel was not built for.
+        bundle = _bundle(ctx, hip, src, entries, compress)
         obj = ctx.actions.declare_file("_hip/{}/{}.pic.o".format(ctx.label.name, _stem(src)))
         args = ctx.actions.args()
         args.add_all([
@@ -309,10 +313,9 @@ def _hip_library_impl(ctx):
         ])
         args.add_all(_include_flags(ctx) + dep_flags + _define_flags(ctx.attr.defines + ctx.attr.local_defines) + ctx.attr.copts)
         inputs = [src] + ctx.files.hdrs
-        if bundle:
-            args.add_all(["-Xclang", "-fcuda-include-gpubinary", "-Xclang", bundle.path])
-            inputs.append(bundle)
-            bundles.append(bundle)
+        args.add_all(["-Xclang", "-fcuda-include-gpubinary", "-Xclang", bundle.path])
+        inputs.append(bundle)
+        bundles.append(bundle)
         args.add_all(["-c", src.path, "-o", obj.path])
         ctx.actions.run(
             executable = hip.rocm.executable,
