@@ -206,7 +206,7 @@ hip_device_code = rule(
 def _bundle(ctx, hip, src, entries, compress):
     out = ctx.actions.declare_file("_hip/{}/{}.hipfb".format(ctx.label.name, _stem(src)))
     inputs = [co for _, co in entries]
-    if _USE_ROCM_WHEEL_BUNDLE:
+    if _USE_ROCM_WHEEL_BUNDLE and entries:
         args = ctx.actions.args()
         args.add_all(["bundle", "write", "--output", out.path, "--compress", compress, "--host-triple", HOST_TRIPLE])
         for t, co in entries:
@@ -220,7 +220,9 @@ def _bundle(ctx, hip, src, entries, compress):
             progress_message = "Bundling %s for %s" % (src.short_path, ",".join([t for t, _ in entries])),
         )
     else:
-        if compress not in ("none",):
+        # Also the host-only bundle of a source no target could compile
+        # (`rocm-wheel bundle write` wants at least one entry).
+        if entries and compress != "none":
             fail("{}: --//:hip_bundle_compression={} needs `rocm-wheel bundle write` (clang-offload-bundler of {} writes uncompressed bundles only)".format(ctx.label, compress, hip.rocm.name))
         ctx.actions.run(
             executable = hip.bundler,
@@ -415,7 +417,10 @@ def hip_library(
         analysis error.
       **kwargs: visibility, tags, testonly, target_compatible_with, ...
     """
-    device_kwargs = {k: v for k, v in kwargs.items() if k in ("tags", "testonly")}
+    # "manual": only meaningful under hip_library's split transition, so
+    # keep it out of `//...` and `:all`.
+    device_kwargs = {k: v for k, v in kwargs.items() if k in ("testonly",)}
+    device_kwargs["tags"] = kwargs.get("tags", []) + ["manual"]
     hip_device_code(
         name = name + "_device",
         srcs = srcs,
