@@ -77,7 +77,7 @@ def _platform_label(target):
     return str(Label("//platforms:" + target))
 
 def _device_split_impl(settings, _attr):
-    expanded = expand_gfx(settings[str(Label(_FLAG))], flag = "--//:gfx")
+    expanded = expand_gfx(settings[str(Label(_FLAG))], flag = "--" + str(Label(_FLAG)))
     if expanded.error:
         fail(expanded.error)
     return {

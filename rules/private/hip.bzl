@@ -3,9 +3,13 @@
 For each source file and each gfx target of --//:gfx:
   HipDeviceCompile (+ HipDeviceLink for the second compiler) -> <src>.<gfx>.co
 in that target's own device configuration (split transition; the action's
-command line names only its own target), then per source file:
-  HipBundle    `rocm-wheel bundle write` -> <src>.hipfb
-  HipHostCompile  clang++ --cuda-host-only -fcuda-include-gpubinary <src>.hipfb
+command line names only its own target), and per source file:
+  HipHostCompile  clang++ --cuda-host-only -fcuda-include-gpubinary <placeholder>
+                  (independent of the gfx set: never re-runs when it changes)
+  HipBundle       `rocm-wheel bundle write` -> <src>.hipfb
+  HipEmbed        llvm-objcopy --update-section .hip_fatbin=<src>.hipfb
+The host object refers to its fatbin through a relocation against the
+.hip_fatbin section, so replacing the section's bytes is all embedding takes.
 The host objects form an alwayslink static library in CcInfo, so cc_binary,
 cc_shared_library and cc_library link it like any C++ library; the HIP
 runtime is linked with -lamdhip64 (no RUNPATH: the final binary sets it).
@@ -292,6 +296,10 @@ def _hip_library_impl(ctx):
         dep_flags += ["-isystem", d]
     dep_flags += _define_flags(dep_ctx.defines.to_list())
 
+    # The host compile embeds this; HipEmbed swaps in the real bundle. Its
+    # bytes never change, so neither does the host compile's action key.
+    placeholder = ctx.actions.declare_file("_hip/{}/placeholder.hipfb".format(ctx.label.name))
+    ctx.actions.write(placeholder, "rules_rocm: replaced by HipEmbed with the offload bundle\n")
     host_objects = []
     bundles = []
     for src in ctx.files.srcs:
@@ -301,6 +309,7 @@ def _hip_library_impl(ctx):
         # undefined. A host-only bundle loads fine; launches then fail with
         # hipErrorNoBinaryForGpu, as for any GPU the wheel was not built for.
         bundle = _bundle(ctx, hip, src, entries, compress)
+        host = ctx.actions.declare_file("_hip/{}/{}.host.o".format(ctx.label.name, _stem(src)))
         obj = ctx.actions.declare_file("_hip/{}/{}.pic.o".format(ctx.label.name, _stem(src)))
         args = ctx.actions.args()
         args.add_all([
@@ -314,19 +323,25 @@ def _hip_library_impl(ctx):
             "--rocm-path=" + hip.rocm_path,
         ])
         args.add_all(_include_flags(ctx) + dep_flags + _define_flags(ctx.attr.defines + ctx.attr.local_defines) + ctx.attr.copts)
-        inputs = [src] + ctx.files.hdrs
-        args.add_all(["-Xclang", "-fcuda-include-gpubinary", "-Xclang", bundle.path])
-        inputs.append(bundle)
-        bundles.append(bundle)
-        args.add_all(["-c", src.path, "-o", obj.path])
+        args.add_all(["-Xclang", "-fcuda-include-gpubinary", "-Xclang", placeholder.path])
+        args.add_all(["-c", src.path, "-o", host.path])
         ctx.actions.run(
             executable = hip.rocm.executable,
             arguments = [args],
-            inputs = depset(inputs, transitive = [dep_ctx.headers]),
-            outputs = [obj],
+            inputs = depset([src, placeholder] + ctx.files.hdrs, transitive = [dep_ctx.headers]),
+            outputs = [host],
             mnemonic = "HipHostCompile",
-            progress_message = "Compiling HIP host code %s (%d device target(s))" % (src.short_path, len(entries)),
+            progress_message = "Compiling HIP host code %s" % src.short_path,
         )
+        ctx.actions.run(
+            executable = hip.objcopy,
+            arguments = ["--update-section", ".hip_fatbin=" + bundle.path, host.path, obj.path],
+            inputs = [host, bundle],
+            outputs = [obj],
+            mnemonic = "HipEmbed",
+            progress_message = "Embedding %s (%d device target(s))" % (bundle.short_path, len(entries)),
+        )
+        bundles.append(bundle)
         host_objects.append(obj)
 
     compilation_context = _cc_common.create_compilation_context(
@@ -417,6 +432,7 @@ def hip_library(
         analysis error.
       **kwargs: visibility, tags, testonly, target_compatible_with, ...
     """
+
     # "manual": only meaningful under hip_library's split transition, so
     # keep it out of `//...` and `:all`.
     device_kwargs = {k: v for k, v in kwargs.items() if k in ("testonly",)}

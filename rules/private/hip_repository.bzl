@@ -102,6 +102,7 @@ def _rocm_hip_repository_impl(rctx):
     unavailable = ""
     clang = None
     bundler = None
+    objcopy = None
     device_lib = ""
     runtime_dir = ""
     clang_targets = []
@@ -124,6 +125,7 @@ def _rocm_hip_repository_impl(rctx):
         else:
             clang_dir = str(rctx.path(clang).realpath.dirname)
             bundler = _first(rctx, [clang_dir + "/clang-offload-bundler"] + [d + "/clang-offload-bundler" for d in clang_dirs])
+            objcopy = _first(rctx, [clang_dir + "/llvm-objcopy"] + [d + "/llvm-objcopy" for d in clang_dirs])
             device_lib = _first(rctx, [
                 root + "/amdgcn/bitcode",
                 root + "/lib/llvm/amdgcn/bitcode",
@@ -139,6 +141,8 @@ def _rocm_hip_repository_impl(rctx):
             runtime_dir = str(rctx.path(runtime).dirname) if runtime else ""
             if not device_lib:
                 unavailable = "ROCm root {} has no device library (amdgcn/bitcode/ocml.bc); install rocm-device-libs".format(root)
+            elif not bundler or not objcopy:
+                unavailable = "the ROCm LLVM at {} lacks clang-offload-bundler or llvm-objcopy".format(clang_dir)
             elif not runtime:
                 unavailable = "ROCm root {} has no libamdhip64.so; install the HIP runtime (libamdhip64-dev)".format(root)
             else:
@@ -157,8 +161,8 @@ def _rocm_hip_repository_impl(rctx):
                 first = r.stdout.splitlines()[0] if r.stdout else "clang"
                 clang_name = "{} (ROCm {} at {})".format(first.strip(), version or "?", root)
                 rctx.symlink(clang, "bin/clang++")
-                if bundler:
-                    rctx.symlink(bundler, "bin/clang-offload-bundler")
+                rctx.symlink(bundler, "bin/clang-offload-bundler")
+                rctx.symlink(objcopy, "bin/llvm-objcopy")
 
     zig = _find_zig(rctx)
     zig_targets = []
@@ -181,6 +185,7 @@ package(default_visibility = ["//visibility:public"])
 hip_toolchain(
     name = "hip",
     bundler = {bundler},
+    objcopy = {objcopy},
     clang = {clang},
     clang_name = {clang_name},
     clang_nogpulib_targets = {nogpulib},
@@ -210,8 +215,9 @@ toolchain(
         toolchain_type = _abs_label(Label("//rules:hip_toolchain_type")),
         root = root,
         how = how,
-        bundler = repr(":bin/clang-offload-bundler") if bundler else "None",
-        clang = repr(":bin/clang++") if clang and not unavailable else "None",
+        bundler = repr(":bin/clang-offload-bundler") if not unavailable else "None",
+        objcopy = repr(":bin/llvm-objcopy") if not unavailable else "None",
+        clang = repr(":bin/clang++") if not unavailable else "None",
         clang_name = repr(clang_name),
         nogpulib = repr(nogpulib),
         clang_targets = repr(clang_targets),

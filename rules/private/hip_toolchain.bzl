@@ -49,6 +49,7 @@ def _hip_toolchain_impl(ctx):
             rocm = rocm,
             second = second,
             bundler = ctx.executable.bundler,
+            objcopy = ctx.executable.objcopy,
         ),
     )]
 
@@ -62,6 +63,7 @@ hip_toolchain = rule(
         "clang_targets": attr.string_list(doc = "gfx targets the ROCm clang compiles."),
         "device_lib_path": attr.string(doc = "Directory with ocml.bc etc."),
         "host_offload_arch": attr.string(doc = "Any target the ROCm clang accepts; host-only compiles need one."),
+        "objcopy": attr.label(executable = True, allow_single_file = True, cfg = "exec", doc = "llvm-objcopy of the ROCm LLVM (replaces .hip_fatbin)."),
         "rocm_path": attr.string(doc = "The ROCm root (headers under include/)."),
         "rocm_version": attr.string(doc = "major.minor of HIP, e.g. 5.2."),
         "runtime_lib_dir": attr.string(doc = "Directory holding libamdhip64.so."),
