@@ -17,7 +17,7 @@ echo "--- downstream build --@rules_rocm//:gfx=gfx950-dcgpu,gfx1201"
   || { tail -40 "$tmp/build.err" >&2; fail "downstream build"; }
 whl=bazel-bin/downstream_hip-0.1.0-py3-none-manylinux_2_28_x86_64.whl
 got=$(python3 "$root/tests/gfx/bundle_targets.py" "$whl" | tr '\n' ' ')
-[[ $got == "gfx950 gfx1201 " ]] || fail "downstream wheel bundles hold [$got], want [gfx950 gfx1201]"
+[[ $got == "gfx1201 gfx950 " ]] || fail "downstream wheel bundles hold [$got], want [gfx1201 gfx950]"
 runpath=$(unzip -p "$whl" downstream_hip/libdownstream_saxpy.so >"$tmp/lib.so" && readelf -d "$tmp/lib.so" | grep -E 'RUNPATH|RPATH' || true)
 [[ $runpath == *'[$ORIGIN/../rocm/lib]'* ]] || fail "RUNPATH of the downstream library: $runpath"
 
