@@ -4,6 +4,7 @@
 # --@rules_rocm//:gfx. Its own Bazel server (one per workspace) is shut down
 # at the end to give the memory back.
 set -euo pipefail
+export LC_ALL=C
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$root/examples/downstream"
 BAZEL=${BAZEL:-bazel}

@@ -11,6 +11,7 @@
 #     configured compiler cannot build;
 #  4. $(ROCM_OFFLOAD_ARCH_COPTS) for hipcc-style cc_library copts.
 set -euo pipefail
+export LC_ALL=C
 cd "$(dirname "$0")/../.."
 BAZEL=${BAZEL:-bazel}
 FLAGS=(--config=offline)
@@ -63,7 +64,11 @@ check_set() {
     || { tail -30 "$tmp/build.err" >&2; fail "build of //examples/pjrt:wheel with --//:gfx=$value"; }
   got=$(python3 tests/gfx/bundle_targets.py "$WHEEL")
   [[ $got == "$want" ]] || fail "bundles in $WHEEL hold [$(echo $got)], want [$(echo $want)]"
-  got=$(rocm_wheel inspect "$WHEEL" | grep -oE 'gfx[0-9a-z]+' | sort -u)
+  rocm_wheel inspect "$WHEEL" --json >"$tmp/inspect.json" || fail "rocm-wheel inspect $WHEEL"
+  got=$(python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+print("\n".join(sorted({t.split(":")[0] for e in r["elf_files"] for t in e["targets"]})))' "$tmp/inspect.json")
   [[ $got == "$want" ]] || fail "rocm-wheel inspect $WHEEL lists [$(echo $got)], want [$(echo $want)]"
 }
 
