@@ -49,9 +49,9 @@ HipSettingInfo = provider(doc = "Value of a rules_rocm string setting.", fields 
 HOST_TRIPLE = "x86_64-unknown-linux-gnu"
 HIP_OFFLOAD_KIND = "hipv4-amdgcn-amd-amdhsa--"
 
-# Until `rocm-wheel bundle write` is on main, bundles come from the ROCm
-# clang-offload-bundler (uncompressed). Flip once the Rust tool lands.
-_USE_ROCM_WHEEL_BUNDLE = False
+# Bundles are written by `rocm-wheel bundle write` (compression selectable);
+# False falls back to the ROCm clang-offload-bundler (uncompressed only).
+_USE_ROCM_WHEEL_BUNDLE = True
 
 _HDR_EXTS = [".h", ".hh", ".hpp", ".hxx", ".inc", ".cuh", ".inl"]
 _SRC_EXTS = [".hip", ".cu", ".cc", ".cpp", ".cxx"]
@@ -395,7 +395,9 @@ hip_library_rule = rule(
         "_cc_toolchain": attr.label(default = "@bazel_tools//tools/cpp:current_cc_toolchain"),
         "_compression": attr.label(default = Label("//:hip_bundle_compression")),
     })),
-    toolchains = [str(HIP_TOOLCHAIN_TYPE), str(ROCM_WHEEL_TOOLCHAIN_TYPE)],
+    # The C++ toolchain type too: Bazel >= 7 resolves the C++ toolchain
+    # through it (find_cpp_toolchain), Bazel 4 through _cc_toolchain.
+    toolchains = [str(HIP_TOOLCHAIN_TYPE), str(ROCM_WHEEL_TOOLCHAIN_TYPE), "@bazel_tools//tools/cpp:toolchain_type"],
     fragments = ["cpp"],
     doc = "Internal rule behind the hip_library macro.",
 )

@@ -20,6 +20,9 @@ trap 'rm -rf "$tmp"' EXIT
 WHEEL=bazel-bin/examples/pjrt/jax_rocm7_pjrt-0.7.1-py3-none-manylinux_2_28_x86_64.whl
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
+# The bundle parser needs zstandard (compressed bundles): the repo's venv.
+PY="${ROCM_WHEEL_VENV:-$PWD/.venv}/bin/python"
+[[ -x $PY ]] || fail "$PY missing: run \`make setup\` first"
 
 rocm_wheel() {
   local rw
@@ -62,7 +65,7 @@ check_set() {
   [[ $got == "$want" ]] || fail "aquery for $value: device compiles for [$(echo $got)], want [$(echo $want)]"
   "$BAZEL" build "${FLAGS[@]}" "--//:gfx=$value" //examples/pjrt:wheel 2>"$tmp/build.err" \
     || { tail -30 "$tmp/build.err" >&2; fail "build of //examples/pjrt:wheel with --//:gfx=$value"; }
-  got=$(python3 tests/gfx/bundle_targets.py "$WHEEL")
+  got=$("$PY" tests/gfx/bundle_targets.py "$WHEEL")
   [[ $got == "$want" ]] || fail "bundles in $WHEEL hold [$(echo $got)], want [$(echo $want)]"
   rocm_wheel inspect "$WHEEL" --json >"$tmp/inspect.json" || fail "rocm-wheel inspect $WHEEL"
   got=$(python3 -c '
@@ -79,6 +82,16 @@ check_set gfx94X-dcgpu gfx942
 check_set gfx950-dcgpu gfx950
 check_set gfx90X-dcgpu gfx906 gfx908 gfx90a
 check_set gfx120X-all,gfx94X-dcgpu gfx1200 gfx1201 gfx942
+
+# Compressed bundles (what ROCm >= 6.2 runtimes read) and the manylinux check.
+echo "--- --//:hip_bundle_compression=zstd, rocm-wheel check"
+"$BAZEL" build "${FLAGS[@]}" --//:gfx=gfx120X-all --//:hip_bundle_compression=zstd //examples/pjrt:wheel 2>"$tmp/build.err" \
+  || { tail -30 "$tmp/build.err" >&2; fail "build with zstd bundles"; }
+rocm_wheel inspect "$WHEEL" >"$tmp/inspect.txt"
+grep -qE 'offload bundles: 2 \(1 uncompressed, 1 zstd v[23]\)' "$tmp/inspect.txt" \
+  || { cat "$tmp/inspect.txt" >&2; fail "want one zstd bundle (vector_add) and one host-only bundle (radix_sort)"; }
+[[ $("$PY" tests/gfx/bundle_targets.py "$WHEEL" | tr '\n' ' ') == "gfx1200 gfx1201 " ]] || fail "zstd bundles do not hold gfx1200 gfx1201"
+rocm_wheel check "$WHEEL" >"$tmp/check.txt" 2>&1 || { cat "$tmp/check.txt" >&2; fail "rocm-wheel check rejects the manylinux_2_28 tag"; }
 
 # 2. No device recompile when a target is dropped.
 echo "--- gfx1200,gfx1201 -> gfx1201 re-runs no device compile"
@@ -109,7 +122,7 @@ for m in ("HipBundle", "HipEmbed", "CppLink", "RocmWheel"):
     if not counts[m]:
         sys.exit("FAIL: no %s action ran; the narrowed set must rebuild bundles, embed, link and wheel" % m)
 PY
-[[ $(python3 tests/gfx/bundle_targets.py "$WHEEL") == gfx1201 ]] || fail "wheel after narrowing does not hold exactly gfx1201"
+[[ $("$PY" tests/gfx/bundle_targets.py "$WHEEL") == gfx1201 ]] || fail "wheel after narrowing does not hold exactly gfx1201"
 
 # 3. Errors.
 expect_error() {
