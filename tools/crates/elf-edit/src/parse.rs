@@ -277,6 +277,37 @@ pub fn parse<S: ReadAt + ?Sized>(src: &S) -> Result<Parsed> {
 }
 
 impl Parsed {
+    /// Whether the section headers are consistent enough to rewrite
+    /// (indices in range, contents inside the file, symbol tables of whole
+    /// Elf64_Sym entries, sections not overlapping the ELF or program
+    /// headers). Otherwise they are left in their order and nothing they
+    /// describe is moved or rewritten.
+    pub fn sane_sections(&self) -> bool {
+        use goblin::elf::section_header::*;
+        let n = self.shdrs.len();
+        let table_end = self.header.e_phoff + self.phdrs.len() as u64 * PHDR_SIZE;
+        (self.header.e_shstrndx as usize) < n
+            && self.shdrs.iter().enumerate().all(|(i, s)| {
+                let in_file = s.sh_type == SHT_NOBITS
+                    || s.sh_size == 0
+                    || s.sh_offset
+                        .checked_add(s.sh_size)
+                        .is_some_and(|e| e <= self.file_len);
+                let clear_of_headers = i == 0
+                    || s.sh_type == SHT_NOBITS
+                    || s.sh_size == 0
+                    || (s.sh_offset >= table_end || s.sh_offset + s.sh_size <= self.header.e_phoff)
+                        && s.sh_offset >= EHDR_SIZE;
+                let info_ok = !(s.sh_flags & u64::from(SHF_INFO_LINK) != 0
+                    || s.sh_type == SHT_REL
+                    || s.sh_type == SHT_RELA)
+                    || (s.sh_info as usize) < n;
+                let sym_ok = !(s.sh_type == SHT_SYMTAB || s.sh_type == SHT_DYNSYM)
+                    || (s.sh_entsize == 24 && s.sh_size % 24 == 0);
+                (s.sh_link as usize) < n && in_file && clear_of_headers && info_ok && sym_ok
+            })
+    }
+
     /// The NUL-terminated string at `off` in .dynstr.
     pub fn str_at(&self, off: u64) -> Result<&[u8]> {
         let bad = || EditError::Malformed(format!("string offset {off:#x} is outside .dynstr"));

@@ -566,7 +566,7 @@ fn phdr_room(p: &Parsed) -> Result<Room> {
     }) else {
         return Ok(Room::MoveTable);
     };
-    if p.shdrs.is_empty() {
+    if p.shdrs.is_empty() || !p.sane_sections() {
         return Ok(Room::MoveTable);
     }
     let load_end = load.p_offset + load.p_filesz;
@@ -695,7 +695,7 @@ fn section_patches<S: ReadAt + ?Sized>(
     let extended = shdrs
         .iter()
         .any(|s| s.sh_type == SHT_SYMTAB_SHNDX || s.sh_type == SHT_GROUP);
-    if extended {
+    if extended || !p.sane_sections() {
         order = (0..n).collect(); // such files keep their order
     }
     let mut new_index = vec![0u32; n];
