@@ -570,6 +570,9 @@ fn phdr_room(p: &Parsed) -> Result<Room> {
         return Ok(Room::MoveTable);
     }
     let load_end = load.p_offset + load.p_filesz;
+    if need > load_end {
+        return Ok(Room::MoveTable); // the longer table would not be loaded
+    }
     let delta = load.p_vaddr.wrapping_sub(load.p_offset);
     // File-backed sections from the end of the table on, in file order.
     let mut after: Vec<usize> = (1..p.shdrs.len())
@@ -615,7 +618,15 @@ fn phdr_room(p: &Parsed) -> Result<Room> {
         block.push(i);
     }
     if block.is_empty() {
-        return Ok(Room::Gap);
+        // Free only if no segment without a section uses those bytes.
+        let used = p.phdrs.iter().any(|ph| {
+            ph.p_type != PT_LOAD
+                && ph.p_type != PT_PHDR
+                && ph.p_filesz > 0
+                && ph.p_offset < need
+                && ph.p_offset.saturating_add(ph.p_filesz) > table_end
+        });
+        return Ok(if used { Room::MoveTable } else { Room::Gap });
     }
     let off = p.shdrs[block[0]].sh_offset;
     let end_off = block
