@@ -173,7 +173,13 @@ pub fn edit_file(input: &Path, output: Option<&Path>, edit: &Edit) -> anyhow::Re
     use anyhow::Context;
     let src = open(input).with_context(|| format!("cannot open {}", input.display()))?;
     let plan = plan_edit(&src, edit).with_context(|| format!("{}", input.display()))?;
-    let output = output.unwrap_or(input);
+    // In place through a symlink edits the file it points to, not the link.
+    let output = match output {
+        Some(o) => o.to_path_buf(),
+        None => std::fs::canonicalize(input)
+            .with_context(|| format!("cannot resolve {}", input.display()))?,
+    };
+    let output = output.as_path();
     let dir = match output.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),

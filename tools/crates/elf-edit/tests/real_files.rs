@@ -516,3 +516,35 @@ fn a_pt_null_entry_is_reused() {
     let expr = "(setattr(l.zlibVersion, 'restype', ctypes.c_char_p), l.zlibVersion())[1]";
     assert_eq!(ctypes_eval(&out, expr), ctypes_eval(&lib, expr));
 }
+
+/// The default in-place edit replaces the file atomically with the same
+/// permission bits and, through a symlink, edits the target, not the link.
+#[test]
+fn in_place_edit_keeps_mode_and_symlinks() {
+    use std::os::unix::fs::PermissionsExt;
+    let d = scratch();
+    let lib = copy_to(&fixture("tiny-runpath.so"), d.path(), "libtiny.so.1");
+    std::fs::set_permissions(&lib, std::fs::Permissions::from_mode(0o750)).unwrap();
+    let link = d.path().join("libtiny.so");
+    std::os::unix::fs::symlink("libtiny.so.1", &link).unwrap();
+    elf_edit::edit_file(&link, None, &set(LONG, RpathKind::Runpath)).unwrap();
+    assert!(std::fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert_eq!(
+        std::fs::metadata(&lib).unwrap().permissions().mode() & 0o7777,
+        0o750
+    );
+    assert_eq!(
+        elf_edit::read_rpath(&lib).unwrap()[0].value,
+        LONG.as_bytes()
+    );
+    let names: Vec<_> = std::fs::read_dir(d.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names.len(), 2, "temporary files left: {names:?}");
+    check_layout(&lib);
+    check_sorted_sections(&lib);
+}
