@@ -296,7 +296,8 @@ impl Parsed {
                 let clear_of_headers = i == 0
                     || s.sh_type == SHT_NOBITS
                     || s.sh_size == 0
-                    || (s.sh_offset >= table_end || s.sh_offset + s.sh_size <= self.header.e_phoff)
+                    || (s.sh_offset >= table_end
+                        || s.sh_offset.saturating_add(s.sh_size) <= self.header.e_phoff)
                         && s.sh_offset >= EHDR_SIZE;
                 let info_ok = !(s.sh_flags & u64::from(SHF_INFO_LINK) != 0
                     || s.sh_type == SHT_REL

@@ -359,7 +359,7 @@ fn plan_append<S: ReadAt + ?Sized>(
     if let Room::MoveBlock(b) = &room {
         let dv = (v + block_rel).wrapping_sub(b.vaddr);
         let doff = (o + block_rel).wrapping_sub(b.off);
-        let in_block = |a: u64| a >= b.vaddr && a < b.vaddr + (b.end_off - b.off);
+        let in_block = |a: u64| a >= b.vaddr && a - b.vaddr < b.end_off - b.off;
         let bytes = read_range(src, b.off, b.end_off - b.off, "moved sections")?;
         segment[block_rel as usize..(block_rel as usize + bytes.len())].copy_from_slice(&bytes);
         for &i in &b.sections {
@@ -559,17 +559,17 @@ fn phdr_room(p: &Parsed) -> Result<Room> {
     }
     let table_end = p.header.e_phoff + p.phdrs.len() as u64 * PHDR_SIZE;
     let need = table_end + PHDR_SIZE;
-    let Some(load) = p.phdrs.iter().find(|ph| {
-        ph.p_type == PT_LOAD
-            && ph.p_offset <= p.header.e_phoff
-            && table_end <= ph.p_offset + ph.p_filesz
-    }) else {
-        return Ok(Room::MoveTable);
-    };
     if p.shdrs.is_empty() || !p.sane_sections() {
         return Ok(Room::MoveTable);
     }
-    let load_end = load.p_offset + load.p_filesz;
+    let Some(load) = p.phdrs.iter().find(|ph| {
+        ph.p_type == PT_LOAD
+            && ph.p_offset <= p.header.e_phoff
+            && table_end <= ph.p_offset.saturating_add(ph.p_filesz)
+    }) else {
+        return Ok(Room::MoveTable);
+    };
+    let load_end = load.p_offset.saturating_add(load.p_filesz);
     if need > load_end {
         return Ok(Room::MoveTable); // the longer table would not be loaded
     }
@@ -644,7 +644,7 @@ fn phdr_room(p: &Parsed) -> Result<Room> {
         return Ok(Room::MoveTable);
     }
     // Segments other than PT_LOAD must lie wholly inside or outside it.
-    let end_v = vaddr + (end_off - off);
+    let end_v = vaddr.saturating_add(end_off - off);
     for ph in &p.phdrs {
         if ph.p_type == PT_LOAD || ph.p_type == PT_PHDR || ph.p_memsz == 0 {
             continue;
