@@ -214,6 +214,22 @@ pub fn parse<S: ReadAt + ?Sized>(src: &S) -> Result<Parsed> {
     }
     // Loaders and tools disagree about bytes past p_memsz; such a file is
     // broken anyway (readelf: "file size is larger than its memory size").
+    // The loader requires PT_LOADs in ascending, disjoint address order;
+    // tools that map addresses to file offsets rely on it too.
+    let mut prev_end = 0u64;
+    for ph in phdrs.iter().filter(|p| p.p_type == PT_LOAD) {
+        let end = ph.p_vaddr.checked_add(ph.p_memsz);
+        let fend = ph.p_offset.checked_add(ph.p_filesz);
+        match (end, fend) {
+            (Some(end), Some(_)) if ph.p_vaddr >= prev_end => prev_end = end,
+            _ => {
+                return Err(EditError::Malformed(format!(
+                    "PT_LOAD at vaddr {:#x} (+{:#x}) overlaps or precedes the previous one",
+                    ph.p_vaddr, ph.p_memsz
+                )))
+            }
+        }
+    }
     if let Some(ph) = phdrs
         .iter()
         .find(|p| p.p_type == PT_LOAD && p.p_filesz > p.p_memsz)
@@ -241,6 +257,18 @@ pub fn parse<S: ReadAt + ?Sized>(src: &S) -> Result<Parsed> {
         return Err(EditError::Malformed(
             "the dynamic array has no DT_NULL terminator".into(),
         ));
+    }
+    for tag in [DT_STRTAB, DT_STRSZ] {
+        if dyns.iter().filter(|d| d.tag == tag).count() > 1 {
+            return Err(EditError::Malformed(format!(
+                "the dynamic section has more than one {} entry",
+                if tag == DT_STRTAB {
+                    "DT_STRTAB"
+                } else {
+                    "DT_STRSZ"
+                }
+            )));
+        }
     }
     let find = |tag| dyns.iter().find(|d| d.tag == tag).map(|d| d.val);
     let strtab_vaddr = find(DT_STRTAB)

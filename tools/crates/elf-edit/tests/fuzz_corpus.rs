@@ -14,8 +14,9 @@ fn fuzz_body_over_corpus() {
         for len in (0..data.len()).step_by(97) {
             elf_edit::fuzz_one(&data[..len]);
         }
-        // Every header byte, then a sample of the rest (section headers).
-        let positions = (0..data.len().min(1024)).chain((1024..data.len()).step_by(7));
+        // Every byte of the ELF header and the first program headers,
+        // then a sample of the rest (more headers, dynamic, section headers).
+        let positions = (0..data.len().min(256)).chain((256..data.len()).step_by(11));
         for i in positions {
             let mut m = data.clone();
             m[i] ^= 0xff;
@@ -36,6 +37,8 @@ fn corpus_edits_succeed() {
         "tiny-runpath.so",
         "tiny-rpath.so",
         "tiny-lld.so",
+        "tiny-exe.so",
+        "tiny-exe-nosections.so",
     ] {
         let data = std::fs::read(dir.join(name)).unwrap();
         let edit = elf_edit::Edit::Set {
