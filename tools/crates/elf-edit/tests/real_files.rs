@@ -548,3 +548,53 @@ fn in_place_edit_keeps_mode_and_symlinks() {
     check_layout(&lib);
     check_sorted_sections(&lib);
 }
+
+/// Free bytes after the program header table (here left by a linker
+/// script) take the new entry: no section but .dynstr moves.
+#[test]
+fn a_gap_after_the_program_headers_is_used() {
+    let b = Built::new();
+    let script = stdout(Command::new("ld").args(["--verbose", "-shared"]));
+    let script: Vec<&str> = script
+        .split("==================================================")
+        .collect();
+    let script = script[1].replace(
+        "SEGMENT_START(\"text-segment\", 0) + SIZEOF_HEADERS;",
+        "SEGMENT_START(\"text-segment\", 0) + SIZEOF_HEADERS + 0x80;",
+    );
+    assert!(
+        script.contains("SIZEOF_HEADERS + 0x80"),
+        "ld's default script changed"
+    );
+    std::fs::write(b.path().join("gap.ld"), script).unwrap();
+    let lib = b.build(
+        "gap.so",
+        "gcc",
+        &[&format!("-Wl,-T,{}", b.path().join("gap.ld").display())],
+        true,
+    );
+    let out = edit_and_compare(&lib, b.path(), &set(LONG, RpathKind::Runpath));
+    assert_eq!(ctypes_eval(&out, "l.g()").trim(), "42");
+    let (before, after) = (std::fs::read(&lib).unwrap(), std::fs::read(&out).unwrap());
+    let (before, after) = (
+        goblin::elf::Elf::parse(&before).unwrap(),
+        goblin::elf::Elf::parse(&after).unwrap(),
+    );
+    assert_eq!(before.header.e_phoff, after.header.e_phoff);
+    let addrs = |e: &goblin::elf::Elf| -> Vec<(String, u64)> {
+        let mut v: Vec<_> = e
+            .section_headers
+            .iter()
+            .map(|s| {
+                (
+                    e.shdr_strtab.get_at(s.sh_name).unwrap().to_string(),
+                    s.sh_addr,
+                )
+            })
+            .filter(|(n, _)| n != ".dynstr")
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(addrs(&before), addrs(&after));
+}
