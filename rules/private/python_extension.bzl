@@ -36,8 +36,11 @@ def _shared_lib_files(targets, owner):
     libs = []
     for t in targets:
         files = [f for f in t[DefaultInfo].files.to_list() if f.basename.endswith(".so") or ".so." in f.basename]
-        if not files:
-            fail("{}: shared_libs entry {} provides no .so file".format(owner, t.label))
+
+        # An entry without a .so may carry just the headers (CcInfo), e.g. the
+        # cc_library a shared library is linked from.
+        if not files and _CcInfo not in t:
+            fail("{}: shared_libs entry {} provides neither a .so file nor headers (CcInfo)".format(owner, t.label))
         libs.extend(files)
     return libs
 
@@ -140,8 +143,8 @@ _python_extension = rule(
         shared_libs = attr.label_list(
             allow_files = True,
             cfg = python_reset_transition,
-            doc = "Python-independent shared libraries (cc_binary linkshared, HIP libraries), " +
-                  "configured once for every Python version.",
+            doc = "Python-independent shared libraries (cc_binary linkshared, HIP libraries) and " +
+                  "cc_library targets for their headers, configured once for every Python version.",
         ),
         srcs = attr.label_list(
             allow_files = [".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp"],

@@ -17,17 +17,21 @@ def _manylinux_test_impl(ctx):
         "venv={}".format(_sq(ctx.attr.venv)),
         '[[ -x "$venv/bin/auditwheel" ]] || { echo "no auditwheel in $venv: run make setup first" >&2; exit 1; }',
     ]
-    for w in wheels:
-        lines += [
-            "w={}".format(_sq(w.short_path)),
-            'declared=$(sed -E "s/.*-manylinux_2_([0-9]+)_x86_64\\.whl$/\\1/" <<<"$w")',
-            'out=$("$venv/bin/auditwheel" show "$w")',
-            'allowed=$(tr "\\n" " " <<<"$out" | sed -nE "s/.*consistent with the following platform tag: \\"manylinux_2_([0-9]+)_x86_64\\".*/\\1/p")',
-            '[[ -n $allowed ]] || { echo "FAIL: $w: auditwheel gave no manylinux tag:"; echo "$out"; exit 1; }',
-            '((allowed <= declared)) || { echo "FAIL: $w is tagged manylinux_2_$declared but needs manylinux_2_$allowed:"; echo "$out"; exit 1; }',
-            '"$check" check "$w" || { echo "FAIL: rocm-wheel check rejects $w"; exit 1; }',
-            'echo "ok: $(basename "$w"): rocm-wheel check passes; auditwheel: needs manylinux_2_$allowed, tagged manylinux_2_$declared"',
-        ]
+    lines.append("for w in {}; do".format(" ".join([_sq(w.short_path) for w in wheels])))
+    lines += [
+        'declared=$(sed -E "s/.*-manylinux_2_([0-9]+)_x86_64\\.whl$/\\1/" <<<"$w")',
+        '"$check" check "$w" || { echo "FAIL: rocm-wheel check rejects $w"; exit 1; }',
+        'out=$("$venv/bin/auditwheel" show "$w")',
+        # auditwheel also counts the symbol versions of the system ROCm
+        # libraries a wheel loads (not shipped, allowlisted by rocm-wheel
+        # check); it is the oracle only for wheels that load none.
+        'if grep -q "libamdhip64" <<<"$out"; then echo "ok: $(basename "$w"): rocm-wheel check passes (loads ROCm from the system)"; continue; fi',
+        'allowed=$(tr "\\n" " " <<<"$out" | sed -nE "s/.*consistent with the following platform tag: \\"manylinux_2_([0-9]+)_x86_64\\".*/\\1/p")',
+        '[[ -n $allowed ]] || { echo "FAIL: $w: auditwheel gave no manylinux tag:"; echo "$out"; exit 1; }',
+        '((allowed <= declared)) || { echo "FAIL: $w is tagged manylinux_2_$declared but needs manylinux_2_$allowed:"; echo "$out"; exit 1; }',
+        'echo "ok: $(basename "$w"): rocm-wheel check passes; auditwheel: needs manylinux_2_$allowed, tagged manylinux_2_$declared"',
+    ]
+    lines.append("done")
     ctx.actions.write(ctx.outputs.executable, "\n".join(lines) + "\n", is_executable = True)
     return [DefaultInfo(runfiles = ctx.runfiles(files = wheels + [tool]))]
 

@@ -85,7 +85,7 @@ def main():
     # The known Python-independent work must be among them (a renamed target
     # must not make this test vacuous).
     names = [o for (_, outs) in independent for o in outs]
-    for needle in ("libplugin_kernels.so", "kernels.pic.o", "jax_rocm7_pjrt-"):
+    for needle in ("libxla_rocm7_kernels.so", "xla_rocm_plugin.so", ".hipfb", "jax_rocm7_pjrt-"):
         if not any(needle in n for n in names):
             errors.append(f"no Python-independent action produced {needle}")
     if errors:
