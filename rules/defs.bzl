@@ -13,6 +13,7 @@ load(
     _PythonWheelSetInfo = "PythonWheelSetInfo",
     _python_wheels = "python_wheels",
     _rocm_python_wheel = "rocm_python_wheel",
+    _wheel_shared_library = "wheel_shared_library",
 )
 load("//rules/private:stamp.bzl", _python_version_module = "python_version_module")
 load("//rules/private:testing.bzl", _wheel_install_test = "wheel_install_test")
@@ -54,4 +55,5 @@ rocm_wheel = _rocm_wheel
 rocm_wheel_toolchain = _rocm_wheel_toolchain
 wheel_dist = _wheel_dist
 wheel_files = _wheel_files
+wheel_shared_library = _wheel_shared_library
 wheel_install_test = _wheel_install_test

@@ -9,7 +9,8 @@
 # cargo-built rocm-wheel tool, @rocm_python) are fetched once beforehand and
 # kept, since both ways pay them identically. No disk or remote cache. Extra
 # bazel flags (e.g. --//:gfx=...) come from BENCH_BAZEL_FLAGS.
-# Writes bench/out/python_versions.json and prints a Markdown table.
+# Writes bench/out/python_versions.json (and the execution logs under
+# bench/out/python_versions/) and prints a Markdown table.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 if [[ -n ${BENCH_OUTPUT_BASE:-} ]]; then
@@ -22,8 +23,9 @@ FLAGS=(--config=offline --disk_cache= --remote_cache= "${extra[@]}")
 PY=.venv/bin/python
 [[ -x $PY ]] || { echo "run \`make setup\` first ($PY missing)" >&2; exit 1; }
 mkdir -p bench/out
-logs=$(mktemp -d)
-trap 'rm -rf "$logs"' EXIT
+# Execution logs are kept for inspection.
+logs=bench/out/python_versions
+mkdir -p "$logs"
 
 bz build "${FLAGS[@]}" --nobuild //:wheels >/dev/null 2>&1 || bz build "${FLAGS[@]}" --nobuild //:wheels
 OB="$(bz info output_base 2>/dev/null)"

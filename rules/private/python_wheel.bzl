@@ -15,7 +15,7 @@ load(
     "python_facts",
     "python_toolchain_attrs",
 )
-load(":toolchain.bzl", "ROCM_WHEEL_TOOLCHAIN_TYPE")
+load(":toolchain.bzl", "ROCM_WHEEL_TOOLCHAIN_TYPE", "rocm_wheel_tool")
 load(":transitions.bzl", "ALLOWLIST_ATTRS", "python_reset_transition", "python_split_transition")
 load(":wheel.bzl", "WHEEL_ATTRS", "WheelInfo", "build_wheel", "map_files")
 
@@ -135,4 +135,39 @@ python_wheels = rule(
         **ALLOWLIST_ATTRS
     ),
     doc = "Every wheel: per-Python ones for each version in --//:python_versions, the rest once.",
+)
+
+def _wheel_shared_library_impl(ctx):
+    lib = ctx.file.lib
+    out = ctx.actions.declare_file(ctx.label.name + "/" + lib.basename)
+    if ctx.attr.runpath:
+        args = ["rpath", "set", lib.path, "--rpath", ":".join(ctx.attr.runpath), "--output", out.path]
+    else:
+        args = ["rpath", "remove", lib.path, "--output", out.path]
+    ctx.actions.run(
+        executable = rocm_wheel_tool(ctx),
+        arguments = args,
+        inputs = [lib],
+        outputs = [out],
+        mnemonic = "RocmWheelRpath",
+        progress_message = "Setting the RUNPATH of %s for its wheel" % out.short_path,
+    )
+    return [DefaultInfo(files = depset([out]))]
+
+wheel_shared_library = rule(
+    implementation = _wheel_shared_library_impl,
+    attrs = dict(
+        lib = attr.label(
+            allow_single_file = [".so"],
+            mandatory = True,
+            cfg = python_reset_transition,
+            doc = "A Python-independent shared library (configured once for all Python versions).",
+        ),
+        runpath = attr.string_list(doc = "New DT_RUNPATH entries ($ORIGIN-relative); empty removes it."),
+        **ALLOWLIST_ATTRS
+    ),
+    cfg = python_reset_transition,
+    toolchains = [str(ROCM_WHEEL_TOOLCHAIN_TYPE)],
+    doc = "A copy of a shared library with the RUNPATH it needs at its place inside a wheel " +
+          "(`<name>/<basename>`), rewritten by `rocm-wheel rpath`.",
 )

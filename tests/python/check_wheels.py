@@ -106,6 +106,10 @@ with open("/proc/self/maps") as f:
     maps = {line.split()[-1] for line in f if "libxla_rocm7_kernels" in line}
 plugin_dir = os.path.dirname(jax_rocm7_plugin.__file__)
 assert maps == {os.path.join(plugin_dir, "lib", "libxla_rocm7_kernels.so")}, maps
+# Its pjrt-layout RUNPATH was removed for this wheel (ROCm comes from the system).
+assert runpath(os.path.join(plugin_dir, "lib", "libxla_rocm7_kernels.so")) == [], runpath(
+    os.path.join(plugin_dir, "lib", "libxla_rocm7_kernels.so")
+)
 
 plugin_meta = md.distribution("jax-rocm7-plugin").metadata
 assert plugin_meta.get_all("Requires-Dist") == [f"jax-rocm7-pjrt=={plugin_meta['Version']}"], plugin_meta.get_all(
