@@ -283,6 +283,33 @@ fn output_name_must_match_the_manifest() {
 }
 
 #[test]
+fn unwritable_output_directory() {
+    use std::os::unix::fs::PermissionsExt;
+    let d = tempdir();
+    let dir = d.path();
+    write_manifest(dir, &project(dir));
+    let ro = dir.join("ro");
+    std::fs::create_dir(&ro).unwrap();
+    std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o555)).unwrap();
+    let before = snapshot(dir);
+    let out = run_without_dac_override(
+        dir,
+        &ro,
+        &[
+            "build",
+            "--manifest",
+            "m.json",
+            "--output",
+            &format!("ro/{WHEEL}"),
+        ],
+    );
+    let after = snapshot(dir);
+    std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o755)).unwrap();
+    out.fails(1, "cannot create a temporary file in ro");
+    assert_eq!(after, before);
+}
+
+#[test]
 fn failed_build_removes_a_stale_wheel() {
     // A wheel from an earlier run must not pass for the result of a failed
     // one; the sources stay as they were.

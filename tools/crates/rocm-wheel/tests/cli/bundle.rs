@@ -256,6 +256,9 @@ fn write_refuses_bad_entries() {
     host_so(dir, "libhost.so");
     std::fs::write(dir.join("k.hip"), "__global__ void f() {}\n").unwrap();
     write(dir, "k.hipfb", "none").success();
+    let mut rel = std::fs::read(dir.join("k.gfx906.co")).unwrap();
+    rel[16] = 1; // e_type = ET_REL: an object the runtime cannot load
+    std::fs::write(dir.join("rel.o"), rel).unwrap();
     std::fs::write(
         dir.join("cut.co"),
         &std::fs::read(dir.join("k.gfx906.co")).unwrap()[..60],
@@ -283,7 +286,19 @@ fn write_refuses_bad_entries() {
             "hipv4-amdgcn-amd-amdhsa--gfx906=missing.co",
             "cannot read code object missing.co",
         ),
+        (
+            "hipv4-amdgcn-amd-amdhsa--gfx906=rel.o",
+            "rel.o is an unlinked AMDGPU object (ELF e_type 1), not a code object",
+        ),
         ("gfx906", "is not ID=FILE"),
+        (
+            "gfx906=k.gfx906.co",
+            "entry id `gfx906`: offload kind `gfx906` is not hip, hipv4 or openmp",
+        ),
+        (
+            "hipv4-amdgcn-amd-amdhsa--gfx90a=k.gfx90a.co",
+            "entry id `hipv4-amdgcn-amd-amdhsa--gfx90a` is given twice",
+        ),
     ];
     let before = snapshot(dir);
     for (entry, needle) in cases {
@@ -325,6 +340,23 @@ fn write_refuses_bad_entries() {
     )
     .fails(1, "cut.co");
     assert_unchanged(dir, &before);
+    rw(
+        dir,
+        &[
+            "bundle",
+            "write",
+            "--output",
+            "out.hipfb",
+            "--level",
+            "3",
+            "--host-triple",
+            HOST,
+            "--entry",
+            &format!("{ID906}=k.gfx906.co"),
+        ],
+    )
+    .fails(1, "--level needs --compress zstd or --compress zlib");
+    assert_unchanged(dir, &before);
     // Usage errors are clap's: exit 2, nothing written.
     for (argv, needle) in [
         (
@@ -359,6 +391,198 @@ fn write_refuses_bad_entries() {
         ),
     ] {
         rw(dir, argv).fails(2, needle);
+        assert_unchanged(dir, &before);
+    }
+}
+
+#[test]
+fn hip_shared_object_carries_the_bundle() {
+    let d = setup();
+    let dir = d.path();
+    write(dir, "k.hipfb", "zstd").success();
+    // The host half of a HIP library embeds the bundle in .hip_fatbin, as
+    // the hip_library rule builds it.
+    std::fs::write(
+        dir.join("k.hip"),
+        "#include <hip/hip_runtime.h>\n__global__ void add1(float *x, int n) {\n  \
+         int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) x[i] += 1.0f;\n}\n",
+    )
+    .unwrap();
+    tool_ok(Command::new("clang++-15").current_dir(dir).args([
+        "-x",
+        "hip",
+        "--cuda-host-only",
+        "--offload-arch=gfx906",
+        "-fPIC",
+        "--rocm-path=/usr",
+        "-Xclang",
+        "-fcuda-include-gpubinary",
+        "-Xclang",
+        "k.hipfb",
+        "-c",
+        "k.hip",
+        "-o",
+        "k.host.o",
+    ]));
+    tool_ok(
+        Command::new("clang++-15")
+            .current_dir(dir)
+            .args(["-shared", "k.host.o", "-o", "libk.so"]),
+    );
+    let listing = rw(dir, &["bundle", "list", "libk.so"]).success().stdout;
+    let v = json(
+        &rw(dir, &["bundle", "list", "--json", "libk.so"])
+            .success()
+            .stdout,
+    );
+    let mut ids: Vec<&str> = v["bundles"][0]["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["id"].as_str().unwrap())
+        .collect();
+    ids.sort();
+    assert_eq!(ids, [ID906, ID90A, &format!("host-{HOST}-")[..]]);
+    assert_eq!(v["bundles"][0]["compressed"]["method"], "zstd");
+
+    rw(
+        dir,
+        &[
+            "bundle", "extract", "libk.so", "--target", "gfx906", "--output", "x.co",
+        ],
+    )
+    .success();
+    assert_eq!(
+        std::fs::read(dir.join("x.co")).unwrap(),
+        std::fs::read(dir.join("k.gfx906.co")).unwrap()
+    );
+
+    // A long RUNPATH makes rpath grow the file; the GPU code must survive.
+    let runpath = "$ORIGIN/../rocm/lib:$ORIGIN/../../jax_plugins/xla_rocm7/rocm/lib:$ORIGIN";
+    rw(dir, &["rpath", "set", "libk.so", "--rpath", runpath]).success();
+    assert_eq!(
+        rw(dir, &["bundle", "list", "libk.so"]).success().stdout,
+        listing,
+        "rpath set changed the .hip_fatbin section"
+    );
+    let v = json(&rw(dir, &["inspect", "--json", "libk.so"]).success().stdout);
+    assert_eq!(v["kind"], "elf");
+    let elf = &v["elf_files"][0];
+    assert_eq!(elf["path"], "libk.so");
+    assert_eq!(elf["type"], "shared object");
+    assert_eq!(elf["machine"], "x86-64");
+    assert_eq!(
+        elf["runpath"],
+        serde_json::json!(runpath.split(':').collect::<Vec<_>>())
+    );
+    assert_eq!(
+        elf["targets"],
+        serde_json::json!({"gfx906": 1, "gfx90a": 1})
+    );
+    assert_eq!(elf["bundles"][0]["compression"], "zstd");
+}
+
+#[test]
+fn elf_without_hip_fatbin() {
+    let d = tempdir();
+    let dir = d.path();
+    host_so(dir, "libplain.so");
+    let text = rw(dir, &["bundle", "list", "libplain.so"]).success().stdout;
+    assert_eq!(text, "libplain.so: no .hip_fatbin section\n");
+    let v = json(
+        &rw(dir, &["bundle", "list", "--json", "libplain.so"])
+            .success()
+            .stdout,
+    );
+    assert_eq!(v, serde_json::json!({"bundles": []}));
+    let before = snapshot(dir);
+    rw(
+        dir,
+        &[
+            "bundle",
+            "extract",
+            "libplain.so",
+            "--target",
+            "gfx906",
+            "--output",
+            "x.co",
+        ],
+    )
+    .fails(1, "no entry for target `gfx906`; targets present: none");
+    assert_unchanged(dir, &before);
+}
+
+#[test]
+fn write_into_unwritable_directory() {
+    use std::os::unix::fs::PermissionsExt;
+    let d = setup();
+    let dir = d.path();
+    let ro = dir.join("ro");
+    std::fs::create_dir(&ro).unwrap();
+    std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o555)).unwrap();
+    let before = snapshot(dir);
+    let out = run_without_dac_override(
+        dir,
+        &ro,
+        &[
+            "bundle",
+            "write",
+            "--output",
+            "ro/k.hipfb",
+            "--host-triple",
+            HOST,
+            "--entry",
+            &format!("{ID906}=k.gfx906.co"),
+        ],
+    );
+    let after = snapshot(dir);
+    std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o755)).unwrap();
+    out.fails(1, "cannot create a temporary file in ro");
+    assert_eq!(after, before);
+    rw(
+        dir,
+        &[
+            "bundle",
+            "write",
+            "--output",
+            "nodir/k.hipfb",
+            "--host-triple",
+            HOST,
+            "--entry",
+            &format!("{ID906}=k.gfx906.co"),
+        ],
+    )
+    .fails(1, "cannot create a temporary file in nodir");
+    assert_unchanged(dir, &before);
+}
+
+#[test]
+#[ignore = "bug: `bundle write` checks only the 64-byte ELF header of a code object: a code \
+            object cut short (section header table past the end of the file) is bundled without \
+            error, and one cut inside the ELF header is reported as `not an ELF file` although it \
+            starts with the ELF magic (offload-bundle read_code_object_header)"]
+fn write_refuses_truncated_code_objects() {
+    let d = setup();
+    let dir = d.path();
+    let co = std::fs::read(dir.join("k.gfx906.co")).unwrap();
+    std::fs::write(dir.join("half.co"), &co[..co.len() / 2]).unwrap();
+    std::fs::write(dir.join("head.co"), &co[..60]).unwrap();
+    let before = snapshot(dir);
+    for file in ["half.co", "head.co"] {
+        rw(
+            dir,
+            &[
+                "bundle",
+                "write",
+                "--output",
+                "out.hipfb",
+                "--host-triple",
+                HOST,
+                "--entry",
+                &format!("{ID906}={file}"),
+            ],
+        )
+        .fails(1, "truncated");
         assert_unchanged(dir, &before);
     }
 }

@@ -257,3 +257,28 @@ pub fn copy_in(src: &Path, dir: &Path, name: &str) -> PathBuf {
     std::fs::copy(src, &p).unwrap();
     p
 }
+
+/// Runs `argv` so that directory permissions apply even to root: root
+/// normally writes into a mode 0555 directory, so the run drops
+/// CAP_DAC_OVERRIDE (util-linux `setpriv`) when that is the case here.
+pub fn run_without_dac_override(dir: &Path, ro: &Path, argv: &[&str]) -> Out {
+    let probe = ro.join(".probe");
+    let privileged = std::fs::write(&probe, b"").is_ok();
+    if !privileged {
+        return rw(dir, argv);
+    }
+    std::fs::remove_file(&probe).unwrap();
+    let setpriv = Path::new("/usr/bin/setpriv");
+    assert!(
+        setpriv.exists(),
+        "running as root needs setpriv to drop CAP_DAC_OVERRIDE: install util-linux (run `make setup` first)"
+    );
+    run_cmd(
+        Command::new(setpriv)
+            .arg("--bounding-set=-dac_override,-dac_read_search")
+            .arg("--")
+            .arg(BIN)
+            .args(argv)
+            .current_dir(dir),
+    )
+}

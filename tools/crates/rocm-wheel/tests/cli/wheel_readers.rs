@@ -164,7 +164,8 @@ fn assert_check_schema(v: &Value) {
 fn check_clean_wheel_exits_0() {
     let d = tempdir();
     let dir = d.path();
-    let wheel = platform_wheel(dir, "$ORIGIN");
+    platform_wheel(dir, "$ORIGIN");
+    let before = snapshot(dir);
     let v = parse(&rw(dir, &["check", "--json", WHEEL]).success().stdout);
     assert_check_schema(&v);
     assert_eq!(v["wheel"], WHEEL);
@@ -189,8 +190,8 @@ fn check_clean_wheel_exits_0() {
     );
     // An older policy than the claim is still a valid target.
     rw(dir, &["check", "--policy", "manylinux_2_28", WHEEL]).success();
-    // Checking never modifies the wheel.
-    let _ = wheel;
+    // Checking never writes anything.
+    assert_unchanged(dir, &before);
 }
 
 #[test]
@@ -211,7 +212,9 @@ fn check_findings_exit_1() {
         .map(|f| f["code"].as_str().unwrap())
         .collect();
     assert!(codes.contains(&"rpath-build-tree"), "{v}");
-    let text = rw(dir, &["check", WHEEL]).stdout;
+    let out = rw(dir, &["check", WHEEL]);
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    let text = out.stdout;
     assert!(
         text.lines()
             .any(|l| l.starts_with("error[rpath-build-tree] rocmdemo/libdemo.so: ")),
