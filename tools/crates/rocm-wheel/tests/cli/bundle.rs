@@ -125,6 +125,19 @@ fn write_list_extract_inspect() {
         }
     }
 
+    // A code object on its own reports its own target.
+    let v = json(
+        &rw(dir, &["inspect", "--json", "k.gfx90a.co"])
+            .success()
+            .stdout,
+    );
+    assert_eq!(v["kind"], "elf");
+    assert_eq!(v["elf_files"][0]["machine"], "amdgpu");
+    assert_eq!(
+        v["elf_files"][0]["targets"],
+        serde_json::json!({"gfx90a": 1})
+    );
+
     // The reference tool reads what we wrote and agrees on the contents.
     let listed = tool_ok(
         Command::new("clang-offload-bundler-15")
