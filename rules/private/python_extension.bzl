@@ -70,7 +70,7 @@ def _python_extension_impl(ctx):
         if _CcInfo in d:
             compilation_contexts.append(d[_CcInfo].compilation_context)
 
-    # Python's own include flags: the ABI is the selected interpreter's.
+    # Compiled against the selected interpreter's headers: its ABI.
     _, outputs = _cc_common.compile(
         name = ctx.label.name,
         actions = ctx.actions,
@@ -110,7 +110,7 @@ def _python_extension_impl(ctx):
     )
     linked = linking.library_to_link.resolved_symlink_dynamic_library or linking.library_to_link.dynamic_library
 
-    # _cc_common.link names its output lib<name>.so; the import system needs
+    # cc_common.link names its output lib<name>.so; the import system needs
     # <module><EXT_SUFFIX>.
     out = ctx.actions.declare_file(module + py.ext_suffix)
     ctx.actions.symlink(output = out, target_file = linked)
