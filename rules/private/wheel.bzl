@@ -3,7 +3,6 @@
 
 load(":stamp.bzl", "STAMP_ATTRS", "is_stamping", "stamp_template")
 load(":toolchain.bzl", "ROCM_WHEEL_TOOLCHAIN_TYPE", "rocm_wheel_tool")
-load(":transitions.bzl", "ALLOWLIST_ATTRS", "python_reset_transition")
 
 WheelFilesInfo = provider(
     doc = "Files destined for a wheel, each with its archive path.",
@@ -240,13 +239,9 @@ WHEEL_ATTRS = dict(STAMP_ATTRS, **{
     "version": attr.string(mandatory = True, doc = "PEP 440 version in normalized form."),
 })
 
-# A rocm_wheel does not depend on the Python version (per-Python wheels are
-# rocm_python_wheel): the incoming reset transition configures it and its
-# dependencies once, whether reached from //:wheels, a test or the command line.
 rocm_wheel = rule(
     implementation = _wheel_impl,
-    attrs = dict(WHEEL_ATTRS, **ALLOWLIST_ATTRS),
-    cfg = python_reset_transition,
+    attrs = WHEEL_ATTRS,
     toolchains = [str(ROCM_WHEEL_TOOLCHAIN_TYPE)],
-    doc = "A PEP 427 wheel written by the rocm-wheel tool (configured once for all Python versions).",
+    doc = "A PEP 427 wheel written by the rocm-wheel tool.",
 )
