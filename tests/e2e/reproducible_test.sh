@@ -6,8 +6,8 @@
 # identical too). A timestamping action (//tests/remote:leak_time) must FAIL
 # the same check: proof that it can fail.
 #
-# Shares its output base with remote_cache_test.sh (a warm tool for the first
-# build). Environment: REPRODUCIBLE_TEST_TARGETS (default //:wheels),
+# Runs in the checkout's normal output base (or RULES_ROCM_E2E_OUTPUT_BASE),
+# where the tool is usually built already. Environment: REPRODUCIBLE_TEST_TARGETS (default //:wheels),
 # REPRODUCIBLE_TEST_TIMEOUT (s, 1200).
 set -euo pipefail
 source "$(dirname "$0")/../remote/lib.sh"
@@ -33,10 +33,11 @@ e2e_bazel "$E2E_ROOT" "$OB" clean >/dev/null 2>&1
 e2e_build "$RUN" X1 "$E2E_ROOT" "$OB" "${E2E_LOCAL_FLAGS[@]}" "${TARGETS[@]}"
 e2e_build "$RUN" X1_leak "$E2E_ROOT" "$OB" "${E2E_LOCAL_FLAGS[@]}" "$LEAK"
 tool_1=$(e2e_tool_sha "$E2E_ROOT" "$OB")
+ob_dir=$(e2e_output_base "$E2E_ROOT" "$OB")
 
 echo "--- bazel clean --expunge"
 e2e_bazel "$E2E_ROOT" "$OB" clean --expunge >/dev/null 2>&1
-[[ ! -e $OB/external/rocm_wheel_tools ]] || e2e_fail "bazel clean --expunge left $OB/external behind"
+[[ ! -e $ob_dir/external/rocm_wheel_tools ]] || e2e_fail "bazel clean --expunge left $ob_dir/external behind"
 
 # X2: everything from scratch.
 e2e_build "$RUN" X2 "$E2E_ROOT" "$OB" "${E2E_LOCAL_FLAGS[@]}" "${TARGETS[@]}"

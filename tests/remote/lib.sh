@@ -1,7 +1,8 @@
 # Shared by tests/e2e/remote_cache_test.sh and tests/e2e/reproducible_test.sh
-# (sourced, not run). Bazel runs with dedicated output bases under
-# ${TMPDIR:-/tmp}; the checkout's one (E2E_MAIN_OB) is shared by both tests so
-# the cargo-built rocm-wheel tool is compiled once for the two of them.
+# (sourced, not run). Builds in this checkout use its normal output base (as
+# `make bazel-test` left it: the cargo-built rocm-wheel tool is already there,
+# which saves a ~2 min compile), or RULES_ROCM_E2E_OUTPUT_BASE when set.
+# Other output bases (the copy's) live under ${TMPDIR:-/tmp} and are removed.
 
 E2E_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
 E2E_VENV=${ROCM_WHEEL_VENV:-$E2E_ROOT/.venv}
@@ -10,7 +11,8 @@ E2E_CHECK=$E2E_ROOT/tests/remote/cache_check.py
 BAZEL=${BAZEL:-bazel}
 # One directory per checkout and user, so two checkouts never share a server.
 E2E_TMP=${TMPDIR:-/tmp}/rules_rocm-e2e-$(id -u)-$(printf '%s' "$E2E_ROOT" | cksum | cut -d' ' -f1)
-E2E_MAIN_OB=$E2E_TMP/ob-checkout
+# Empty: the checkout's normal output base and server (left running).
+E2E_MAIN_OB=${RULES_ROCM_E2E_OUTPUT_BASE:-}
 # Output bases whose Bazel server must be stopped on exit.
 E2E_SERVERS=()
 E2E_DEADLINE=0
@@ -37,15 +39,24 @@ e2e_remaining() {
   echo "$left"
 }
 
-# e2e_bazel WORKSPACE OUTPUT_BASE COMMAND ARGS...
+# e2e_bazel WORKSPACE OUTPUT_BASE COMMAND ARGS... (OUTPUT_BASE "": the
+# workspace's normal one)
 e2e_bazel() {
   local ws=$1 ob=$2
   shift 2
-  local s
-  for s in "${E2E_SERVERS[@]}"; do [[ $s == "$ob" ]] && break; done
-  [[ ${s:-} == "$ob" ]] || E2E_SERVERS+=("$ob")
-  (cd "$ws" && timeout --kill-after=30 "$(e2e_remaining)" \
-    "$BAZEL" --output_base="$ob" --max_idle_secs=600 "$@")
+  local startup=()
+  if [[ -n $ob ]]; then
+    startup=(--output_base="$ob" --max_idle_secs=600)
+    local s
+    for s in "${E2E_SERVERS[@]}"; do [[ $s == "$ob" ]] && break; done
+    [[ ${s:-} == "$ob" ]] || E2E_SERVERS+=("$ob")
+  fi
+  (cd "$ws" && timeout --kill-after=30 "$(e2e_remaining)" "$BAZEL" "${startup[@]}" "$@")
+}
+
+# e2e_output_base WORKSPACE OUTPUT_BASE: the directory itself.
+e2e_output_base() {
+  if [[ -n $2 ]]; then echo "$2"; else e2e_bazel "$1" "" info output_base 2>/dev/null; fi
 }
 
 e2e_shutdown_servers() {
@@ -92,7 +103,8 @@ e2e_check() {
 # e2e_tool_sha WORKSPACE OUTPUT_BASE: sha256 of the cargo-built rocm-wheel
 # binary (fetched first when the targets built so far did not need it).
 e2e_tool_sha() {
-  local bin=$2/external/rocm_wheel_tools/rocm-wheel
+  local bin
+  bin=$(e2e_output_base "$1" "$2")/external/rocm_wheel_tools/rocm-wheel
   if [[ ! -e $bin ]]; then
     e2e_bazel "$1" "$2" fetch --config=offline @rocm_wheel_tools//:all >/dev/null 2>&1 ||
       e2e_fail "bazel fetch @rocm_wheel_tools//:all failed in $1"
