@@ -52,6 +52,8 @@ root=$(pwd)
 rc="# Written by scripts/setup.sh for $root; do not edit.
 "
 for cmd in build query fetch sync; do
+  rc+="$cmd:offline --override_repository=remote_coverage_tools=$root/third_party/shims/remote_coverage_tools
+"
   rc+="$cmd:offline --override_repository=rules_cc=$root/third_party/shims/rules_cc
 $cmd:offline --override_repository=rules_java=$root/third_party/shims/rules_java
 $cmd:offline --override_repository=platforms=/usr/share/bazel/tools/platforms

@@ -6,7 +6,11 @@ use clap::{Parser, Subcommand};
 mod cmd;
 
 #[derive(Parser)]
-#[command(name = "rocm-wheel", version, about = "Wheel, ELF and offload-bundle tools for rules_rocm")]
+#[command(
+    name = "rocm-wheel",
+    version,
+    about = "Wheel, ELF and offload-bundle tools for rules_rocm"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

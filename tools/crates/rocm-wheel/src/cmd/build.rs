@@ -1,6 +1,32 @@
-#[derive(clap::Args)]
-pub struct Args {}
+//! `rocm-wheel build`: thin shell over `wheel_writer::build`.
 
-pub fn run(_args: Args) -> anyhow::Result<()> {
-    anyhow::bail!("not implemented yet")
+use std::path::PathBuf;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// JSON manifest written by the Starlark rule.
+    #[arg(long)]
+    manifest: PathBuf,
+    /// Output wheel; its file name must be the one the manifest implies.
+    #[arg(long)]
+    output: PathBuf,
+    /// 0 stores entries uncompressed, 1-9 are deflate levels.
+    #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u32).range(0..=9))]
+    compression_level: u32,
+    /// Threads compressing large entries (default: available cores).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    jobs: Option<u32>,
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let manifest = wheel_writer::manifest::Manifest::load(&args.manifest)?;
+    let mut opts = wheel_writer::Options {
+        compression_level: args.compression_level,
+        source_date_epoch: wheel_writer::Options::source_date_epoch_from_env()?,
+        ..Default::default()
+    };
+    if let Some(j) = args.jobs {
+        opts.jobs = j as usize;
+    }
+    wheel_writer::build(&manifest, &args.output, &opts)
 }

@@ -1,0 +1,39 @@
+"""Test rules used by this repository's own tests."""
+
+def _shell_quote(s):
+    return "'" + s.replace("'", "'\\''") + "'"
+
+def _wheel_tools_test_impl(ctx):
+    script = ctx.actions.declare_file(ctx.label.name + ".sh")
+    venv = _shell_quote(ctx.attr.venv)
+    lines = [
+        "#!/usr/bin/env bash",
+        "# Generated: the real packaging clients must accept every wheel.",
+        "set -euo pipefail",
+        "venv={}".format(venv),
+        '[[ -x "$venv/bin/twine" ]] || { echo "no test tools in $venv: run make setup first" >&2; exit 1; }',
+        'tmp="${TEST_TMPDIR:-$(mktemp -d)}"',
+    ]
+    for w in ctx.files.wheels:
+        q = _shell_quote(w.short_path)
+        lines += [
+            'echo "== {}"'.format(w.basename),
+            '"$venv/bin/twine" check --strict {}'.format(q),
+            '"$venv/bin/check-wheel-contents" {} {}'.format(" ".join([_shell_quote(a) for a in ctx.attr.check_wheel_contents_args]), q),
+            # `wheel unpack` verifies every RECORD hash and size.
+            'rm -rf "$tmp/unpack" && "$venv/bin/wheel" unpack -d "$tmp/unpack" {}'.format(q),
+        ]
+    lines.append('echo "PASS: {} wheel(s)"'.format(len(ctx.files.wheels)))
+    ctx.actions.write(script, "\n".join(lines) + "\n", is_executable = True)
+    return [DefaultInfo(executable = script, runfiles = ctx.runfiles(files = ctx.files.wheels))]
+
+wheel_tools_test = rule(
+    implementation = _wheel_tools_test_impl,
+    attrs = {
+        "check_wheel_contents_args": attr.string_list(doc = "Extra check-wheel-contents options, e.g. --ignore=W002."),
+        "venv": attr.string(mandatory = True),
+        "wheels": attr.label_list(allow_files = [".whl"]),
+    },
+    test = True,
+    doc = "twine check --strict, check-wheel-contents and wheel unpack on every wheel.",
+)

@@ -1,0 +1,153 @@
+//! The JSON manifest written by the Starlark rule (`json.encode`). Unknown
+//! keys are errors so that typos in Starlark surface at build time.
+
+use anyhow::{Context, Result};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Manifest {
+    pub distribution: String,
+    pub version: String,
+    pub tags: Vec<String>,
+    #[serde(default, deserialize_with = "null_default")]
+    pub root_is_purelib: Option<bool>,
+    #[serde(default, deserialize_with = "null_default")]
+    pub metadata: Metadata,
+    #[serde(default, deserialize_with = "null_default")]
+    pub entry_points: BTreeMap<String, BTreeMap<String, String>>,
+    pub files: Vec<FileEntry>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Metadata {
+    pub summary: Option<String>,
+    pub requires_python: Option<String>,
+    #[serde(default, deserialize_with = "null_default")]
+    pub requires_dist: Vec<String>,
+    #[serde(default, deserialize_with = "null_default")]
+    pub provides_extra: Vec<String>,
+    pub license_expression: Option<String>,
+    #[serde(default, deserialize_with = "null_default")]
+    pub license_files: Vec<FileEntry>,
+    #[serde(default, deserialize_with = "null_default")]
+    pub project_urls: Vec<(String, String)>,
+    #[serde(default, deserialize_with = "null_default")]
+    pub classifiers: Vec<String>,
+    #[serde(default, deserialize_with = "null_default")]
+    pub keywords: Vec<String>,
+    pub author: Option<String>,
+    pub author_email: Option<String>,
+    pub maintainer: Option<String>,
+    pub maintainer_email: Option<String>,
+    pub description: Option<Description>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Description {
+    pub src: String,
+    pub content_type: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileEntry {
+    /// Path inside the wheel (for license files: inside `.dist-info/licenses/`).
+    pub path: String,
+    /// Source file, relative to the current directory (the Bazel execroot).
+    pub src: String,
+}
+
+/// Starlark's `json.encode(None)` is `null`; treat it like an absent key.
+fn null_default<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Default + Deserialize<'de>,
+{
+    Ok(Option::<T>::deserialize(d)?.unwrap_or_default())
+}
+
+impl Manifest {
+    pub fn from_json(text: &str) -> Result<Self> {
+        serde_json::from_str(text).context("invalid wheel manifest (see the manifest format in tools/crates/wheel-writer/src/manifest.rs)")
+    }
+
+    pub fn load(path: &Path) -> Result<Self> {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read the manifest {}", path.display()))?;
+        Self::from_json(&text).with_context(|| format!("in {}", path.display()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_keys_rejected() {
+        let e = format!(
+            "{:#}",
+            Manifest::from_json(r#"{"distribution":"a","version":"1","tags":["py3-none-any"],"files":[],"metadata":{"sumary":"x"}}"#)
+                .unwrap_err()
+        );
+        assert!(e.contains("unknown field `sumary`"), "{e}");
+        let e = format!(
+            "{:#}",
+            Manifest::from_json(r#"{"distribution":"a","version":"1","tags":["py3-none-any"],"files":[{"path":"a","src":"b","mode":1}]}"#)
+                .unwrap_err()
+        );
+        assert!(e.contains("unknown field `mode`"), "{e}");
+    }
+
+    #[test]
+    fn nulls_are_absent() {
+        let m = Manifest::from_json(
+            r#"{"distribution":"a","version":"1","tags":["py3-none-any"],"files":[],"root_is_purelib":null,
+                "entry_points":null,"metadata":{"requires_dist":null,"summary":null,"description":null}}"#,
+        )
+        .unwrap();
+        assert!(m.metadata.requires_dist.is_empty() && m.entry_points.is_empty());
+    }
+
+    #[test]
+    fn required_keys() {
+        let e = format!(
+            "{:#}",
+            Manifest::from_json(r#"{"distribution":"a","version":"1","tags":[]}"#).unwrap_err()
+        );
+        assert!(e.contains("missing field `files`"), "{e}");
+    }
+
+    #[test]
+    fn full_example_parses() {
+        let m = Manifest::from_json(
+            r#"{
+  "distribution": "jax-rocm7-plugin", "version": "0.7.1", "tags": ["py3-none-any"],
+  "root_is_purelib": null,
+  "metadata": {
+    "summary": "s", "requires_python": ">=3.10",
+    "requires_dist": ["jax-rocm7-pjrt==0.7.1"], "provides_extra": ["test"],
+    "license_expression": "Apache-2.0",
+    "license_files": [{"path": "LICENSE.txt", "src": "x/LICENSE.txt"}],
+    "project_urls": [["Homepage", "https://example.org"]],
+    "classifiers": ["c"], "keywords": ["jax", "rocm"],
+    "author": "a", "author_email": "a@b", "maintainer": "m", "maintainer_email": "m@b",
+    "description": {"src": "README.md", "content_type": "text/markdown"}
+  },
+  "entry_points": {"jax_plugins": {"xla_rocm7": "jax_plugins.xla_rocm7"}},
+  "files": [{"path": "a/__init__.py", "src": "b"}]
+}"#,
+        )
+        .unwrap();
+        assert_eq!(m.root_is_purelib, None);
+        assert_eq!(m.metadata.project_urls[0].1, "https://example.org");
+        assert_eq!(
+            m.entry_points["jax_plugins"]["xla_rocm7"],
+            "jax_plugins.xla_rocm7"
+        );
+    }
+}

@@ -1,0 +1,382 @@
+//! PEP 508 dependency specifiers (for Requires-Dist), validated with a small
+//! recursive-descent parser: name, extras, version specifiers or a URL, and
+//! an environment-marker expression.
+
+use crate::names::{normalize_version, validate_name};
+use anyhow::{anyhow, bail, Result};
+
+/// What a valid requirement refers to; used to cross-check extras.
+#[derive(Debug, Default)]
+pub struct Requirement {
+    pub name: String,
+    pub extras: Vec<String>,
+    /// Values compared with the `extra` marker variable.
+    pub marker_extras: Vec<String>,
+}
+
+const MARKER_VARS: &[&str] = &[
+    "python_version",
+    "python_full_version",
+    "os_name",
+    "sys_platform",
+    "platform_release",
+    "platform_system",
+    "platform_version",
+    "platform_machine",
+    "platform_python_implementation",
+    "implementation_name",
+    "implementation_version",
+    "extra",
+    "extras",
+    "dependency_groups",
+];
+
+const OPS: &[&str] = &["===", "~=", "==", "!=", "<=", ">=", "<", ">"];
+
+pub fn parse_requirement(s: &str) -> Result<Requirement> {
+    let mut p = P { s, i: 0 };
+    p.parse().map_err(|e| anyhow!("invalid requirement {s:?}: {e} (PEP 508, e.g. \"numpy>=1.26; python_version >= '3.12'\")"))
+}
+
+/// Validates a version specifier set such as Requires-Python's ">=3.10,<4".
+pub fn validate_specifiers(s: &str) -> Result<()> {
+    let mut p = P { s, i: 0 };
+    p.specifiers()
+        .and_then(|_| {
+            if p.at_end() {
+                Ok(())
+            } else {
+                bail!("unexpected text {:?} at offset {}", p.rest(), p.i)
+            }
+        })
+        .map_err(|e| {
+            anyhow!("invalid version specifiers {s:?}: {e} (e.g. \">=3.10\" or \">=3.10,<3.14\")")
+        })
+}
+
+struct P<'a> {
+    s: &'a str,
+    i: usize,
+}
+
+impl P<'_> {
+    fn rest(&self) -> &str {
+        &self.s[self.i..]
+    }
+    fn ws(&mut self) {
+        while self.rest().starts_with([' ', '\t']) {
+            self.i += 1;
+        }
+    }
+    fn eat(&mut self, w: &str) -> bool {
+        self.ws();
+        if self.rest().starts_with(w) {
+            self.i += w.len();
+            true
+        } else {
+            false
+        }
+    }
+    fn ident(&mut self) -> String {
+        self.ws();
+        let n = self
+            .rest()
+            .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-')))
+            .unwrap_or(self.rest().len());
+        let out = self.rest()[..n].to_string();
+        self.i += n;
+        out
+    }
+    fn at_end(&mut self) -> bool {
+        self.ws();
+        self.i == self.s.len()
+    }
+
+    fn parse(&mut self) -> Result<Requirement> {
+        let mut r = Requirement {
+            name: self.ident(),
+            ..Default::default()
+        };
+        if r.name.is_empty() {
+            bail!("expected a distribution name at the start");
+        }
+        validate_name(&r.name)?;
+        if self.eat("[") && !self.eat("]") {
+            loop {
+                let e = self.ident();
+                if e.is_empty() {
+                    bail!("expected an extra name inside [...] at offset {}", self.i);
+                }
+                validate_name(&e).map_err(|_| anyhow!("invalid extra name {e:?}"))?;
+                r.extras.push(e);
+                if self.eat("]") {
+                    break;
+                }
+                if !self.eat(",") {
+                    bail!(
+                        "expected ',' or ']' in the extras list at offset {}",
+                        self.i
+                    );
+                }
+            }
+        }
+        self.ws();
+        if self.eat("@") {
+            self.ws();
+            let n = self
+                .rest()
+                .find([' ', '\t', ';'])
+                .unwrap_or(self.rest().len());
+            let url = &self.rest()[..n];
+            if !url.contains("://") && !url.starts_with("file:") {
+                bail!("expected a URL after '@', got {url:?}");
+            }
+            self.i += n;
+            // A URL must be followed by whitespace before the marker's ';'.
+            if self.rest().starts_with(';') {
+                bail!("put a space between the URL and ';'");
+            }
+        } else if self.eat("(") {
+            self.specifiers()?;
+            if !self.eat(")") {
+                bail!(
+                    "expected ')' after the version specifiers at offset {}",
+                    self.i
+                );
+            }
+        } else {
+            self.ws();
+            if self.rest().starts_with(|c: char| "=!<>~".contains(c)) {
+                self.specifiers()?;
+            }
+        }
+        if self.eat(";") {
+            self.marker_or(&mut r)?;
+        }
+        if !self.at_end() {
+            bail!("unexpected text {:?} at offset {}", self.rest(), self.i);
+        }
+        Ok(r)
+    }
+
+    fn specifiers(&mut self) -> Result<()> {
+        loop {
+            self.ws();
+            let op = OPS
+                .iter()
+                .find(|op| self.rest().starts_with(**op))
+                .ok_or_else(|| {
+                    anyhow!(
+                        "expected a version operator (one of {}) at offset {}",
+                        OPS.join(" "),
+                        self.i
+                    )
+                })?;
+            self.i += op.len();
+            self.ws();
+            let n = self
+                .rest()
+                .find(|c: char| !(c.is_ascii_alphanumeric() || "._-*+!".contains(c)))
+                .unwrap_or(self.rest().len());
+            let v = self.rest()[..n].to_string();
+            let v = v.as_str();
+            self.i += n;
+            if v.is_empty() {
+                bail!("missing version after {op:?}");
+            }
+            match *op {
+                "===" => {}
+                "==" | "!=" if v.ends_with(".*") => {
+                    let base = &v[..v.len() - 2];
+                    if base.contains('+') {
+                        bail!("a prefix match ({op}{v}) cannot have a local version");
+                    }
+                    normalize_version(base)?;
+                }
+                _ => {
+                    if v.contains('*') {
+                        bail!("'*' is only allowed as a trailing '.*' with == or != ({op}{v})");
+                    }
+                    normalize_version(v)?;
+                    if *op == "~=" && !v.contains('.') {
+                        bail!("~= needs at least two release segments ({op}{v})");
+                    }
+                }
+            }
+            if !self.eat(",") {
+                return Ok(());
+            }
+        }
+    }
+
+    fn marker_or(&mut self, r: &mut Requirement) -> Result<()> {
+        self.marker_and(r)?;
+        while self.keyword("or") {
+            self.marker_and(r)?;
+        }
+        Ok(())
+    }
+
+    fn marker_and(&mut self, r: &mut Requirement) -> Result<()> {
+        self.marker_expr(r)?;
+        while self.keyword("and") {
+            self.marker_expr(r)?;
+        }
+        Ok(())
+    }
+
+    fn keyword(&mut self, k: &str) -> bool {
+        let save = self.i;
+        self.ws();
+        let had_space = self.i > save || self.s[..self.i].ends_with([')', '"', '\'']);
+        if had_space && self.rest().starts_with(k) {
+            let after = self.rest()[k.len()..].chars().next();
+            if matches!(after, Some(' ' | '\t' | '(' | '"' | '\'')) {
+                self.i += k.len();
+                return true;
+            }
+        }
+        self.i = save;
+        false
+    }
+
+    fn marker_expr(&mut self, r: &mut Requirement) -> Result<()> {
+        if self.eat("(") {
+            self.marker_or(r)?;
+            if !self.eat(")") {
+                bail!("expected ')' in the marker at offset {}", self.i);
+            }
+            return Ok(());
+        }
+        let lhs = self.marker_var()?;
+        self.ws();
+        let op = if let Some(op) = OPS.iter().find(|op| self.rest().starts_with(**op)) {
+            self.i += op.len();
+            op.to_string()
+        } else if self.keyword_plain("in") {
+            "in".into()
+        } else if self.keyword_plain("not") {
+            if !self.keyword("in") {
+                bail!("expected 'in' after 'not' at offset {}", self.i);
+            }
+            "not in".into()
+        } else {
+            bail!("expected a marker operator (==, !=, <, <=, >, >=, ~=, ===, in, not in) at offset {}", self.i);
+        };
+        let rhs = self.marker_var()?;
+        for (a, b) in [(&lhs, &rhs), (&rhs, &lhs)] {
+            if let (Var::Name(v), Var::Str(s)) = (a, b) {
+                if v == "extra" {
+                    r.marker_extras.push(s.clone());
+                }
+            }
+        }
+        if matches!((&lhs, &rhs), (Var::Str(_), Var::Str(_))) {
+            bail!("a marker compares two string literals; one side must be a variable such as python_version");
+        }
+        let _ = op;
+        Ok(())
+    }
+
+    fn keyword_plain(&mut self, k: &str) -> bool {
+        self.ws();
+        if self.rest().starts_with(k) {
+            let after = self.rest()[k.len()..].chars().next();
+            if matches!(after, Some(' ' | '\t' | '"' | '\'')) {
+                self.i += k.len();
+                return true;
+            }
+        }
+        false
+    }
+
+    fn marker_var(&mut self) -> Result<Var> {
+        self.ws();
+        if let Some(q) = self
+            .rest()
+            .chars()
+            .next()
+            .filter(|c| *c == '"' || *c == '\'')
+        {
+            let body = &self.rest()[1..];
+            let end = body
+                .find(q)
+                .ok_or_else(|| anyhow!("unterminated string in the marker"))?;
+            let v = body[..end].to_string();
+            self.i += end + 2;
+            return Ok(Var::Str(v));
+        }
+        let n = self
+            .rest()
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(self.rest().len());
+        let name = self.rest()[..n].to_string();
+        if !MARKER_VARS.contains(&name.as_str()) {
+            bail!(
+                "unknown marker variable {name:?} at offset {} (known: {})",
+                self.i,
+                MARKER_VARS.join(", ")
+            );
+        }
+        self.i += n;
+        Ok(Var::Name(name))
+    }
+}
+
+enum Var {
+    Name(String),
+    Str(String),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn valid() {
+        for ok in [
+            "jax-rocm7-pjrt==0.7.1",
+            "numpy>=1.26; python_version >= \"3.12\"",
+            "foo[bar,baz]>=1",
+            "foo [ bar , baz ] ( >=1 , <2 )",
+            "foo[]",
+            "foo",
+            "foo==1.*",
+            "foo~=1.2",
+            "foo===weird",
+            "foo>=1,!=1.5.*,<3; (os_name == 'posix' or sys_platform=='win32') and extra == \"test\"",
+            "foo; 'linux' in sys_platform",
+            "foo; platform_machine not in 'x86_64 aarch64'",
+            "pip @ https://example.org/pip.whl ; python_version>'3'",
+        ] {
+            parse_requirement(ok).unwrap_or_else(|e| panic!("{ok:?}: {e:#}"));
+        }
+        let r = parse_requirement("pytest; extra == 'test' or extra == \"dev\"").unwrap();
+        assert_eq!(r.marker_extras, ["test", "dev"]);
+    }
+
+    #[test]
+    fn invalid() {
+        for (bad, why) in [
+            ("", "expected a distribution name"),
+            ("-foo", "invalid distribution name"),
+            ("foo>=", "missing version"),
+            ("foo>=1.0.x", "not a PEP 440"),
+            ("foo=1", "expected a version operator"),
+            ("foo[bar", "expected ',' or ']'"),
+            ("foo; python_versionn > '3'", "unknown marker variable"),
+            ("foo; python_version", "expected a marker operator"),
+            ("foo; python_version > '3", "unterminated"),
+            ("foo; 'a' == 'b'", "two string literals"),
+            ("foo >=1 bar", "unexpected text"),
+            ("foo~=1", "two release segments"),
+            ("foo>=1.*", "trailing '.*'"),
+            ("foo @ notaurl", "expected a URL"),
+            ("foo (>=1", "expected ')'"),
+        ] {
+            let e = format!("{:#}", parse_requirement(bad).unwrap_err());
+            assert!(e.contains(why), "{bad:?}: {e}");
+            assert!(e.contains("invalid requirement"), "{e}");
+        }
+    }
+}

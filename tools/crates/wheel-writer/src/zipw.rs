@@ -1,0 +1,408 @@
+//! A minimal, deterministic ZIP writer: local headers patched in place after
+//! the data is streamed (no data descriptors), a central directory, ZIP64
+//! only when sizes or offsets need it, fixed timestamps, unix permissions,
+//! no other extra fields.
+
+use anyhow::{bail, Context, Result};
+use flate2::Crc;
+use sha2::{Digest, Sha256};
+use std::io::{Read, Seek, SeekFrom, Write};
+
+const LOCAL_SIG: u32 = 0x0403_4b50;
+const CENTRAL_SIG: u32 = 0x0201_4b50;
+const EOCD_SIG: u32 = 0x0605_4b50;
+const ZIP64_EOCD_SIG: u32 = 0x0606_4b50;
+const ZIP64_LOCATOR_SIG: u32 = 0x0706_4b50;
+const U32_MAX: u64 = 0xFFFF_FFFF;
+/// Entries at least this large get a ZIP64 local header up front: the
+/// compressed size is only known afterwards and may exceed the input a bit.
+const ZIP64_LOCAL_THRESHOLD: u64 = 0xF000_0000;
+const BUF: usize = 256 * 1024;
+
+/// Result of writing one entry: what RECORD needs.
+#[derive(Debug, Clone)]
+pub struct Written {
+    pub sha256: [u8; 32],
+    pub size: u64,
+}
+
+struct CdEntry {
+    name: String,
+    method: u16,
+    crc: u32,
+    csize: u64,
+    usize: u64,
+    offset: u64,
+    mode: u32,
+}
+
+pub struct ZipWriter<W: Write + Seek> {
+    out: W,
+    pos: u64,
+    entries: Vec<CdEntry>,
+    dos_time: u16,
+    dos_date: u16,
+    level: u32,
+    jobs: usize,
+}
+
+/// Counts bytes written through it, so the compressed size is known.
+struct Counting<'a, W: Write> {
+    inner: &'a mut W,
+    n: u64,
+}
+
+impl<W: Write> Write for Counting<'_, W> {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(b)?;
+        self.n += n as u64;
+        Ok(n)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+impl<W: Write + Seek> ZipWriter<W> {
+    /// `level` 0 stores entries uncompressed; 1–9 deflates them.
+    pub fn new(out: W, unix_time: Option<u64>, level: u32) -> Self {
+        let (dos_time, dos_date) = dos_datetime(unix_time);
+        ZipWriter {
+            out,
+            pos: 0,
+            entries: Vec::new(),
+            dos_time,
+            dos_date,
+            level,
+            jobs: 1,
+        }
+    }
+
+    /// Threads used to compress large entries.
+    pub fn set_jobs(&mut self, jobs: usize) {
+        self.jobs = jobs.max(1);
+    }
+
+    /// Writes an entry from memory.
+    pub fn add_bytes(&mut self, name: &str, data: &[u8], mode: u32) -> Result<Written> {
+        self.add_reader(name, data, data.len() as u64, mode)
+    }
+
+    /// Streams an entry of exactly `size` bytes from `src`, hashing while
+    /// copying; errors if the source turns out to have another length.
+    pub fn add_reader(
+        &mut self,
+        name: &str,
+        mut src: impl Read,
+        size: u64,
+        mode: u32,
+    ) -> Result<Written> {
+        let method: u16 = if self.level == 0 { 0 } else { 8 };
+        let zip64 = size >= ZIP64_LOCAL_THRESHOLD;
+        let offset = self.pos;
+        self.write_local_header(name, method, zip64)?;
+        let data_start = self.pos;
+        let mut sha = Sha256::new();
+        let mut crc = Crc::new();
+        let mut buf = vec![0u8; BUF.min(size.max(1) as usize)];
+        let mut total = 0u64;
+        let csize = {
+            let mut counting = Counting {
+                inner: &mut self.out,
+                n: 0,
+            };
+            let mut sink: Box<dyn Write + '_> = if method == 0 {
+                Box::new(&mut counting)
+            } else {
+                Box::new(flate2::write::DeflateEncoder::new(
+                    &mut counting,
+                    flate2::Compression::new(self.level),
+                ))
+            };
+            loop {
+                let n = match src.read(&mut buf) {
+                    Ok(0) => break,
+                    Ok(n) => n,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    Err(e) => {
+                        return Err(e).with_context(|| format!("reading the source of {name}"))
+                    }
+                };
+                sha.update(&buf[..n]);
+                crc.update(&buf[..n]);
+                total += n as u64;
+                sink.write_all(&buf[..n])?;
+            }
+            sink.flush()?;
+            drop(sink); // finishes the deflate stream
+            counting.n
+        };
+        if total != size {
+            bail!("the source of {name} changed while it was read ({size} bytes expected, {total} read)");
+        }
+        self.pos = data_start + csize;
+        self.finish_entry(name, method, crc.sum(), csize, size, offset, zip64, mode)?;
+        Ok(Written {
+            sha256: sha.finalize().into(),
+            size,
+        })
+    }
+
+    fn write_local_header(&mut self, name: &str, method: u16, zip64: bool) -> Result<()> {
+        let mut h = Vec::with_capacity(30 + name.len() + 20);
+        put32(&mut h, LOCAL_SIG);
+        put16(&mut h, if zip64 { 45 } else { 20 });
+        put16(&mut h, flags(name));
+        put16(&mut h, method);
+        put16(&mut h, self.dos_time);
+        put16(&mut h, self.dos_date);
+        put32(&mut h, 0); // crc, patched later
+        put32(&mut h, if zip64 { u32::MAX } else { 0 });
+        put32(&mut h, if zip64 { u32::MAX } else { 0 });
+        put16(&mut h, name.len() as u16);
+        put16(&mut h, if zip64 { 20 } else { 0 });
+        h.extend_from_slice(name.as_bytes());
+        if zip64 {
+            put16(&mut h, 1);
+            put16(&mut h, 16);
+            put64(&mut h, 0);
+            put64(&mut h, 0);
+        }
+        self.out.write_all(&h)?;
+        self.pos += h.len() as u64;
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn finish_entry(
+        &mut self,
+        name: &str,
+        method: u16,
+        crc: u32,
+        csize: u64,
+        usize: u64,
+        offset: u64,
+        zip64: bool,
+        mode: u32,
+    ) -> Result<()> {
+        if !zip64 && csize >= U32_MAX {
+            bail!(
+                "{name}: compressed size {csize} needs ZIP64 but the entry was started without it"
+            );
+        }
+        self.out.seek(SeekFrom::Start(offset + 14))?;
+        let mut p = Vec::with_capacity(12);
+        put32(&mut p, crc);
+        if zip64 {
+            self.out.write_all(&p)?;
+            self.out
+                .seek(SeekFrom::Start(offset + 30 + name.len() as u64 + 4))?;
+            let mut q = Vec::new();
+            put64(&mut q, usize);
+            put64(&mut q, csize);
+            self.out.write_all(&q)?;
+        } else {
+            put32(&mut p, csize as u32);
+            put32(&mut p, usize as u32);
+            self.out.write_all(&p)?;
+        }
+        self.out.seek(SeekFrom::Start(self.pos))?;
+        self.entries.push(CdEntry {
+            name: name.to_string(),
+            method,
+            crc,
+            csize,
+            usize,
+            offset,
+            mode,
+        });
+        Ok(())
+    }
+
+    /// Writes the central directory and returns the underlying writer.
+    pub fn finish(mut self) -> Result<W> {
+        let cd_start = self.pos;
+        let mut cd = Vec::new();
+        for e in &self.entries {
+            let mut extra = Vec::new();
+            for (v, _) in [(e.usize, 0), (e.csize, 1), (e.offset, 2)] {
+                if v >= U32_MAX {
+                    put64(&mut extra, v);
+                }
+            }
+            let big = !extra.is_empty();
+            put32(&mut cd, CENTRAL_SIG);
+            put16(&mut cd, (3 << 8) | if big { 45 } else { 20 }); // made by: unix
+            put16(&mut cd, if big { 45 } else { 20 });
+            put16(&mut cd, flags(&e.name));
+            put16(&mut cd, e.method);
+            put16(&mut cd, self.dos_time);
+            put16(&mut cd, self.dos_date);
+            put32(&mut cd, e.crc);
+            put32(&mut cd, e.csize.min(U32_MAX) as u32);
+            put32(&mut cd, e.usize.min(U32_MAX) as u32);
+            put16(&mut cd, e.name.len() as u16);
+            put16(&mut cd, if big { extra.len() as u16 + 4 } else { 0 });
+            put16(&mut cd, 0); // comment
+            put16(&mut cd, 0); // disk
+            put16(&mut cd, 0); // internal attributes
+            put32(&mut cd, (0o100000 | e.mode) << 16);
+            put32(&mut cd, e.offset.min(U32_MAX) as u32);
+            cd.extend_from_slice(e.name.as_bytes());
+            if big {
+                put16(&mut cd, 1);
+                put16(&mut cd, extra.len() as u16);
+                cd.extend_from_slice(&extra);
+            }
+        }
+        let cd_size = cd.len() as u64;
+        let n = self.entries.len() as u64;
+        let need64 = n >= 0xFFFF || cd_start >= U32_MAX || cd_size >= U32_MAX;
+        if need64 {
+            let rec = cd_start + cd_size;
+            put32(&mut cd, ZIP64_EOCD_SIG);
+            put64(&mut cd, 44);
+            put16(&mut cd, (3 << 8) | 45);
+            put16(&mut cd, 45);
+            put32(&mut cd, 0);
+            put32(&mut cd, 0);
+            put64(&mut cd, n);
+            put64(&mut cd, n);
+            put64(&mut cd, cd_size);
+            put64(&mut cd, cd_start);
+            put32(&mut cd, ZIP64_LOCATOR_SIG);
+            put32(&mut cd, 0);
+            put64(&mut cd, rec);
+            put32(&mut cd, 1);
+        }
+        put32(&mut cd, EOCD_SIG);
+        put16(&mut cd, 0);
+        put16(&mut cd, 0);
+        put16(&mut cd, n.min(0xFFFF) as u16);
+        put16(&mut cd, n.min(0xFFFF) as u16);
+        put32(&mut cd, cd_size.min(U32_MAX) as u32);
+        put32(&mut cd, cd_start.min(U32_MAX) as u32);
+        put16(&mut cd, 0);
+        self.out.write_all(&cd)?;
+        self.out.flush()?;
+        Ok(self.out)
+    }
+}
+
+/// Bit 11 (UTF-8 names) only when the name is not plain ASCII, like
+/// Python's zipfile, so ASCII archives match what other tools write.
+fn flags(name: &str) -> u16 {
+    if name.is_ascii() {
+        0
+    } else {
+        1 << 11
+    }
+}
+
+fn put16(v: &mut Vec<u8>, x: u16) {
+    v.extend_from_slice(&x.to_le_bytes());
+}
+fn put32(v: &mut Vec<u8>, x: u32) {
+    v.extend_from_slice(&x.to_le_bytes());
+}
+fn put64(v: &mut Vec<u8>, x: u64) {
+    v.extend_from_slice(&x.to_le_bytes());
+}
+
+/// MS-DOS time and date for a unix time (UTC), clamped to the DOS range;
+/// `None` is 1980-01-01 00:00:00.
+pub fn dos_datetime(unix: Option<u64>) -> (u16, u16) {
+    const MIN: u64 = 315_532_800; // 1980-01-01T00:00:00Z
+    let t = unix.unwrap_or(MIN).max(MIN);
+    let days = (t / 86400) as i64;
+    let secs = t % 86400;
+    // Civil date from days since the epoch (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    if y > 2107 {
+        return (
+            (23 << 11) | (59 << 5) | 29,
+            ((127 << 9) | (12 << 5) | 31) as u16,
+        );
+    }
+    let time = ((secs / 3600) << 11) | (((secs % 3600) / 60) << 5) | ((secs % 60) / 2);
+    let date = ((y - 1980) << 9) | (m << 5) | d;
+    (time as u16, date as u16)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Cursor;
+
+    #[test]
+    fn dos_times() {
+        assert_eq!(dos_datetime(None), (0, (1 << 5) | 1));
+        assert_eq!(dos_datetime(Some(0)), (0, (1 << 5) | 1));
+        // 2024-02-29T13:14:16Z
+        let (t, d) = dos_datetime(Some(1_709_212_456));
+        assert_eq!(d, ((2024 - 1980) << 9) | (2 << 5) | 29);
+        assert_eq!(t, (13 << 11) | (14 << 5) | 8);
+    }
+
+    fn build(level: u32) -> Vec<u8> {
+        let mut z = ZipWriter::new(Cursor::new(Vec::new()), None, level);
+        z.add_bytes("a.txt", b"hello hello hello hello", 0o644)
+            .unwrap();
+        z.add_bytes("bin/run", b"#!/bin/sh\n", 0o755).unwrap();
+        z.add_bytes("empty", b"", 0o644).unwrap();
+        z.add_bytes("d/\u{e9}.py", &vec![7u8; 300_000], 0o644)
+            .unwrap();
+        z.finish().unwrap().into_inner()
+    }
+
+    #[test]
+    fn zip_crate_reads_it() {
+        for level in [0, 1, 6, 9] {
+            let bytes = build(level);
+            let mut a = zip::ZipArchive::new(Cursor::new(&bytes)).unwrap();
+            assert_eq!(a.len(), 4);
+            let mut f = a.by_name("a.txt").unwrap();
+            let mut s = String::new();
+            f.read_to_string(&mut s).unwrap();
+            assert_eq!(s, "hello hello hello hello");
+            drop(f);
+            assert_eq!(a.by_name("bin/run").unwrap().unix_mode(), Some(0o100755));
+            assert_eq!(a.by_name("a.txt").unwrap().unix_mode(), Some(0o100644));
+            let mut f = a.by_name("d/\u{e9}.py").unwrap();
+            assert_eq!(
+                f.compression(),
+                if level == 0 {
+                    zip::CompressionMethod::Stored
+                } else {
+                    zip::CompressionMethod::Deflated
+                }
+            );
+            let mut v = Vec::new();
+            f.read_to_end(&mut v).unwrap();
+            assert_eq!(v, vec![7u8; 300_000]);
+        }
+    }
+
+    #[test]
+    fn deterministic() {
+        assert_eq!(build(6), build(6));
+    }
+
+    #[test]
+    fn wrong_length_is_an_error() {
+        let mut z = ZipWriter::new(Cursor::new(Vec::new()), None, 6);
+        let e = z
+            .add_reader("x", &b"abc"[..], 4, 0o644)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("changed while it was read"), "{e}");
+    }
+}
