@@ -126,11 +126,17 @@ e2e_copy_checkout() {
       # Deleted but still tracked files are not part of the tree being tested.
       [[ -e $f || -L $f ]] && printf '%s\0' "$f"
     done | tar --null -T - -cf -) | tar -C "$dest" -xf -
-  # Tools of the setup (not build inputs): reuse the checkout's.
-  local d
-  for d in .venv node_modules; do
-    [[ -e $E2E_ROOT/$d ]] && ln -sfn "$(readlink -f "$E2E_ROOT/$d")" "$dest/$d"
-  done
+  # The venv is a build input (the HIP toolchain finds zig in it): give the
+  # copy its own, at its own path, as a second clone would have. Hard links
+  # make that cheap; a plain copy when /tmp is another file system.
+  if [[ -e $E2E_ROOT/.venv ]]; then
+    local venv
+    venv=$(readlink -f "$E2E_ROOT/.venv")
+    cp -al "$venv" "$dest/.venv" 2>/dev/null || { rm -rf "$dest/.venv" && cp -a "$venv" "$dest/.venv"; } ||
+      e2e_fail "cannot copy $venv into the copy"
+  fi
+  # buildifier only: not a build input.
+  [[ -e $E2E_ROOT/node_modules ]] && ln -sfn "$(readlink -f "$E2E_ROOT/node_modules")" "$dest/node_modules"
   (cd "$dest" && scripts/setup.sh) || e2e_fail "scripts/setup.sh failed in the copy $dest"
   grep -q -- "$dest/third_party" "$dest/.bazelrc.offline" ||
     e2e_fail "$dest/.bazelrc.offline does not point into the copy"
