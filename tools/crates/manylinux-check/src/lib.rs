@@ -1,1 +1,24 @@
-//! manylinux-check (placeholder; see the owning issue).
+//! manylinux / ELF checker for wheels (`rocm-wheel check`).
+//!
+//! For every ELF member of a wheel: DT_NEEDED libraries and versioned symbol
+//! requirements against the manylinux policies (x86_64), forbidden symbols,
+//! ISA level, rpath hygiene; then the platform tag the ELFs need and whether
+//! the wheel's claimed tag is consistent with it. See `README.md` for the
+//! findings and the JSON schema.
+
+pub mod elf;
+pub mod glob;
+pub mod policy;
+pub mod wheel;
+
+mod analyze;
+mod report;
+
+#[cfg(test)]
+mod testutil;
+
+pub use analyze::{check_wheel, check_wheel_file, Options, DEFAULT_ALLOWED_EXTERNALS};
+pub use report::{
+    ElfReport, Finding, Report, Severity, Summary, EXIT_BAD_INPUT, EXIT_CLEAN, EXIT_FINDINGS,
+    SCHEMA_VERSION,
+};

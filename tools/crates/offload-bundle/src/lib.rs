@@ -1,1 +1,177 @@
-//! offload-bundle (placeholder; see the owning issue).
+//! Clang offload bundles: the containers HIP uses to carry one code object per
+//! GPU target (`.hipfb` files, the `.hip_fatbin` section of host objects).
+//!
+//! Formats (all integers little-endian):
+//!
+//! * Uncompressed: magic `__CLANG_OFFLOAD_BUNDLE__`, u64 entry count, then per
+//!   entry u64 offset, u64 size, u64 id length, id bytes; entry data follows
+//!   at the recorded offsets (4096-aligned as clang writes them).
+//! * Compressed: magic `CCOB`, u16 version, u16 method (0 zlib, 1 zstd), then
+//!   v1: u32 uncompressed size, u64 hash; v2: u32 total size, u32
+//!   uncompressed size, u64 hash; v3: u64 total size, u64 uncompressed size,
+//!   u64 hash; then the compressed stream of an uncompressed bundle. The
+//!   hash is the low 64 bits of the MD5 of the uncompressed bundle (LLVM's
+//!   `MD5Result::low()`, i.e. the first 8 digest bytes read little-endian).
+//!
+//! [`write`] builds bundles the way `clang-offload-bundler` does; [`read`]
+//! reads single bundles and back-to-back sequences defensively.
+
+mod amdgpu;
+pub mod read;
+pub mod write;
+
+pub use amdgpu::{
+    check_code_object, mach_of_processor, processor_of_mach, read_code_object_header,
+    validate_device_id, CodeObjectHeader, EntryId, EF_AMDGPU_MACH, EM_AMDGPU,
+};
+pub use read::{read_bundle, read_bundles, Bundle, CompressedHeader, Entry, Limits};
+pub use write::{
+    build_uncompressed, compress, host_entry_id, write_atomically, write_bundle_file, Compression,
+    WriteRequest,
+};
+
+/// Magic of an uncompressed bundle.
+pub const MAGIC: &[u8; 24] = b"__CLANG_OFFLOAD_BUNDLE__";
+/// Magic of a compressed bundle.
+pub const CCOB_MAGIC: &[u8; 4] = b"CCOB";
+/// Alignment of entry data, and of bundles within a `.hip_fatbin` section.
+pub const BUNDLE_ALIGN: u64 = 4096;
+
+/// Compression method of a `CCOB` bundle (values as stored in the header).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Method {
+    Zlib,
+    Zstd,
+}
+
+impl Method {
+    pub fn from_raw(v: u16) -> Option<Method> {
+        match v {
+            0 => Some(Method::Zlib),
+            1 => Some(Method::Zstd),
+            _ => None,
+        }
+    }
+
+    pub fn raw(self) -> u16 {
+        match self {
+            Method::Zlib => 0,
+            Method::Zstd => 1,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::Zlib => "zlib",
+            Method::Zstd => "zstd",
+        }
+    }
+}
+
+/// Header size of a `CCOB` bundle of the given version.
+pub(crate) fn ccob_header_size(version: u16) -> Option<usize> {
+    match version {
+        1 => Some(20),
+        2 => Some(24),
+        3 => Some(32),
+        _ => None,
+    }
+}
+
+/// The hash stored in `CCOB` headers.
+pub(crate) fn md5_low(data: &[u8]) -> u64 {
+    use md5::Digest;
+    let d = md5::Md5::digest(data);
+    u64::from_le_bytes(d[..8].try_into().unwrap())
+}
+
+/// The contents of the `.hip_fatbin` section of an ELF file (`None` when the
+/// file has no such section).
+pub fn hip_fatbin_section(elf: &[u8]) -> anyhow::Result<Option<&[u8]>> {
+    use anyhow::Context;
+    let obj = goblin::elf::Elf::parse(elf).context("not a valid ELF file")?;
+    for sh in &obj.section_headers {
+        if obj.shdr_strtab.get_at(sh.sh_name) != Some(".hip_fatbin") {
+            continue;
+        }
+        if sh.sh_type == goblin::elf::section_header::SHT_NOBITS {
+            return Ok(Some(&[]));
+        }
+        let range = sh
+            .file_range()
+            .filter(|r| r.end <= elf.len())
+            .context(".hip_fatbin section lies outside the file (truncated ELF?)")?;
+        return Ok(Some(&elf[range]));
+    }
+    Ok(None)
+}
+
+/// Reads the bundles of a file: a bundle file (one bundle or several back to
+/// back) or an ELF file, whose `.hip_fatbin` section is read.
+pub fn read_file_bundles(data: &[u8], limits: &Limits) -> anyhow::Result<Vec<Bundle>> {
+    if data.starts_with(b"\x7fELF") {
+        match hip_fatbin_section(data)? {
+            Some(s) => read_bundles(s, limits),
+            None => Ok(Vec::new()),
+        }
+    } else {
+        let bundles = read_bundles(data, limits)?;
+        if bundles.is_empty() {
+            anyhow::bail!("not an offload bundle: the file is empty or all zeros");
+        }
+        Ok(bundles)
+    }
+}
+
+/// JSON description of bundles, as printed by `rocm-wheel bundle list --json`:
+/// `{"bundles": [{"offset", "size", "compressed": null | {"version", "method",
+/// "total_size", "uncompressed_size", "hash"}, "entries":
+/// [{"id", "offset", "size"}]}]}`.
+pub fn bundles_json(bundles: &[Bundle]) -> String {
+    let v: Vec<_> = bundles
+        .iter()
+        .map(|b| {
+            serde_json::json!({
+                "offset": b.start,
+                "size": b.len,
+                "compressed": b.compressed,
+                "entries": b.entries,
+            })
+        })
+        .collect();
+    serde_json::to_string_pretty(&serde_json::json!({ "bundles": v }))
+        .expect("JSON values always serialize")
+}
+
+/// The body of the `read_bundle` fuzz target (also run over the committed
+/// corpus by a normal test): reading arbitrary bytes must never panic.
+/// Returns the device targets found, or the error.
+#[doc(hidden)]
+pub fn fuzz_read(data: &[u8]) -> anyhow::Result<Vec<String>> {
+    // Small limit so the fuzzer cannot spend its memory on one input.
+    let limits = Limits {
+        max_uncompressed: 1 << 24,
+    };
+    let single = read_bundle(data, &limits);
+    let bundles = read_bundles(data, &limits)?;
+    if let Ok(b) = &single {
+        assert_eq!(
+            bundles.len(),
+            1,
+            "a single bundle reads as a sequence of one"
+        );
+        assert_eq!(b.uncompressed(), bundles[0].uncompressed());
+    }
+    let mut targets = Vec::new();
+    for b in &bundles {
+        for e in &b.entries {
+            assert_eq!(b.entry_data(e).len() as u64, e.size);
+            let id = e.parsed_id();
+            if !id.is_host() {
+                targets.push(id.processor().to_string());
+            }
+        }
+    }
+    Ok(targets)
+}

@@ -1,1 +1,591 @@
-//! wheel-inspect (placeholder; see the owning issue).
+//! Describe a wheel (`.whl`), shared object (`.so`) or object file (`.o`):
+//! wheel tags, name, version and files; per ELF file its `DT_NEEDED`,
+//! `DT_RUNPATH`/`DT_RPATH`, `DT_SONAME` and the GPU targets of every offload
+//! bundle in its `.hip_fatbin` section.
+//!
+//! Wheels are verified while reading: a zip without a `*.dist-info/WHEEL`
+//! is not a wheel, and every member must match its `RECORD` line (sha256 and
+//! size); any mismatch is an error naming the member.
+//!
+//! # JSON schema (`rocm-wheel inspect --json`), version 1
+//!
+//! Fields are only ever added; a field's meaning never changes within a
+//! schema version.
+//!
+//! ```text
+//! {
+//!   "schema_version": 1,
+//!   "path": "<input path as given>",
+//!   "kind": "wheel" | "elf",
+//!   "wheel": null | {                       // only for kind == "wheel"
+//!     "filename": "<file name>",
+//!     "name": "<METADATA Name>", "version": "<METADATA Version>",
+//!     "wheel_version": "<WHEEL Wheel-Version>",
+//!     "generator": "<WHEEL Generator>" | null,
+//!     "root_is_purelib": bool,
+//!     "build": "<WHEEL Build>" | null,
+//!     "tags": ["py3-none-manylinux_2_28_x86_64", ...],   // WHEEL Tag lines
+//!     "files": [{"path": "...", "size": <bytes>}]          // zip order
+//!   },
+//!   "elf_files": [                          // one per ELF member / the file
+//!     {
+//!       "path": "<member path in the wheel, or the input path>",
+//!       "type": "shared object" | "relocatable" | "executable" | "other",
+//!       "machine": "x86-64" | "aarch64" | "amdgpu" | "<e_machine number>",
+//!       "soname": "<DT_SONAME>" | null,
+//!       "needed": ["<DT_NEEDED>", ...],     // file order
+//!       "runpath": ["<entry>", ...],        // DT_RUNPATH split at ':'
+//!       "rpath": ["<entry>", ...],          // DT_RPATH split at ':'
+//!       "bundles": [                        // .hip_fatbin, in section order
+//!         {
+//!           "offset": <offset in the section>,
+//!           "size": <bytes in the section>,
+//!           "compression": "none" | "zstd" | "zlib",
+//!           "format_version": null | <CCOB version>,
+//!           "entries": [{"id": "<bundle entry id>",
+//!                        "target": "<target id, e.g. gfx90a:xnack+; empty for host>",
+//!                        "size": <bytes>}]
+//!         }
+//!       ],
+//!       "targets": {"<target id>": <number of code objects>, ...}  // sorted
+//!     }
+//!   ]
+//! }
+//! ```
+
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::path::Path;
+
+use anyhow::{bail, Context, Result};
+use base64::Engine;
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+
+pub const SCHEMA_VERSION: u32 = 1;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    pub schema_version: u32,
+    pub path: String,
+    pub kind: &'static str,
+    pub wheel: Option<WheelInfo>,
+    pub elf_files: Vec<ElfInfo>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct WheelInfo {
+    pub filename: String,
+    pub name: String,
+    pub version: String,
+    pub wheel_version: String,
+    pub generator: Option<String>,
+    pub root_is_purelib: bool,
+    pub build: Option<String>,
+    pub tags: Vec<String>,
+    pub files: Vec<FileEntry>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct FileEntry {
+    pub path: String,
+    pub size: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ElfInfo {
+    pub path: String,
+    #[serde(rename = "type")]
+    pub elf_type: &'static str,
+    pub machine: String,
+    pub soname: Option<String>,
+    pub needed: Vec<String>,
+    pub runpath: Vec<String>,
+    pub rpath: Vec<String>,
+    pub bundles: Vec<BundleInfo>,
+    pub targets: BTreeMap<String, u32>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct BundleInfo {
+    pub offset: u64,
+    pub size: u64,
+    pub compression: &'static str,
+    pub format_version: Option<u16>,
+    pub entries: Vec<EntryInfo>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct EntryInfo {
+    pub id: String,
+    pub target: String,
+    pub size: u64,
+}
+
+/// Inspects a wheel, shared object or object file.
+pub fn inspect(path: &Path) -> Result<Report> {
+    let shown = path.display().to_string();
+    let mut f = std::fs::File::open(path).with_context(|| format!("cannot open {shown}"))?;
+    let mut magic = [0u8; 4];
+    let n = f
+        .read(&mut magic)
+        .with_context(|| format!("cannot read {shown}"))?;
+    if n == 4 && &magic == b"PK\x03\x04" {
+        let (wheel, elf_files) = inspect_wheel(path).with_context(|| shown.clone())?;
+        return Ok(Report {
+            schema_version: SCHEMA_VERSION,
+            path: shown,
+            kind: "wheel",
+            wheel: Some(wheel),
+            elf_files,
+        });
+    }
+    if n == 4 && &magic == b"\x7fELF" {
+        let data = std::fs::read(path).with_context(|| format!("cannot read {shown}"))?;
+        let info = inspect_elf(&shown, &data).with_context(|| shown.clone())?;
+        return Ok(Report {
+            schema_version: SCHEMA_VERSION,
+            path: shown,
+            kind: "elf",
+            wheel: None,
+            elf_files: vec![info],
+        });
+    }
+    bail!("{shown}: not a wheel (zip) or ELF file (.so/.o); nothing to inspect")
+}
+
+/// Describes one ELF file held in memory; `name` is used in messages.
+pub fn inspect_elf(name: &str, data: &[u8]) -> Result<ElfInfo> {
+    use goblin::elf::header;
+    let elf = goblin::elf::Elf::parse(data).context("not a valid ELF file")?;
+    let elf_type = match elf.header.e_type {
+        header::ET_DYN => "shared object",
+        header::ET_REL => "relocatable",
+        header::ET_EXEC => "executable",
+        _ => "other",
+    };
+    let machine = match elf.header.e_machine {
+        header::EM_X86_64 => "x86-64".to_string(),
+        header::EM_AARCH64 => "aarch64".to_string(),
+        offload_bundle::EM_AMDGPU => "amdgpu".to_string(),
+        m => m.to_string(),
+    };
+    let split = |v: &[&str]| -> Vec<String> {
+        v.iter()
+            .flat_map(|s| s.split(':'))
+            .map(str::to_string)
+            .collect()
+    };
+    let bundles = match offload_bundle::hip_fatbin_section(data)? {
+        None => Vec::new(),
+        Some(sec) => offload_bundle::read_bundles(sec, &offload_bundle::Limits::default())
+            .context(".hip_fatbin section")?,
+    };
+    let mut targets = BTreeMap::new();
+    let mut infos = Vec::with_capacity(bundles.len());
+    for b in &bundles {
+        let mut entries = Vec::with_capacity(b.entries.len());
+        for e in &b.entries {
+            let id = e.parsed_id();
+            if !id.is_host() {
+                *targets.entry(id.target_id.to_string()).or_insert(0) += 1;
+            }
+            entries.push(EntryInfo {
+                id: e.id.clone(),
+                target: id.target_id.to_string(),
+                size: e.size,
+            });
+        }
+        infos.push(BundleInfo {
+            offset: b.start,
+            size: b.len,
+            compression: b.compressed.as_ref().map_or("none", |c| c.method.name()),
+            format_version: b.compressed.as_ref().map(|c| c.version),
+            entries,
+        });
+    }
+    Ok(ElfInfo {
+        path: name.to_string(),
+        elf_type,
+        machine,
+        soname: elf.soname.map(str::to_string),
+        needed: elf.libraries.iter().map(|s| s.to_string()).collect(),
+        runpath: split(&elf.runpaths),
+        rpath: split(&elf.rpaths),
+        bundles: infos,
+        targets,
+    })
+}
+
+/// `{name}-{version}(-{build})?-{python}-{abi}-{platform}.whl`
+fn parse_wheel_filename(filename: &str) -> Result<(String, String)> {
+    let stem = filename.strip_suffix(".whl").with_context(|| {
+        format!("`{filename}` does not end in .whl; wheel files are named NAME-VERSION-PY-ABI-PLATFORM.whl")
+    })?;
+    let parts: Vec<&str> = stem.split('-').collect();
+    if !(parts.len() == 5 || parts.len() == 6) || parts.iter().any(|p| p.is_empty()) {
+        bail!("`{filename}` is not a wheel file name (NAME-VERSION[-BUILD]-PY-ABI-PLATFORM.whl)");
+    }
+    Ok((parts[0].to_string(), parts[1].to_string()))
+}
+
+/// PEP 503 normalisation, with `_` as PEP 427 file names use.
+fn normalize(name: &str) -> String {
+    let mut out = String::new();
+    for c in name.chars() {
+        let c = c.to_ascii_lowercase();
+        if matches!(c, '-' | '_' | '.') {
+            if !out.ends_with('_') {
+                out.push('_');
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Email-header style `Key: value` lines (WHEEL, METADATA headers).
+fn headers(text: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for line in text.lines() {
+        if line.is_empty() {
+            break; // METADATA body starts
+        }
+        if let Some((k, v)) = line.split_once(':') {
+            out.push((k.trim().to_string(), v.trim().to_string()));
+        }
+    }
+    out
+}
+
+fn header<'a>(h: &'a [(String, String)], key: &str) -> Option<&'a str> {
+    h.iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case(key))
+        .map(|(_, v)| v.as_str())
+}
+
+/// Splits one CSV record (RECORD files quote fields holding commas).
+fn csv_fields(line: &str) -> Result<Vec<String>> {
+    let mut fields = Vec::new();
+    let mut cur = String::new();
+    let mut chars = line.chars().peekable();
+    let mut quoted = false;
+    while let Some(c) = chars.next() {
+        match (quoted, c) {
+            (true, '"') if chars.peek() == Some(&'"') => {
+                cur.push('"');
+                chars.next();
+            }
+            (true, '"') => quoted = false,
+            (false, '"') if cur.is_empty() => quoted = true,
+            (false, ',') => fields.push(std::mem::take(&mut cur)),
+            (_, c) => cur.push(c),
+        }
+    }
+    if quoted {
+        bail!("unterminated quote");
+    }
+    fields.push(cur);
+    Ok(fields)
+}
+
+struct RecordLine {
+    hash: Option<String>,
+    size: Option<u64>,
+}
+
+fn inspect_wheel(path: &Path) -> Result<(WheelInfo, Vec<ElfInfo>)> {
+    let filename = path
+        .file_name()
+        .map(|s| s.to_string_lossy().to_string())
+        .unwrap_or_default();
+    let file = std::fs::File::open(path)?;
+    let mut zip = zip::ZipArchive::new(file).context("not a readable zip archive")?;
+
+    // Find the .dist-info directory holding WHEEL.
+    let names: Vec<String> = zip.file_names().map(str::to_string).collect();
+    let dist_infos: Vec<&str> = names
+        .iter()
+        .filter_map(|n| n.strip_suffix(".dist-info/WHEEL"))
+        .filter(|d| !d.contains('/'))
+        .collect();
+    let dist = match dist_infos.as_slice() {
+        [d] => d.to_string(),
+        [] => bail!(
+            "a zip archive but not a wheel: no top-level *.dist-info/WHEEL \
+             (build it with a wheel builder such as `rocm-wheel build`)"
+        ),
+        many => bail!(
+            "not a valid wheel: several .dist-info directories ({})",
+            many.join(", ")
+        ),
+    };
+    let (fname_name, fname_version) = parse_wheel_filename(&filename)?;
+    let read_text = |zip: &mut zip::ZipArchive<std::fs::File>, member: &str| -> Result<String> {
+        let mut s = String::new();
+        zip.by_name(member)
+            .with_context(|| format!("not a valid wheel: {member} is missing"))?
+            .read_to_string(&mut s)
+            .with_context(|| format!("{member} is not UTF-8 text"))?;
+        Ok(s)
+    };
+    let wheel_meta = headers(&read_text(&mut zip, &format!("{dist}.dist-info/WHEEL"))?);
+    let metadata = headers(&read_text(&mut zip, &format!("{dist}.dist-info/METADATA"))?);
+    let record_name = format!("{dist}.dist-info/RECORD");
+    let record_text = read_text(&mut zip, &record_name)?;
+
+    let name = header(&metadata, "Name")
+        .context("METADATA has no Name field")?
+        .to_string();
+    let version = header(&metadata, "Version")
+        .context("METADATA has no Version field")?
+        .to_string();
+    if normalize(&fname_name) != normalize(&name) || fname_version != version {
+        bail!(
+            "file name says {fname_name} {fname_version} but METADATA says {name} {version}; \
+             rename the file or fix METADATA"
+        );
+    }
+    if normalize(&dist) != normalize(&format!("{name}-{version}")) {
+        bail!("dist-info directory `{dist}.dist-info` does not match {name} {version}");
+    }
+    let wheel_version = header(&wheel_meta, "Wheel-Version")
+        .context("WHEEL has no Wheel-Version field")?
+        .to_string();
+    let tags: Vec<String> = wheel_meta
+        .iter()
+        .filter(|(k, _)| k.eq_ignore_ascii_case("Tag"))
+        .map(|(_, v)| v.clone())
+        .collect();
+    if tags.is_empty() {
+        bail!("WHEEL has no Tag field");
+    }
+
+    // RECORD: path,sha256=<urlsafe b64>,size
+    let mut record: BTreeMap<String, RecordLine> = BTreeMap::new();
+    for (i, line) in record_text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let f = csv_fields(line).with_context(|| format!("{record_name} line {}", i + 1))?;
+        if f.len() != 3 {
+            bail!(
+                "{record_name} line {}: expected PATH,HASH,SIZE, got `{line}`",
+                i + 1
+            );
+        }
+        let hash = (!f[1].is_empty()).then(|| f[1].clone());
+        let size = if f[2].is_empty() {
+            None
+        } else {
+            Some(f[2].parse::<u64>().with_context(|| {
+                format!(
+                    "{record_name} line {}: size `{}` is not a number",
+                    i + 1,
+                    f[2]
+                )
+            })?)
+        };
+        record.insert(f[0].clone(), RecordLine { hash, size });
+    }
+
+    let mut files = Vec::new();
+    let mut elf_files = Vec::new();
+    for i in 0..zip.len() {
+        let mut m = zip.by_index(i)?;
+        if m.is_dir() {
+            continue;
+        }
+        let mname = m.name().to_string();
+        files.push(FileEntry {
+            path: mname.clone(),
+            size: m.size(),
+        });
+        let is_signature = mname == record_name
+            || mname == format!("{record_name}.jws")
+            || mname == format!("{record_name}.p7s");
+        if is_signature {
+            // RECORD lists itself without a hash.
+            record.remove(&mname);
+            continue;
+        }
+        let rec = record.remove(&mname).with_context(|| {
+            format!(
+                "{mname} is not listed in {record_name}; the wheel was modified after it was built"
+            )
+        })?;
+        let Some(hash) = rec.hash else {
+            bail!("{record_name} has no hash for {mname}");
+        };
+        let Some(b64) = hash.strip_prefix("sha256=") else {
+            bail!("{record_name}: hash of {mname} is `{hash}`, expected sha256=...");
+        };
+        // Hash while reading; keep the bytes only if the member is an ELF file.
+        let mut hasher = Sha256::new();
+        let mut head = Vec::new();
+        let mut buf = vec![0u8; 1 << 16];
+        let mut total = 0u64;
+        // None: undecided until 4 bytes are seen.
+        let mut keep: Option<bool> = None;
+        loop {
+            let n = m
+                .read(&mut buf)
+                .with_context(|| format!("cannot read member {mname}"))?;
+            if n == 0 {
+                break;
+            }
+            hasher.update(&buf[..n]);
+            total += n as u64;
+            if keep != Some(false) {
+                head.extend_from_slice(&buf[..n]);
+            }
+            if keep.is_none() && head.len() >= 4 {
+                keep = Some(head.starts_with(b"\x7fELF"));
+                if keep == Some(false) {
+                    head = Vec::new();
+                }
+            }
+        }
+        let got = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(hasher.finalize());
+        if got != b64.trim_end_matches('=') {
+            bail!(
+                "RECORD hash mismatch for {mname}: RECORD says sha256={b64}, the file has sha256={got}; \
+                 the wheel is corrupt or was modified after it was built"
+            );
+        }
+        if let Some(size) = rec.size {
+            if size != total {
+                bail!("RECORD size mismatch for {mname}: RECORD says {size} bytes, the file has {total}");
+            }
+        }
+        if keep == Some(true) {
+            elf_files.push(inspect_elf(&mname, &head).with_context(|| mname.clone())?);
+        }
+    }
+    if let Some(missing) = record.keys().next() {
+        bail!("{record_name} lists {missing}, which is not in the wheel");
+    }
+    let wheel = WheelInfo {
+        filename,
+        name,
+        version,
+        wheel_version,
+        generator: header(&wheel_meta, "Generator").map(str::to_string),
+        root_is_purelib: header(&wheel_meta, "Root-Is-Purelib")
+            .is_some_and(|v| v.eq_ignore_ascii_case("true")),
+        build: header(&wheel_meta, "Build").map(str::to_string),
+        tags,
+        files,
+    };
+    Ok((wheel, elf_files))
+}
+
+impl Report {
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("reports always serialize")
+    }
+
+    /// Human-readable description.
+    pub fn to_text(&self) -> String {
+        use std::fmt::Write;
+        let mut s = String::new();
+        if let Some(w) = &self.wheel {
+            let _ = writeln!(s, "wheel {}", w.filename);
+            let _ = writeln!(s, "  name: {}", w.name);
+            let _ = writeln!(s, "  version: {}", w.version);
+            let _ = writeln!(s, "  tags: {}", w.tags.join(", "));
+            let _ = writeln!(
+                s,
+                "  root-is-purelib: {}{}",
+                w.root_is_purelib,
+                w.build
+                    .as_ref()
+                    .map(|b| format!(", build {b}"))
+                    .unwrap_or_default()
+            );
+            let _ = writeln!(s, "  files ({}):", w.files.len());
+            for f in &w.files {
+                let _ = writeln!(s, "    {} ({} bytes)", f.path, f.size);
+            }
+        }
+        for e in &self.elf_files {
+            let _ = writeln!(s, "{}: ELF {}, {}", e.path, e.elf_type, e.machine);
+            let prefix = "  ";
+            if let Some(so) = &e.soname {
+                let _ = writeln!(s, "{prefix}soname: {so}");
+            }
+            let list = |v: &[String]| {
+                if v.is_empty() {
+                    "(none)".to_string()
+                } else {
+                    v.join(", ")
+                }
+            };
+            let _ = writeln!(s, "{prefix}needed: {}", list(&e.needed));
+            if !e.runpath.is_empty() {
+                let _ = writeln!(s, "{prefix}runpath: {}", e.runpath.join(":"));
+            }
+            if !e.rpath.is_empty() {
+                let _ = writeln!(s, "{prefix}rpath: {}", e.rpath.join(":"));
+            }
+            if e.bundles.is_empty() {
+                let _ = writeln!(s, "{prefix}offload bundles: none");
+                continue;
+            }
+            // "3 (2 zstd v3, 1 uncompressed)"
+            let mut kinds: BTreeMap<String, usize> = BTreeMap::new();
+            for b in &e.bundles {
+                let k = match b.format_version {
+                    Some(v) => format!("{} v{v}", b.compression),
+                    None => "uncompressed".to_string(),
+                };
+                *kinds.entry(k).or_default() += 1;
+            }
+            let kinds: Vec<String> = kinds.iter().map(|(k, n)| format!("{n} {k}")).collect();
+            let _ = writeln!(
+                s,
+                "{prefix}offload bundles: {} ({})",
+                e.bundles.len(),
+                kinds.join(", ")
+            );
+            let _ = writeln!(s, "{prefix}gpu targets:");
+            for (t, n) in &e.targets {
+                let _ = writeln!(
+                    s,
+                    "{prefix}  {t}: {n} code object{}",
+                    if *n == 1 { "" } else { "s" }
+                );
+            }
+        }
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn csv_quoting() {
+        assert_eq!(csv_fields("a,b,c").unwrap(), ["a", "b", "c"]);
+        assert_eq!(
+            csv_fields("\"a,b\",sha256=x,3").unwrap(),
+            ["a,b", "sha256=x", "3"]
+        );
+        assert_eq!(csv_fields("\"a\"\"b\",,").unwrap(), ["a\"b", "", ""]);
+        assert!(csv_fields("\"a,b").is_err());
+    }
+
+    #[test]
+    fn wheel_names() {
+        assert_eq!(
+            parse_wheel_filename("jax_rocm7_pjrt-0.6.0-py3-none-manylinux_2_28_x86_64.whl")
+                .unwrap(),
+            ("jax_rocm7_pjrt".to_string(), "0.6.0".to_string())
+        );
+        assert!(parse_wheel_filename("foo-1.0.whl").is_err());
+        assert!(parse_wheel_filename("foo-1.0-py3-none-any.zip").is_err());
+        assert_eq!(normalize("Jax.ROCm7-pjrt"), "jax_rocm7_pjrt");
+    }
+}

@@ -4,9 +4,11 @@
 //! no other extra fields.
 
 use anyhow::{bail, Context, Result};
-use flate2::Crc;
+use flate2::{Compress, Compression, Crc, FlushCompress, Status};
 use sha2::{Digest, Sha256};
+use std::collections::VecDeque;
 use std::io::{Read, Seek, SeekFrom, Write};
+use std::sync::{mpsc, Arc, Mutex};
 
 const LOCAL_SIG: u32 = 0x0403_4b50;
 const CENTRAL_SIG: u32 = 0x0201_4b50;
@@ -18,6 +20,18 @@ const U32_MAX: u64 = 0xFFFF_FFFF;
 /// compressed size is only known afterwards and may exceed the input a bit.
 const ZIP64_LOCAL_THRESHOLD: u64 = 0xF000_0000;
 const BUF: usize = 256 * 1024;
+/// Deflated entries this large are compressed in parallel chunks.
+pub const CHUNKED_MIN: u64 = 4 << 20;
+/// Chunk size: large enough that the sync-flush marker (5 bytes) and the
+/// block restarts cost well under 0.1%, small enough to keep memory flat.
+pub const CHUNK: usize = 1 << 20;
+/// Deflate window: each chunk is primed with this much preceding data.
+const DICT: usize = 32 * 1024;
+
+/// A compressed chunk, its CRC, and its input buffer (for reuse).
+type ChunkResult = Result<(Vec<u8>, Crc, Vec<u8>)>;
+/// Dictionary, data, is-last, and where to send the result.
+type Job = (Vec<u8>, Vec<u8>, bool, mpsc::SyncSender<ChunkResult>);
 
 /// Result of writing one entry: what RECORD needs.
 #[derive(Debug, Clone)]
@@ -44,6 +58,13 @@ pub struct ZipWriter<W: Write + Seek> {
     dos_date: u16,
     level: u32,
     jobs: usize,
+    /// `CHUNKED_MIN` and `CHUNK`; smaller in unit tests (debug-build deflate is slow).
+    chunked_min: u64,
+    chunk: usize,
+    /// Values from this size on go to ZIP64 fields (`U32_MAX`; tests lower
+    /// it to exercise the ZIP64 layout without writing 4 GiB).
+    big: u64,
+    zip64_local_min: u64,
 }
 
 /// Counts bytes written through it, so the compressed size is known.
@@ -75,12 +96,24 @@ impl<W: Write + Seek> ZipWriter<W> {
             dos_date,
             level,
             jobs: 1,
+            chunked_min: CHUNKED_MIN,
+            chunk: CHUNK,
+            big: U32_MAX,
+            zip64_local_min: ZIP64_LOCAL_THRESHOLD,
         }
     }
 
     /// Threads used to compress large entries.
     pub fn set_jobs(&mut self, jobs: usize) {
         self.jobs = jobs.max(1);
+    }
+
+    /// Uses the ZIP64 layout for every entry and the end record, as if all
+    /// sizes and offsets were over 4 GiB (for testing readers cheaply).
+    #[doc(hidden)]
+    pub fn force_zip64(&mut self) {
+        self.big = 0;
+        self.zip64_local_min = 0;
     }
 
     /// Writes an entry from memory.
@@ -90,6 +123,10 @@ impl<W: Write + Seek> ZipWriter<W> {
 
     /// Streams an entry of exactly `size` bytes from `src`, hashing while
     /// copying; errors if the source turns out to have another length.
+    ///
+    /// Deflated entries of at least `CHUNKED_MIN` bytes are compressed as
+    /// independent `CHUNK`-sized pieces on `jobs` threads. The chunking does
+    /// not depend on `jobs`, so the output is the same for any thread count.
     pub fn add_reader(
         &mut self,
         name: &str,
@@ -98,19 +135,40 @@ impl<W: Write + Seek> ZipWriter<W> {
         mode: u32,
     ) -> Result<Written> {
         let method: u16 = if self.level == 0 { 0 } else { 8 };
-        let zip64 = size >= ZIP64_LOCAL_THRESHOLD;
+        let zip64 = size >= self.zip64_local_min;
         let offset = self.pos;
         self.write_local_header(name, method, zip64)?;
         let data_start = self.pos;
+        let (sha, crc, total, csize) = if method == 8 && size >= self.chunked_min {
+            self.copy_chunked(name, &mut src)?
+        } else {
+            self.copy_stream(name, &mut src, method, size)?
+        };
+        if total != size {
+            bail!("the source of {name} changed while it was read ({size} bytes expected, {total} read)");
+        }
+        self.pos = data_start + csize;
+        self.finish_entry(name, method, crc, csize, size, offset, zip64, mode)?;
+        Ok(Written { sha256: sha, size })
+    }
+
+    /// One thread: hash and compress (or store) while copying.
+    fn copy_stream(
+        &mut self,
+        name: &str,
+        src: &mut dyn Read,
+        method: u16,
+        size: u64,
+    ) -> Result<([u8; 32], u32, u64, u64)> {
         let mut sha = Sha256::new();
         let mut crc = Crc::new();
         let mut buf = vec![0u8; BUF.min(size.max(1) as usize)];
         let mut total = 0u64;
-        let csize = {
-            let mut counting = Counting {
-                inner: &mut self.out,
-                n: 0,
-            };
+        let mut counting = Counting {
+            inner: &mut self.out,
+            n: 0,
+        };
+        {
             let mut sink: Box<dyn Write + '_> = if method == 0 {
                 Box::new(&mut counting)
             } else {
@@ -120,31 +178,108 @@ impl<W: Write + Seek> ZipWriter<W> {
                 ))
             };
             loop {
-                let n = match src.read(&mut buf) {
-                    Ok(0) => break,
-                    Ok(n) => n,
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                    Err(e) => {
-                        return Err(e).with_context(|| format!("reading the source of {name}"))
-                    }
-                };
+                let n = read_full(src, &mut buf)
+                    .with_context(|| format!("reading the source of {name}"))?;
+                if n == 0 {
+                    break;
+                }
                 sha.update(&buf[..n]);
                 crc.update(&buf[..n]);
                 total += n as u64;
                 sink.write_all(&buf[..n])?;
             }
             sink.flush()?;
-            drop(sink); // finishes the deflate stream
-            counting.n
-        };
-        if total != size {
-            bail!("the source of {name} changed while it was read ({size} bytes expected, {total} read)");
-        }
-        self.pos = data_start + csize;
-        self.finish_entry(name, method, crc.sum(), csize, size, offset, zip64, mode)?;
-        Ok(Written {
-            sha256: sha.finalize().into(),
-            size,
+        } // dropping the encoder finishes the deflate stream
+        Ok((sha.finalize().into(), crc.sum(), total, counting.n))
+    }
+
+    /// pigz-style: each chunk is raw deflate primed with the previous 32 KiB
+    /// as a preset dictionary and ended with a sync flush (byte-aligned, not
+    /// final), so the pieces concatenate into one deflate stream; the last
+    /// chunk ends the stream. CRCs are computed per chunk and combined; the
+    /// SHA-256 runs here, in order, while the workers compress.
+    fn copy_chunked(
+        &mut self,
+        name: &str,
+        src: &mut dyn Read,
+    ) -> Result<([u8; 32], u32, u64, u64)> {
+        let (level, jobs, chunk) = (self.level, self.jobs, self.chunk);
+        let out = &mut self.out;
+        std::thread::scope(|scope| -> Result<([u8; 32], u32, u64, u64)> {
+            let (job_tx, job_rx) = mpsc::sync_channel::<Job>(jobs);
+            let job_rx = Arc::new(Mutex::new(job_rx));
+            for _ in 0..jobs {
+                let job_rx = Arc::clone(&job_rx);
+                scope.spawn(move || {
+                    let mut c = Compress::new(Compression::new(level), false);
+                    loop {
+                        let job = job_rx.lock().unwrap().recv();
+                        let Ok((dict, data, last, reply)) = job else {
+                            break;
+                        };
+                        let r = compress_chunk(&mut c, &dict, &data, last);
+                        let mut crc = Crc::new();
+                        crc.update(&data);
+                        // The receiver may be gone after an error; nothing to do then.
+                        let _ = reply.send(r.map(|z| (z, crc, data)));
+                    }
+                });
+            }
+            let mut sha = Sha256::new();
+            let mut crc = Crc::new();
+            let (mut total, mut csize) = (0u64, 0u64);
+            let mut pending: VecDeque<mpsc::Receiver<ChunkResult>> = VecDeque::new();
+            let mut spare: Vec<Vec<u8>> = Vec::new();
+            let mut dict: Vec<u8> = Vec::new();
+            let mut next = vec![0u8; chunk];
+            let mut n = read_full(src, &mut next)
+                .with_context(|| format!("reading the source of {name}"))?;
+            let mut drain_one =
+                |pending: &mut VecDeque<_>, spare: &mut Vec<Vec<u8>>| -> Result<()> {
+                    let rx: mpsc::Receiver<_> = pending.pop_front().unwrap();
+                    let (z, c, data): (Vec<u8>, Crc, Vec<u8>) =
+                        rx.recv().context("a compression thread died")??;
+                    out.write_all(&z)?;
+                    csize += z.len() as u64;
+                    crc.combine(&c);
+                    spare.push(data);
+                    Ok(())
+                };
+            loop {
+                let data =
+                    std::mem::replace(&mut next, spare.pop().unwrap_or_else(|| vec![0u8; chunk]));
+                let len = n;
+                sha.update(&data[..len]);
+                total += len as u64;
+                // Look ahead one chunk to know whether this one is the last.
+                next.resize(chunk, 0);
+                n = if len < chunk {
+                    0
+                } else {
+                    read_full(src, &mut next)
+                        .with_context(|| format!("reading the source of {name}"))?
+                };
+                let last = n == 0;
+                let mut data = data;
+                data.truncate(len);
+                let new_dict = data[len.saturating_sub(DICT)..].to_vec();
+                let (tx, rx) = mpsc::sync_channel(1);
+                job_tx
+                    .send((std::mem::replace(&mut dict, new_dict), data, last, tx))
+                    .context("compression threads stopped")?;
+                pending.push_back(rx);
+                if pending.len() > jobs {
+                    drain_one(&mut pending, &mut spare)?;
+                }
+                if last {
+                    break;
+                }
+            }
+            drop(job_tx);
+            while !pending.is_empty() {
+                drain_one(&mut pending, &mut spare)?;
+            }
+            Ok((sha.finalize().into(), crc.sum(), total, csize))
         })
     }
 
@@ -185,7 +320,7 @@ impl<W: Write + Seek> ZipWriter<W> {
         zip64: bool,
         mode: u32,
     ) -> Result<()> {
-        if !zip64 && csize >= U32_MAX {
+        if !zip64 && csize >= self.big {
             bail!(
                 "{name}: compressed size {csize} needs ZIP64 but the entry was started without it"
             );
@@ -219,6 +354,15 @@ impl<W: Write + Seek> ZipWriter<W> {
         Ok(())
     }
 
+    /// A 32-bit field's value, or the 0xFFFFFFFF marker if it is in ZIP64.
+    fn clamp(&self, v: u64) -> u32 {
+        if v >= self.big {
+            u32::MAX
+        } else {
+            v as u32
+        }
+    }
+
     /// Writes the central directory and returns the underlying writer.
     pub fn finish(mut self) -> Result<W> {
         let cd_start = self.pos;
@@ -226,7 +370,7 @@ impl<W: Write + Seek> ZipWriter<W> {
         for e in &self.entries {
             let mut extra = Vec::new();
             for (v, _) in [(e.usize, 0), (e.csize, 1), (e.offset, 2)] {
-                if v >= U32_MAX {
+                if v >= self.big {
                     put64(&mut extra, v);
                 }
             }
@@ -239,15 +383,15 @@ impl<W: Write + Seek> ZipWriter<W> {
             put16(&mut cd, self.dos_time);
             put16(&mut cd, self.dos_date);
             put32(&mut cd, e.crc);
-            put32(&mut cd, e.csize.min(U32_MAX) as u32);
-            put32(&mut cd, e.usize.min(U32_MAX) as u32);
+            put32(&mut cd, self.clamp(e.csize));
+            put32(&mut cd, self.clamp(e.usize));
             put16(&mut cd, e.name.len() as u16);
             put16(&mut cd, if big { extra.len() as u16 + 4 } else { 0 });
             put16(&mut cd, 0); // comment
             put16(&mut cd, 0); // disk
             put16(&mut cd, 0); // internal attributes
             put32(&mut cd, (0o100000 | e.mode) << 16);
-            put32(&mut cd, e.offset.min(U32_MAX) as u32);
+            put32(&mut cd, self.clamp(e.offset));
             cd.extend_from_slice(e.name.as_bytes());
             if big {
                 put16(&mut cd, 1);
@@ -257,7 +401,7 @@ impl<W: Write + Seek> ZipWriter<W> {
         }
         let cd_size = cd.len() as u64;
         let n = self.entries.len() as u64;
-        let need64 = n >= 0xFFFF || cd_start >= U32_MAX || cd_size >= U32_MAX;
+        let need64 = n >= 0xFFFF || cd_start >= self.big || cd_size >= self.big;
         if need64 {
             let rec = cd_start + cd_size;
             put32(&mut cd, ZIP64_EOCD_SIG);
@@ -280,13 +424,59 @@ impl<W: Write + Seek> ZipWriter<W> {
         put16(&mut cd, 0);
         put16(&mut cd, n.min(0xFFFF) as u16);
         put16(&mut cd, n.min(0xFFFF) as u16);
-        put32(&mut cd, cd_size.min(U32_MAX) as u32);
-        put32(&mut cd, cd_start.min(U32_MAX) as u32);
+        put32(&mut cd, self.clamp(cd_size));
+        put32(&mut cd, self.clamp(cd_start));
         put16(&mut cd, 0);
         self.out.write_all(&cd)?;
         self.out.flush()?;
         Ok(self.out)
     }
+}
+
+/// Reads until `buf` is full or the source ends.
+fn read_full(src: &mut dyn Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match src.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
+}
+
+/// Raw-deflates one chunk: primed with `dict`, ended with a sync flush, or
+/// with the final block if `last`.
+fn compress_chunk(c: &mut Compress, dict: &[u8], data: &[u8], last: bool) -> Result<Vec<u8>> {
+    c.reset();
+    if !dict.is_empty() {
+        c.set_dictionary(dict)
+            .map_err(|e| anyhow::anyhow!("deflate dictionary: {e}"))?;
+    }
+    let mut out = Vec::with_capacity(data.len() + data.len() / 8 + 64);
+    let flush = if last {
+        FlushCompress::Finish
+    } else {
+        FlushCompress::Sync
+    };
+    let start_in = c.total_in();
+    loop {
+        let consumed = (c.total_in() - start_in) as usize;
+        if out.capacity() - out.len() < 64 {
+            out.reserve(out.capacity() / 2 + 64);
+        }
+        let status = c.compress_vec(&data[consumed..], &mut out, flush)?;
+        let all_in = (c.total_in() - start_in) as usize == data.len();
+        let room_left = out.capacity() > out.len();
+        match status {
+            Status::StreamEnd => break,
+            _ if !last && all_in && room_left => break,
+            _ => {}
+        }
+    }
+    Ok(out)
 }
 
 /// Bit 11 (UTF-8 names) only when the name is not plain ASCII, like
@@ -394,6 +584,54 @@ mod tests {
     #[test]
     fn deterministic() {
         assert_eq!(build(6), build(6));
+    }
+
+    /// Deterministic, semi-compressible bytes (text-like with noise).
+    pub(crate) fn sample(n: usize) -> Vec<u8> {
+        let mut x: u32 = 12345;
+        (0..n)
+            .map(|i| {
+                x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+                if (x >> 16) & 3 == 0 {
+                    (x >> 8) as u8
+                } else {
+                    b"the quick brown fox jumps over the lazy dog\n"[i % 44]
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn chunked_entries_are_one_valid_stream_for_any_thread_count() {
+        // Not a multiple of CHUNK, so the last chunk is partial.
+        let (chunked_min, chunk) = (256 * 1024, 64 * 1024);
+        let data = sample(chunked_min + 2 * chunk + 12_345);
+        let mut outputs = Vec::new();
+        for jobs in [1, 2, 5] {
+            let mut z = ZipWriter::new(Cursor::new(Vec::new()), None, 6);
+            z.set_jobs(jobs);
+            (z.chunked_min, z.chunk) = (chunked_min as u64, chunk);
+            let w = z.add_bytes("big.bin", &data, 0o644).unwrap();
+            assert_eq!(w.sha256, <[u8; 32]>::from(Sha256::digest(&data)));
+            outputs.push(z.finish().unwrap().into_inner());
+        }
+        assert!(
+            outputs.iter().all(|o| *o == outputs[0]),
+            "output depends on the thread count"
+        );
+        let mut a = zip::ZipArchive::new(Cursor::new(&outputs[0])).unwrap();
+        let mut f = a.by_name("big.bin").unwrap();
+        assert_eq!(f.compression(), zip::CompressionMethod::Deflated);
+        let mut back = Vec::new();
+        f.read_to_end(&mut back).unwrap(); // the zip crate checks the CRC
+        assert!(back == data, "round trip differs");
+        // The chained dictionaries keep the ratio of one single stream.
+        let mut single =
+            flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::new(6));
+        single.write_all(&data).unwrap();
+        let single = single.finish().unwrap().len() as f64;
+        let ratio = f.compressed_size() as f64 / single;
+        assert!(ratio < 1.01, "chunked output is {ratio}x a single stream");
     }
 
     #[test]

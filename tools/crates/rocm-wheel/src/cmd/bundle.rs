@@ -1,6 +1,326 @@
-#[derive(clap::Args)]
-pub struct Args {}
+//! `rocm-wheel bundle`: write, list and extract clang offload bundles.
 
-pub fn run(_args: Args) -> anyhow::Result<()> {
-    anyhow::bail!("not implemented yet")
+use std::path::PathBuf;
+
+use anyhow::{bail, Context, Result};
+use clap::{Subcommand, ValueEnum};
+use offload_bundle::{Bundle, Compression, Limits, Method, WriteRequest};
+
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    command: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Bundle AMDGPU code objects into one offload bundle (.hipfb).
+    Write(WriteArgs),
+    /// List the bundles and entries of a bundle file or of an ELF file's .hip_fatbin.
+    List(ListArgs),
+    /// Extract the code object of one GPU target.
+    Extract(ExtractArgs),
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum CompressArg {
+    None,
+    Zstd,
+    Zlib,
+}
+
+#[derive(clap::Args)]
+struct WriteArgs {
+    /// Output bundle file (written atomically).
+    #[arg(long)]
+    output: PathBuf,
+    /// Store uncompressed (default) or as a compressed CCOB bundle.
+    #[arg(long, value_enum, default_value = "none")]
+    compress: CompressArg,
+    /// CCOB format version for compressed output (3 allows > 4 GiB).
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u16).range(2..=3))]
+    format_version: u16,
+    /// Compression level (zstd: 1..=22, default 3; zlib: 0..=9, default 6).
+    #[arg(long)]
+    level: Option<i32>,
+    /// Host triple of the (empty) host entry.
+    #[arg(long)]
+    host_triple: String,
+    /// ID=CODE_OBJECT, e.g. hipv4-amdgcn-amd-amdhsa--gfx90a=k.gfx90a.co (repeatable).
+    #[arg(long = "entry", value_name = "ID=FILE", required = true)]
+    entries: Vec<String>,
+}
+
+#[derive(clap::Args)]
+struct ListArgs {
+    /// Bundle file, or ELF file (.so/.o) with a .hip_fatbin section.
+    file: PathBuf,
+    /// Machine-readable output.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(clap::Args)]
+struct ExtractArgs {
+    /// Bundle file, or ELF file (.so/.o) with a .hip_fatbin section.
+    file: PathBuf,
+    /// GPU processor (gfx90a), target id (gfx90a:xnack+) or full entry id.
+    #[arg(long)]
+    target: String,
+    /// Where to write the code object (atomically).
+    #[arg(long)]
+    output: PathBuf,
+    /// Index of the bundle to take it from when several hold the target.
+    #[arg(long)]
+    bundle: Option<usize>,
+}
+
+pub fn run(args: Args) -> Result<()> {
+    match args.command {
+        Cmd::Write(a) => write(a),
+        Cmd::List(a) => list(a),
+        Cmd::Extract(a) => extract(a),
+    }
+}
+
+fn write(a: WriteArgs) -> Result<()> {
+    let mut entries = Vec::with_capacity(a.entries.len());
+    for e in &a.entries {
+        let Some((id, path)) = e.split_once('=') else {
+            bail!(
+                "--entry `{e}` is not ID=FILE (e.g. hipv4-amdgcn-amd-amdhsa--gfx90a=k.gfx90a.co)"
+            );
+        };
+        entries.push((id.to_string(), PathBuf::from(path)));
+    }
+    let method = match a.compress {
+        CompressArg::None => None,
+        CompressArg::Zstd => Some(Method::Zstd),
+        CompressArg::Zlib => Some(Method::Zlib),
+    };
+    let compression = match method {
+        None => {
+            if a.level.is_some() {
+                bail!("--level needs --compress zstd or --compress zlib");
+            }
+            Compression::None
+        }
+        Some(method) => Compression::Compressed {
+            method,
+            version: a.format_version,
+            level: a.level,
+        },
+    };
+    offload_bundle::write_bundle_file(&WriteRequest {
+        output: a.output,
+        host_triple: a.host_triple,
+        entries,
+        compression,
+    })
+}
+
+fn load(file: &PathBuf) -> Result<Vec<Bundle>> {
+    let data = std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
+    offload_bundle::read_file_bundles(&data, &Limits::default())
+        .with_context(|| format!("{}", file.display()))
+}
+
+fn list(a: ListArgs) -> Result<()> {
+    let bundles = load(&a.file)?;
+    if a.json {
+        println!("{}", offload_bundle::bundles_json(&bundles));
+        return Ok(());
+    }
+    if bundles.is_empty() {
+        println!("{}: no .hip_fatbin section", a.file.display());
+    }
+    for (i, b) in bundles.iter().enumerate() {
+        let how = match &b.compressed {
+            None => "uncompressed".to_string(),
+            Some(c) => format!(
+                "{} (CCOB v{}, {} -> {} bytes)",
+                c.method.name(),
+                c.version,
+                b.len,
+                c.uncompressed_size
+            ),
+        };
+        println!(
+            "bundle {i} at offset {}: {how}, {} entries",
+            b.start,
+            b.entries.len()
+        );
+        for e in &b.entries {
+            println!("  {}  offset {} size {}", e.id, e.offset, e.size);
+        }
+    }
+    Ok(())
+}
+
+fn extract(a: ExtractArgs) -> Result<()> {
+    let bundles = load(&a.file)?;
+    let mut hits = Vec::new();
+    for (i, b) in bundles.iter().enumerate() {
+        if a.bundle.is_some_and(|n| n != i) {
+            continue;
+        }
+        for e in b.device_entries() {
+            let p = e.parsed_id();
+            if e.id == a.target || p.target_id == a.target || p.processor() == a.target {
+                hits.push((i, b, e));
+            }
+        }
+    }
+    match hits.as_slice() {
+        [] => {
+            let have: Vec<String> = bundles
+                .iter()
+                .flat_map(|b| {
+                    b.device_entries()
+                        .map(|e| e.parsed_id().target_id.to_string())
+                })
+                .collect();
+            bail!(
+                "{}: no entry for target `{}`{}; targets present: {}",
+                a.file.display(),
+                a.target,
+                a.bundle
+                    .map(|n| format!(" in bundle {n}"))
+                    .unwrap_or_default(),
+                if have.is_empty() {
+                    "none".to_string()
+                } else {
+                    have.join(", ")
+                }
+            )
+        }
+        [(_, b, e)] => offload_bundle::write_atomically(&a.output, b.entry_data(e)),
+        many => {
+            let names: Vec<String> = many
+                .iter()
+                .map(|(i, _, e)| format!("bundle {i}: {}", e.id))
+                .collect();
+            bail!(
+                "{}: target `{}` is ambiguous ({}); pass a full target id or --bundle N",
+                a.file.display(),
+                a.target,
+                names.join(", ")
+            )
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The command line the Bazel rules use, parsed and run in-process.
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: Args,
+    }
+
+    fn rw(argv: &[&str]) -> Result<()> {
+        let cli = Cli::try_parse_from(std::iter::once("bundle").chain(argv.iter().copied()))?;
+        run(cli.args)
+    }
+
+    /// The ELF header of an AMDGPU code object for `mach` (enough for the
+    /// writer's checks; real code objects are used in the crate tests).
+    fn code_object(mach: u8, fill: u8) -> Vec<u8> {
+        let mut e = vec![fill; 256];
+        e[..8].copy_from_slice(b"\x7fELF\x02\x01\x01\x40");
+        e[8] = 3; // code object v5
+        e[16] = 3; // ET_DYN
+        e[17] = 0;
+        e[18..20].copy_from_slice(&224u16.to_le_bytes());
+        e[48..52].copy_from_slice(&(mach as u32 | 0x100).to_le_bytes()); // xnack any
+        e
+    }
+
+    #[test]
+    fn write_list_extract() {
+        let dir =
+            std::env::temp_dir().join(format!("rocm-wheel-bundle-cli-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = |n: &str| dir.join(n).display().to_string();
+        std::fs::write(p("a.co"), code_object(0x3f, 1)).unwrap();
+        std::fs::write(p("b.co"), code_object(0x48, 2)).unwrap();
+        for (compress, version) in [("none", "2"), ("zstd", "2"), ("zlib", "3"), ("zstd", "3")] {
+            let out = p(&format!("k.{compress}{version}.hipfb"));
+            rw(&[
+                "write",
+                "--output",
+                &out,
+                "--compress",
+                compress,
+                "--format-version",
+                version,
+                "--host-triple",
+                "x86_64-unknown-linux-gnu",
+                "--entry",
+                &format!("hipv4-amdgcn-amd-amdhsa--gfx90a={}", p("a.co")),
+                "--entry",
+                &format!("hipv4-amdgcn-amd-amdhsa--gfx1200={}", p("b.co")),
+            ])
+            .unwrap();
+            let data = std::fs::read(&out).unwrap();
+            let want_magic: &[u8] = if compress == "none" {
+                b"__CLANG"
+            } else {
+                b"CCOB"
+            };
+            assert!(data.starts_with(want_magic), "{compress}");
+            rw(&["list", &out]).unwrap();
+            rw(&["list", "--json", &out]).unwrap();
+            let x = p("x.co");
+            rw(&["extract", &out, "--target", "gfx1200", "--output", &x]).unwrap();
+            assert_eq!(std::fs::read(&x).unwrap(), code_object(0x48, 2));
+            let e = rw(&["extract", &out, "--target", "gfx906", "--output", &x]).unwrap_err();
+            assert!(
+                format!("{e:#}").contains("targets present: gfx1200, gfx90a"),
+                "{e:#}"
+            );
+        }
+        // Bad flags are refused by the parser, before anything is written.
+        let bad = p("bad.hipfb");
+        for argv in [
+            vec![
+                "write",
+                "--output",
+                &bad,
+                "--host-triple",
+                "x",
+                "--format-version",
+                "4",
+            ],
+            vec![
+                "write",
+                "--output",
+                &bad,
+                "--host-triple",
+                "x",
+                "--compress",
+                "lz4",
+            ],
+            vec!["write", "--output", &bad, "--host-triple", "x"],
+        ] {
+            assert!(rw(&argv).is_err(), "{argv:?}");
+        }
+        let e = rw(&[
+            "write",
+            "--output",
+            &bad,
+            "--host-triple",
+            "x86_64-unknown-linux-gnu",
+            "--entry",
+            "gfx90a",
+        ])
+        .unwrap_err();
+        assert!(format!("{e:#}").contains("is not ID=FILE"), "{e:#}");
+        assert!(!std::path::Path::new(&bad).exists());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

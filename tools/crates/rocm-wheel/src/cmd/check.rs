@@ -1,6 +1,135 @@
-#[derive(clap::Args)]
-pub struct Args {}
+//! `rocm-wheel check`: thin shell over the `manylinux-check` crate.
+//! Exit codes: 0 clean (warnings allowed), 1 error-level findings,
+//! 2 usage error or unreadable input.
 
-pub fn run(_args: Args) -> anyhow::Result<()> {
-    anyhow::bail!("not implemented yet")
+use std::io::Write;
+use std::path::PathBuf;
+
+use manylinux_check::{check_wheel_file, Options, DEFAULT_ALLOWED_EXTERNALS, EXIT_BAD_INPUT};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Wheel to check.
+    pub wheel: PathBuf,
+    /// Policy to check the ELF files against (manylinux_2_17 … manylinux_2_39,
+    /// or manylinux2014 etc.). Default: the most compatible manylinux tag the
+    /// wheel claims.
+    #[arg(long)]
+    pub policy: Option<String>,
+    /// soname glob that may stay external instead of being bundled
+    /// (repeatable), added to the built-in ROCm list.
+    #[arg(long = "allow-external", value_name = "GLOB")]
+    pub allow_external: Vec<String>,
+    /// Do not use the built-in ROCm list of allowed external libraries.
+    #[arg(long)]
+    pub no_default_allow: bool,
+    /// Absolute rpath prefix that is acceptable, e.g. /opt/rocm (repeatable).
+    #[arg(long = "allow-rpath-prefix", value_name = "PREFIX")]
+    pub allow_rpath_prefix: Vec<String>,
+    /// Print the report as JSON (schema: tools/crates/manylinux-check/README.md).
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let code = execute(args, &mut std::io::stdout(), &mut std::io::stderr());
+    if code != 0 {
+        std::process::exit(code);
+    }
+    Ok(())
+}
+
+/// Run the check, print the report, and return the exit code.
+fn execute(args: Args, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+    let mut allow_external: Vec<String> = if args.no_default_allow {
+        Vec::new()
+    } else {
+        DEFAULT_ALLOWED_EXTERNALS
+            .iter()
+            .map(|s| s.to_string())
+            .collect()
+    };
+    allow_external.extend(args.allow_external);
+    let opts = Options {
+        policy: args.policy,
+        allow_external,
+        allow_rpath_prefixes: args.allow_rpath_prefix,
+    };
+    let report = match check_wheel_file(&args.wheel, &opts) {
+        Ok(r) => r,
+        Err(e) => {
+            let _ = writeln!(err, "rocm-wheel check: error: {e:#}");
+            return EXIT_BAD_INPUT;
+        }
+    };
+    let text = if args.json {
+        format!("{}\n", report.to_json())
+    } else {
+        report.to_human()
+    };
+    if let Err(e) = out.write_all(text.as_bytes()) {
+        let _ = writeln!(err, "rocm-wheel check: error: writing the report: {e}");
+        return EXIT_BAD_INPUT;
+    }
+    report.exit_code()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: Args,
+    }
+
+    fn run_cli(argv: &[&str]) -> (i32, String, String) {
+        let cli =
+            Cli::try_parse_from(std::iter::once("check").chain(argv.iter().copied())).unwrap();
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let code = execute(cli.args, &mut out, &mut err);
+        (
+            code,
+            String::from_utf8(out).unwrap(),
+            String::from_utf8(err).unwrap(),
+        )
+    }
+
+    #[test]
+    fn unreadable_input_exits_2() {
+        let dir = tempfile_dir();
+        let junk = dir.join("junk-1.0-py3-none-any.whl");
+        std::fs::write(&junk, b"not a zip").unwrap();
+        let (code, out, err) = run_cli(&[junk.to_str().unwrap()]);
+        assert_eq!(code, 2);
+        assert!(out.is_empty());
+        assert!(err.contains("not a zip archive"), "{err}");
+
+        let (code, _, err) = run_cli(&[dir.join("missing.whl").to_str().unwrap()]);
+        assert_eq!(code, 2);
+        assert!(err.contains("cannot open"), "{err}");
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn unknown_policy_exits_2() {
+        let (code, _, err) = run_cli(&["x.whl", "--policy", "manylinux_9_9"]);
+        assert_eq!(code, 2);
+        assert!(err.contains("unknown policy"), "{err}");
+    }
+
+    #[test]
+    fn usage_errors_are_rejected_by_clap() {
+        assert!(Cli::try_parse_from(["check"]).is_err());
+        assert!(Cli::try_parse_from(["check", "a.whl", "--bogus"]).is_err());
+    }
+
+    /// A private scratch directory (no tempfile dependency in this crate).
+    fn tempfile_dir() -> PathBuf {
+        let d = std::env::temp_dir().join(format!("rocm-wheel-check-test-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
 }

@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# bench/wheel_build/run.sh [RUNS] [MIB]: `rocm-wheel build` against
+# `wheel pack` on the same unpacked wheel (a >=MIB MiB shared library plus a
+# small Python package), both at deflate level 6 (wheel pack's zipfile
+# default). Runs alternate so both see the same machine load; the medians of
+# RUNS runs go into docs/benchmarks-wheel-build.md.
+set -euo pipefail
+runs=${1:-5}; mib=${2:-420}
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+venv=${ROCM_WHEEL_VENV:-$repo/.venv}
+[[ -x $venv/bin/wheel ]] || { echo "run \`make setup\` first ($venv/bin/wheel missing)" >&2; exit 1; }
+[[ -x /usr/bin/time ]] || { echo "/usr/bin/time (GNU time) is required" >&2; exit 1; }
+out=$repo/bench/out/wheel_build
+mkdir -p "$out"
+cargo=$(command -v cargo || echo "$HOME/.cargo/bin/cargo")
+"$cargo" build --release --locked --manifest-path "$repo/tools/Cargo.toml" -p rocm-wheel >&2
+tool=$repo/tools/target/release/rocm-wheel
+
+# Inputs: the big library and a small package, built once and reused.
+[[ -f $out/libbig.so ]] || "$repo/bench/lib/make_big_so.sh" "$out/libbig.so" "$mib" >&2
+src=$out/src
+rm -rf "$src"; mkdir -p "$src/bigpkg/sub"
+cp "$out/libbig.so" "$src/bigpkg/libbig.so"
+for i in $(seq 1 40); do
+  printf '"""Module %d."""\n\ndef f%d(x):\n    return x * %d\n' "$i" "$i" "$i" > "$src/bigpkg/sub/m$i.py"
+done
+printf 'from .sub import m1\n' > "$src/bigpkg/__init__.py"
+: > "$src/bigpkg/sub/__init__.py"
+printf '# bigpkg\n\nBenchmark package.\n' > "$src/README.md"
+{
+  printf '{"distribution": "bigpkg", "version": "1.0", "tags": ["py3-none-linux_x86_64"],\n'
+  printf ' "metadata": {"summary": "wheel build benchmark", "description": {"src": "README.md", "content_type": "text/markdown"}},\n'
+  printf ' "files": ['
+  sep=""
+  (cd "$src" && find bigpkg -type f | LC_ALL=C sort) | while read -r f; do
+    printf '%s{"path": "%s", "src": "%s"}' "$sep" "$f" "$f"; sep=", "
+  done
+  printf ']}\n'
+} > "$src/manifest.json"
+whl=bigpkg-1.0-py3-none-linux_x86_64.whl
+
+# The unpacked wheel both tools pack: our wheel, unpacked by `wheel unpack`.
+(cd "$src" && "$tool" build --manifest manifest.json --output "$out/$whl")
+rm -rf "$out/unpacked"
+"$venv/bin/wheel" unpack -d "$out/unpacked" "$out/$whl" >/dev/null
+tree=$out/unpacked/bigpkg-1.0
+# rocm-wheel reads the same files: point the manifest at the unpacked tree.
+sed "s|\"src\": \"bigpkg/|\"src\": \"$tree/bigpkg/|g; s|\"src\": \"README.md\"|\"src\": \"$src/README.md\"|" \
+  "$src/manifest.json" > "$out/manifest.json"
+
+results=$out/results.tsv
+: > "$results"
+measure() { # name cmd...
+  local name=$1; shift
+  sync
+  /usr/bin/time -f "%e %M %U %S" -o "$out/time.txt" "$@" >/dev/null
+  read -r wall rss user sys < "$out/time.txt"
+  printf '%s\t%s\t%s\t%s\t%s\n' "$name" "$wall" "$rss" "$user" "$sys" >> "$results"
+}
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+for i in $(seq 1 "$runs"); do
+  rm -rf "$out/ours" "$out/theirs"; mkdir -p "$out/ours" "$out/theirs"
+  measure rocm-wheel "$tool" build --compression-level 6 --manifest "$out/manifest.json" --output "$out/ours/$whl"
+  measure wheel-pack "$venv/bin/wheel" pack -d "$out/theirs" "$tree"
+  echo "run $i/$runs: $(tail -2 "$results" | cut -f1,2 | tr '\n\t' '  ')" >&2
+done
+load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+
+# Both wheels must hold the same files with the same contents.
+"$venv/bin/python" - "$out/ours/$whl" "$out/theirs/$whl" <<'PY'
+import sys, zipfile
+a, b = (zipfile.ZipFile(p) for p in sys.argv[1:3])
+assert a.testzip() is None and b.testzip() is None
+na, nb = sorted(a.namelist()), sorted(b.namelist())
+assert na == nb, set(na) ^ set(nb)
+for n in na:
+    if not n.endswith("RECORD"):
+        assert a.read(n) == b.read(n), n
+PY
+
+so_size=$(stat -c %s "$tree/bigpkg/libbig.so")
+ours_size=$(stat -c %s "$out/ours/$whl")
+theirs_size=$(stat -c %s "$out/theirs/$whl")
+cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')
+wheel_ver=$("$venv/bin/python" -c 'import importlib.metadata as m; print(m.version("wheel"))')
+py_ver=$("$venv/bin/python" -c 'import sys; print(sys.version.split()[0])')
+"$venv/bin/python" - "$results" "$runs" "$so_size" "$ours_size" "$theirs_size" "$cpu" "$(nproc)" \
+  "$wheel_ver" "$py_ver" "$("$tool" --version)" "$load_before" "$load_after" \
+  > "$repo/docs/benchmarks-wheel-build.md" <<'PY'
+import statistics, sys, datetime
+(results, runs, so, ours, theirs, cpu, ncpu, wheel_ver, py_ver, tool_ver, lb, la) = sys.argv[1:]
+rows = {}
+for line in open(results):
+    name, *vals = line.split("\t")
+    rows.setdefault(name, []).append([float(v) for v in vals])
+med = {n: [statistics.median(col) for col in zip(*r)] for n, r in rows.items()}
+o, t = med["rocm-wheel"], med["wheel-pack"]
+so, ours, theirs = int(so), int(ours), int(theirs)
+mb = lambda b: f"{b / 1e6:.1f} MB"
+print(f"""## Wheel build: `rocm-wheel build` vs `wheel pack`
+
+Same run, same unpacked wheel (a {mb(so)} shared library from
+`bench/lib/make_big_so.sh` plus a 43-file Python package), deflate level 6
+for both (`wheel pack` uses zipfile's default, zlib level 6). Runs alternate
+between the tools; medians of {runs} runs. Peak RSS is GNU time's maximum
+resident set size.
+
+| | rocm-wheel build | wheel pack | ratio | goal |
+|---|---:|---:|---:|---|
+| wall time | {o[0]:.2f} s | {t[0]:.2f} s | {t[0] / o[0]:.2f}x faster | >= 4x faster |
+| CPU time (user+sys) | {o[2] + o[3]:.2f} s | {t[2] + t[3]:.2f} s | {(t[2] + t[3]) / (o[2] + o[3]):.2f}x less | |
+| output size | {mb(ours)} | {mb(theirs)} | {ours / theirs:.3f}x | <= 1.05x |
+| peak RSS | {o[1] / 1024:.1f} MB | {t[1] / 1024:.1f} MB | {o[1] / t[1]:.2f}x | <= 64 MB |
+
+Machine: {cpu}, {ncpu} cores shared with other jobs (load average
+{lb} before, {la} after; wall times include that contention, CPU times
+much less so). {tool_ver} (zlib-rs deflate, 1 MiB chunks compressed on
+`--jobs` = {ncpu} threads), wheel {wheel_ver} on CPython {py_ver}.
+Measured {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC.
+
+Reproduce: `bench/wheel_build/run.sh {runs}` (inputs and wheels in
+`bench/out/wheel_build/`; this file is rewritten).
+""")
+PY
+cat "$repo/docs/benchmarks-wheel-build.md"

@@ -1,0 +1,318 @@
+//! Reads just the parts of an ELF64 file the editor needs (headers, dynamic
+//! array, dynamic string table) through positioned reads, so a 400 MB library
+//! costs a few kilobytes of I/O. goblin decodes the header structures.
+
+use crate::error::{EditError, Result};
+use goblin::container::{Container, Ctx, Endian};
+use goblin::elf::program_header::{ProgramHeader, PT_DYNAMIC, PT_LOAD};
+use goblin::elf::section_header::{SectionHeader, SHT_DYNAMIC, SHT_DYNSYM, SHT_STRTAB};
+use goblin::elf64::header::Header;
+
+pub const EHDR_SIZE: u64 = 64;
+pub const PHDR_SIZE: u64 = 56;
+pub const SHDR_SIZE: u64 = 64;
+pub const DYN_SIZE: u64 = 16;
+
+pub const DT_NULL: u64 = 0;
+pub const DT_NEEDED: u64 = 1;
+pub const DT_STRTAB: u64 = 5;
+pub const DT_STRSZ: u64 = 10;
+pub const DT_SONAME: u64 = 14;
+pub const DT_RPATH: u64 = 15;
+pub const DT_RUNPATH: u64 = 29;
+/// Other dynamic tags whose value is an offset into .dynstr.
+const STRING_TAGS: [u64; 7] = [
+    DT_NEEDED,
+    DT_SONAME,
+    0x7fff_fffd, // DT_AUXILIARY
+    0x7fff_ffff, // DT_FILTER
+    0x6fff_fefa, // DT_CONFIG
+    0x6fff_fefb, // DT_DEPAUDIT
+    0x6fff_fefc, // DT_AUDIT
+];
+
+/// Random access to the input: a file or, for tests and fuzzing, a byte slice.
+pub trait ReadAt {
+    fn size(&self) -> u64;
+    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<()>;
+}
+
+impl ReadAt for [u8] {
+    fn size(&self) -> u64 {
+        self.len() as u64
+    }
+    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+        let start = usize::try_from(offset).unwrap_or(usize::MAX);
+        match start
+            .checked_add(buf.len())
+            .and_then(|end| self.get(start..end))
+        {
+            Some(src) => {
+                buf.copy_from_slice(src);
+                Ok(())
+            }
+            None => Err(std::io::ErrorKind::UnexpectedEof.into()),
+        }
+    }
+}
+
+pub struct FileSource {
+    pub file: std::fs::File,
+    pub len: u64,
+}
+
+impl ReadAt for FileSource {
+    fn size(&self) -> u64 {
+        self.len
+    }
+    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+        std::os::unix::fs::FileExt::read_exact_at(&self.file, buf, offset)
+    }
+}
+
+/// Reads `len` bytes at `offset`, after checking they lie inside the file
+/// (so a lying header cannot make us allocate more than the file size).
+pub fn read_range<S: ReadAt + ?Sized>(
+    src: &S,
+    offset: u64,
+    len: u64,
+    what: &str,
+) -> Result<Vec<u8>> {
+    match offset.checked_add(len) {
+        Some(end) if end <= src.size() => {}
+        _ => return Err(EditError::Truncated(what.to_string())),
+    }
+    let mut buf = vec![0u8; len as usize];
+    src.read_exact_at(&mut buf, offset)?;
+    Ok(buf)
+}
+
+pub fn ctx() -> Ctx {
+    Ctx::new(Container::Big, Endian::Little)
+}
+
+/// One entry of the dynamic array.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Dyn {
+    pub tag: u64,
+    pub val: u64,
+}
+
+/// The parsed facts the editor works from.
+pub struct Parsed {
+    pub file_len: u64,
+    pub header: Header,
+    pub phdrs: Vec<ProgramHeader>,
+    pub shdrs: Vec<SectionHeader>,
+    /// Index of PT_DYNAMIC in `phdrs`.
+    pub dynamic_ph: usize,
+    /// Entries before the first DT_NULL.
+    pub dyns: Vec<Dyn>,
+    /// Number of 16-byte slots PT_DYNAMIC provides (>= dyns.len() + 1).
+    pub dyn_slots: u64,
+    pub strtab_offset: u64,
+    pub dynstr: Vec<u8>,
+    /// Section header indices, when section headers describe them.
+    pub dynstr_sh: Option<usize>,
+    pub dynamic_sh: Option<usize>,
+}
+
+/// Checks the identification bytes first so the error says exactly which
+/// unsupported flavour of ELF this is.
+fn check_ident<S: ReadAt + ?Sized>(src: &S) -> Result<()> {
+    const MAGIC: &[u8; 4] = b"\x7fELF";
+    let len = src.size();
+    let mut ident = [0u8; 16];
+    let n = len.min(16) as usize;
+    src.read_exact_at(&mut ident[..n], 0)?;
+    let m = n.min(4);
+    if ident[..m] != MAGIC[..m] || n == 0 {
+        return Err(EditError::NotElf);
+    }
+    if n < 16 {
+        return Err(EditError::Truncated("ELF identification".into()));
+    }
+    match ident[4] {
+        2 => {}
+        1 => return Err(EditError::Not64Bit),
+        c => return Err(EditError::Malformed(format!("invalid ELF class {c}"))),
+    }
+    match ident[5] {
+        1 => {}
+        2 => return Err(EditError::BigEndian),
+        d => {
+            return Err(EditError::Malformed(format!(
+                "invalid ELF data encoding {d}"
+            )))
+        }
+    }
+    Ok(())
+}
+
+/// Maps a virtual address range to a file offset through the PT_LOAD that
+/// holds it in file-backed bytes.
+pub fn vaddr_to_offset(phdrs: &[ProgramHeader], vaddr: u64, len: u64) -> Option<u64> {
+    phdrs.iter().find_map(|ph| {
+        let end = vaddr.checked_add(len)?;
+        let seg_end = ph.p_vaddr.checked_add(ph.p_filesz)?;
+        if ph.p_type == PT_LOAD && ph.p_vaddr <= vaddr && end <= seg_end {
+            ph.p_offset.checked_add(vaddr - ph.p_vaddr)
+        } else {
+            None
+        }
+    })
+}
+
+pub fn parse<S: ReadAt + ?Sized>(src: &S) -> Result<Parsed> {
+    check_ident(src)?;
+    let file_len = src.size();
+    let hbytes = read_range(src, 0, EHDR_SIZE, "ELF header")?;
+    let header =
+        Header::parse(&hbytes).map_err(|e| EditError::Malformed(format!("ELF header: {e}")))?;
+    if header.e_machine != goblin::elf::header::EM_X86_64 {
+        return Err(EditError::WrongMachine(header.e_machine));
+    }
+    if header.e_type != goblin::elf::header::ET_EXEC && header.e_type != goblin::elf::header::ET_DYN
+    {
+        return Err(EditError::WrongType(header.e_type));
+    }
+    if header.e_phnum > 0 && u64::from(header.e_phentsize) != PHDR_SIZE {
+        return Err(EditError::Malformed(format!(
+            "program header entry size {} (expected {PHDR_SIZE})",
+            header.e_phentsize
+        )));
+    }
+    let ph_len = u64::from(header.e_phnum) * PHDR_SIZE;
+    let ph_bytes = read_range(src, header.e_phoff, ph_len, "program header table")?;
+    let phdrs = ProgramHeader::parse(&ph_bytes, 0, header.e_phnum as usize, ctx())
+        .map_err(|e| EditError::Malformed(format!("program headers: {e}")))?;
+
+    // e_shnum == 0 with a table present means extended numbering; such files
+    // (> 65279 sections) are not shared libraries in practice, so the
+    // section headers are then simply left alone.
+    let shdrs = if header.e_shoff != 0 && header.e_shnum > 0 {
+        if u64::from(header.e_shentsize) != SHDR_SIZE {
+            return Err(EditError::Malformed(format!(
+                "section header entry size {} (expected {SHDR_SIZE})",
+                header.e_shentsize
+            )));
+        }
+        let sh_len = u64::from(header.e_shnum) * SHDR_SIZE;
+        let sh_bytes = read_range(src, header.e_shoff, sh_len, "section header table")?;
+        SectionHeader::parse_from(&sh_bytes, 0, header.e_shnum as usize, ctx())
+            .map_err(|e| EditError::Malformed(format!("section headers: {e}")))?
+    } else {
+        Vec::new()
+    };
+
+    let dynamic_ph = phdrs
+        .iter()
+        .position(|p| p.p_type == PT_DYNAMIC)
+        .ok_or(EditError::NoDynamic)?;
+    if !phdrs.iter().any(|p| p.p_type == PT_LOAD) {
+        return Err(EditError::Malformed("no PT_LOAD segment".into()));
+    }
+    // Loaders and tools disagree about bytes past p_memsz; such a file is
+    // broken anyway (readelf: "file size is larger than its memory size").
+    if let Some(ph) = phdrs
+        .iter()
+        .find(|p| p.p_type == PT_LOAD && p.p_filesz > p.p_memsz)
+    {
+        return Err(EditError::Malformed(format!(
+            "PT_LOAD at offset {:#x} has p_filesz {:#x} > p_memsz {:#x}",
+            ph.p_offset, ph.p_filesz, ph.p_memsz
+        )));
+    }
+    let dph = &phdrs[dynamic_ph];
+    let dyn_slots = dph.p_filesz / DYN_SIZE;
+    let dyn_bytes = read_range(src, dph.p_offset, dyn_slots * DYN_SIZE, "dynamic section")?;
+    let mut dyns = Vec::new();
+    let mut terminated = false;
+    for chunk in dyn_bytes.chunks_exact(DYN_SIZE as usize) {
+        let tag = u64::from_le_bytes(chunk[..8].try_into().unwrap());
+        let val = u64::from_le_bytes(chunk[8..].try_into().unwrap());
+        if tag == DT_NULL {
+            terminated = true;
+            break;
+        }
+        dyns.push(Dyn { tag, val });
+    }
+    if !terminated {
+        return Err(EditError::Malformed(
+            "the dynamic array has no DT_NULL terminator".into(),
+        ));
+    }
+    let find = |tag| dyns.iter().find(|d| d.tag == tag).map(|d| d.val);
+    let strtab_vaddr = find(DT_STRTAB)
+        .ok_or_else(|| EditError::Malformed("no DT_STRTAB in the dynamic section".into()))?;
+    let strsz = find(DT_STRSZ)
+        .ok_or_else(|| EditError::Malformed("no DT_STRSZ in the dynamic section".into()))?;
+    let strtab_offset = vaddr_to_offset(&phdrs, strtab_vaddr, strsz).ok_or_else(|| {
+        EditError::Malformed(format!(
+            "DT_STRTAB {strtab_vaddr:#x} (+{strsz:#x}) is not inside a loaded segment"
+        ))
+    })?;
+    let dynstr = read_range(src, strtab_offset, strsz, "dynamic string table")?;
+
+    let dynstr_sh = shdrs.iter().position(|s| {
+        s.sh_type == SHT_STRTAB && s.sh_offset == strtab_offset && s.sh_addr == strtab_vaddr
+    });
+    let dynamic_sh = shdrs
+        .iter()
+        .position(|s| s.sh_type == SHT_DYNAMIC && s.sh_offset == dph.p_offset);
+
+    Ok(Parsed {
+        file_len,
+        header,
+        phdrs,
+        shdrs,
+        dynamic_ph,
+        dyns,
+        dyn_slots,
+        strtab_offset,
+        dynstr,
+        dynstr_sh,
+        dynamic_sh,
+    })
+}
+
+impl Parsed {
+    /// The NUL-terminated string at `off` in .dynstr.
+    pub fn str_at(&self, off: u64) -> Result<&[u8]> {
+        let bad = || EditError::Malformed(format!("string offset {off:#x} is outside .dynstr"));
+        let start = usize::try_from(off).map_err(|_| bad())?;
+        let rest = self.dynstr.get(start..).ok_or_else(bad)?;
+        let len = rest.iter().position(|&b| b == 0).ok_or_else(|| {
+            EditError::Malformed(format!(
+                "string at {off:#x} in .dynstr is not NUL-terminated"
+            ))
+        })?;
+        Ok(&rest[..len])
+    }
+
+    /// Offsets into .dynstr used by anything other than DT_RPATH/DT_RUNPATH:
+    /// string-valued dynamic tags and dynamic symbol names. The linker merges
+    /// string tails, so overwriting an rpath in place is only safe when none
+    /// of these point into it.
+    pub fn other_string_refs<S: ReadAt + ?Sized>(&self, src: &S) -> Result<Vec<u64>> {
+        let mut refs: Vec<u64> = self
+            .dyns
+            .iter()
+            .filter(|d| STRING_TAGS.contains(&d.tag))
+            .map(|d| d.val)
+            .collect();
+        if let Some(ds) = self.dynstr_sh {
+            for sh in &self.shdrs {
+                if sh.sh_type == SHT_DYNSYM && sh.sh_link as usize == ds {
+                    let syms = read_range(src, sh.sh_offset, sh.sh_size, ".dynsym section")?;
+                    // Elf64_Sym is 24 bytes; st_name is its first word.
+                    refs.extend(
+                        syms.chunks_exact(24)
+                            .map(|s| u64::from(u32::from_le_bytes(s[..4].try_into().unwrap()))),
+                    );
+                }
+            }
+        }
+        Ok(refs)
+    }
+}

@@ -1,0 +1,770 @@
+//! Turns a parsed ELF and a requested change into a list of byte patches
+//! plus an appended tail. Nothing here writes: applying the plan to a copy of
+//! the input is the caller's business, so every check happens before any
+//! output exists.
+
+use crate::error::{EditError, Result};
+use crate::parse::*;
+use goblin::elf::program_header::{ProgramHeader, PF_R, PF_W, PT_LOAD, PT_NULL, PT_PHDR};
+
+const PAGE: u64 = 0x1000;
+/// Never pad the file by more than this to line up the new segment's
+/// vaddr-offset delta with the first segment's (see `place_segment`).
+const MAX_DELTA_PAD: u64 = 64 << 20;
+/// Free DT_NULL slots left after a moved dynamic array, so later edits that
+/// add an entry need not move it again.
+const SPARE_DYN_SLOTS: u64 = 3;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RpathKind {
+    /// DT_RUNPATH: searched after LD_LIBRARY_PATH, not inherited (the default).
+    Runpath,
+    /// DT_RPATH: searched before LD_LIBRARY_PATH (legacy).
+    Rpath,
+}
+
+impl RpathKind {
+    pub fn tag(self) -> u64 {
+        match self {
+            RpathKind::Runpath => DT_RUNPATH,
+            RpathKind::Rpath => DT_RPATH,
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            RpathKind::Runpath => "RUNPATH",
+            RpathKind::Rpath => "RPATH",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Edit {
+    Set { rpath: Vec<u8>, kind: RpathKind },
+    Remove,
+}
+
+/// How the change was made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Method {
+    /// The file already had exactly this value.
+    Unchanged,
+    /// Only existing bytes were rewritten; the file size is unchanged.
+    InPlace,
+    /// A new PT_LOAD holding a grown .dynstr was appended.
+    Appended {
+        moved_dynamic: bool,
+        moved_phdrs: bool,
+    },
+}
+
+#[derive(Debug)]
+pub struct Plan {
+    /// (file offset, bytes) to write over the copied input.
+    pub patches: Vec<(u64, Vec<u8>)>,
+    /// Final file length (>= input length).
+    pub new_len: u64,
+    pub method: Method,
+}
+
+fn ph_bytes(p: &ProgramHeader) -> [u8; PHDR_SIZE as usize] {
+    let mut b = [0u8; PHDR_SIZE as usize];
+    b[0..4].copy_from_slice(&p.p_type.to_le_bytes());
+    b[4..8].copy_from_slice(&p.p_flags.to_le_bytes());
+    for (i, v) in [
+        p.p_offset, p.p_vaddr, p.p_paddr, p.p_filesz, p.p_memsz, p.p_align,
+    ]
+    .iter()
+    .enumerate()
+    {
+        b[8 + i * 8..16 + i * 8].copy_from_slice(&v.to_le_bytes());
+    }
+    b
+}
+
+fn dyn_bytes(dyns: &[Dyn], slots: u64) -> Vec<u8> {
+    let mut out = Vec::with_capacity((slots * DYN_SIZE) as usize);
+    for d in dyns {
+        out.extend_from_slice(&d.tag.to_le_bytes());
+        out.extend_from_slice(&d.val.to_le_bytes());
+    }
+    out.resize((slots * DYN_SIZE) as usize, 0);
+    out
+}
+
+fn round_up(v: u64, a: u64) -> Option<u64> {
+    Some(v.checked_add(a - 1)? & !(a - 1))
+}
+
+pub fn plan<S: ReadAt + ?Sized>(src: &S, p: &Parsed, edit: &Edit) -> Result<Plan> {
+    match edit {
+        Edit::Remove => Ok(plan_remove(p)),
+        Edit::Set { rpath, kind } => plan_set(src, p, rpath, *kind),
+    }
+}
+
+fn unchanged(p: &Parsed) -> Plan {
+    Plan {
+        patches: Vec::new(),
+        new_len: p.file_len,
+        method: Method::Unchanged,
+    }
+}
+
+fn dynamic_patch(p: &Parsed, dyns: &[Dyn]) -> (u64, Vec<u8>) {
+    (p.phdrs[p.dynamic_ph].p_offset, dyn_bytes(dyns, p.dyn_slots))
+}
+
+fn plan_remove(p: &Parsed) -> Plan {
+    let kept: Vec<Dyn> = p
+        .dyns
+        .iter()
+        .copied()
+        .filter(|d| d.tag != DT_RPATH && d.tag != DT_RUNPATH)
+        .collect();
+    if kept.len() == p.dyns.len() {
+        return unchanged(p);
+    }
+    // The array shrinks; the freed slots become DT_NULL (spare slots).
+    Plan {
+        patches: vec![dynamic_patch(p, &kept)],
+        new_len: p.file_len,
+        method: Method::InPlace,
+    }
+}
+
+fn plan_set<S: ReadAt + ?Sized>(
+    src: &S,
+    p: &Parsed,
+    rpath: &[u8],
+    kind: RpathKind,
+) -> Result<Plan> {
+    if rpath.contains(&0) {
+        return Err(EditError::CannotPlace(
+            "the rpath contains a NUL byte, which would end the string early; remove it".into(),
+        ));
+    }
+    let mut dyns = p.dyns.clone();
+    let has = |dyns: &[Dyn], tag| dyns.iter().any(|d| d.tag == tag);
+    // patchelf treats "no entry" as the empty rpath: setting "" adds nothing.
+    if rpath.is_empty() && !has(&dyns, DT_RPATH) && !has(&dyns, DT_RUNPATH) {
+        return Ok(unchanged(p));
+    }
+    // Same choice as patchelf: the string that counts is DT_RUNPATH's if
+    // present (the loader ignores DT_RPATH then), else DT_RPATH's.
+    let current = dyns
+        .iter()
+        .find(|d| d.tag == DT_RUNPATH)
+        .or_else(|| dyns.iter().find(|d| d.tag == DT_RPATH))
+        .map(|d| d.val);
+    // Convert the kind by retagging, as patchelf does: RPATH -> RUNPATH only
+    // when there is no RUNPATH yet; RUNPATH -> RPATH always for --kind rpath.
+    let mut retagged = false;
+    match kind {
+        RpathKind::Runpath if has(&dyns, DT_RPATH) && !has(&dyns, DT_RUNPATH) => {
+            dyns.iter_mut()
+                .filter(|d| d.tag == DT_RPATH)
+                .for_each(|d| d.tag = DT_RUNPATH);
+            retagged = true;
+        }
+        RpathKind::Rpath if has(&dyns, DT_RUNPATH) => {
+            dyns.iter_mut()
+                .filter(|d| d.tag == DT_RUNPATH)
+                .for_each(|d| d.tag = DT_RPATH);
+            retagged = true;
+        }
+        _ => {}
+    }
+    let is_rp = |d: &Dyn| d.tag == DT_RPATH || d.tag == DT_RUNPATH;
+    let all_point_to = |dyns: &[Dyn], off| dyns.iter().filter(|d| is_rp(d)).all(|d| d.val == off);
+
+    if let Some(cur) = current {
+        let old = p.str_at(cur)?;
+        if old == rpath && all_point_to(&dyns, cur) {
+            if !retagged {
+                return Ok(unchanged(p));
+            }
+            return Ok(Plan {
+                patches: vec![dynamic_patch(p, &dyns)],
+                new_len: p.file_len,
+                method: Method::InPlace,
+            });
+        }
+        if rpath.len() <= old.len() && reusable(src, p, cur, old.len() as u64)? {
+            let mut s = rpath.to_vec();
+            s.resize(old.len(), 0); // clear the rest of the old string
+            dyns.iter_mut()
+                .filter(|d| is_rp(d))
+                .for_each(|d| d.val = cur);
+            return Ok(Plan {
+                patches: vec![(p.strtab_offset + cur, s), dynamic_patch(p, &dyns)],
+                new_len: p.file_len,
+                method: Method::InPlace,
+            });
+        }
+    }
+    plan_append(src, p, dyns, rpath, kind)
+}
+
+/// Whether the old string's bytes [off, off+len) are used only by the rpath
+/// entries. Without section headers the dynamic symbols cannot be found, so
+/// the answer is then a conservative no.
+fn reusable<S: ReadAt + ?Sized>(src: &S, p: &Parsed, off: u64, len: u64) -> Result<bool> {
+    if p.dynstr_sh.is_none() {
+        return Ok(false);
+    }
+    let refs = p.other_string_refs(src)?;
+    Ok(!refs.iter().any(|&r| r >= off && r < off + len))
+}
+
+/// Where the appended segment goes: file offset `O` page-aligned after the
+/// end of file, vaddr `V` above every segment's memory image, with
+/// `V ≡ O (mod p_align)` (patchelf #492/#528: the loader rejects anything
+/// else). When cheap we also make `V - O` equal to the first PT_LOAD's
+/// delta: kernels before 5.18 compute AT_PHDR as load base + e_phoff, which
+/// is then right for a program header table moved into this segment.
+fn place_segment(p: &Parsed, align: u64) -> Result<(u64, u64)> {
+    let overflow = || {
+        EditError::CannotPlace("the new segment would lie beyond the 64-bit address space".into())
+    };
+    let loads = || p.phdrs.iter().filter(|ph| ph.p_type == PT_LOAD);
+    let mut mem_end = 0u64;
+    for ph in loads() {
+        mem_end = mem_end.max(ph.p_vaddr.checked_add(ph.p_memsz).ok_or_else(overflow)?);
+    }
+    let v_min = round_up(mem_end, PAGE).ok_or_else(overflow)?;
+    let o_min = round_up(p.file_len, PAGE).ok_or_else(overflow)?;
+    let first = loads()
+        .min_by_key(|ph| ph.p_vaddr)
+        .expect("parse checked PT_LOAD exists");
+    if let Some(delta) = first.p_vaddr.checked_sub(first.p_offset) {
+        if delta % align == 0 {
+            if let Some(o) = v_min
+                .checked_sub(delta)
+                .map(|lo| lo.max(o_min))
+                .and_then(|o| round_up(o, PAGE))
+            {
+                if o - p.file_len <= MAX_DELTA_PAD {
+                    if let Some(v) = o.checked_add(delta) {
+                        return Ok((o, v));
+                    }
+                }
+            }
+        }
+    }
+    let r = o_min % align;
+    let v = if v_min <= r {
+        r
+    } else {
+        round_up(v_min - r, align)
+            .ok_or_else(overflow)?
+            .checked_add(r)
+            .ok_or_else(overflow)?
+    };
+    Ok((o_min, v))
+}
+
+fn plan_append<S: ReadAt + ?Sized>(
+    src: &S,
+    p: &Parsed,
+    mut dyns: Vec<Dyn>,
+    rpath: &[u8],
+    kind: RpathKind,
+) -> Result<Plan> {
+    let is_rp = |d: &Dyn| d.tag == DT_RPATH || d.tag == DT_RUNPATH;
+    // New .dynstr = old contents + new string, so every existing offset
+    // (symbol names, NEEDED, version names) stays valid.
+    let str_off = p.dynstr.len() as u64;
+    let mut dynstr = p.dynstr.clone();
+    dynstr.extend_from_slice(rpath);
+    dynstr.push(0);
+    let strsz = dynstr.len() as u64;
+
+    let had_entry = dyns.iter().any(is_rp);
+    dyns.iter_mut()
+        .filter(|d| is_rp(d))
+        .for_each(|d| d.val = str_off);
+    if !had_entry {
+        dyns.push(Dyn {
+            tag: kind.tag(),
+            val: str_off,
+        });
+    }
+    // Keep one DT_NULL: the array moves unless the old one has room.
+    let move_dynamic = dyns.len() as u64 + 1 > p.dyn_slots;
+    let new_slots = if move_dynamic {
+        dyns.len() as u64 + 1 + SPARE_DYN_SLOTS
+    } else {
+        p.dyn_slots
+    };
+
+    let align = p
+        .phdrs
+        .iter()
+        .filter(|ph| ph.p_type == PT_LOAD)
+        .map(|ph| ph.p_align)
+        .fold(PAGE, u64::max);
+    if !align.is_power_of_two() {
+        return Err(EditError::Malformed(format!(
+            "PT_LOAD alignment {align:#x} is not a power of two"
+        )));
+    }
+
+    // The program header table gets one more PT_LOAD; find room for it.
+    let room = phdr_room(p)?;
+    let mut phdrs = p.phdrs.clone();
+    if let Room::NullSlot(i) = room {
+        phdrs.remove(i);
+    }
+    let phnum = phdrs.len() + 1;
+    if phnum >= 0xffff {
+        return Err(EditError::CannotPlace(
+            "the program header table is full (65535 entries)".into(),
+        ));
+    }
+    let moved_table = matches!(room, Room::MoveTable);
+
+    // Segment layout: [moved sections | program header table] [dynamic
+    // array] [.dynstr].
+    let mut cur = 0u64;
+    let mut block_rel = 0;
+    match &room {
+        Room::MoveTable => cur += phnum as u64 * PHDR_SIZE,
+        Room::MoveBlock(b) => {
+            // Keep each moved section's address congruent to its alignment.
+            block_rel = b.vaddr % b.align;
+            cur = block_rel + (b.end_off - b.off);
+        }
+        _ => {}
+    }
+    let dyn_rel = round_up(cur, 8).unwrap();
+    if move_dynamic {
+        cur = dyn_rel + new_slots * DYN_SIZE;
+    }
+    let dynstr_rel = cur;
+    cur += strsz;
+    let seg_size = cur;
+
+    let (o, v) = place_segment(p, align)?;
+    let too_big = || {
+        EditError::CannotPlace("the new segment would lie beyond the 64-bit address space".into())
+    };
+    o.checked_add(seg_size).ok_or_else(too_big)?;
+    v.checked_add(seg_size).ok_or_else(too_big)?;
+
+    let mut shdrs = p.shdrs.clone();
+    let mut segment = vec![0u8; seg_size as usize];
+    // (vaddr shift, file shift) of the moved block.
+    let mut shift = None;
+    if let Room::MoveBlock(b) = &room {
+        let dv = (v + block_rel).wrapping_sub(b.vaddr);
+        let doff = (o + block_rel).wrapping_sub(b.off);
+        let in_block = |a: u64| a >= b.vaddr && a < b.vaddr + (b.end_off - b.off);
+        let bytes = read_range(src, b.off, b.end_off - b.off, "moved sections")?;
+        segment[block_rel as usize..(block_rel as usize + bytes.len())].copy_from_slice(&bytes);
+        for &i in &b.sections {
+            shdrs[i].sh_addr = shdrs[i].sh_addr.wrapping_add(dv);
+            shdrs[i].sh_offset = shdrs[i].sh_offset.wrapping_add(doff);
+        }
+        for ph in phdrs.iter_mut() {
+            if ph.p_type != PT_LOAD
+                && ph.p_type != PT_PHDR
+                && ph.p_memsz > 0
+                && in_block(ph.p_vaddr)
+            {
+                ph.p_vaddr = ph.p_vaddr.wrapping_add(dv);
+                ph.p_paddr = ph.p_paddr.wrapping_add(dv);
+                ph.p_offset = ph.p_offset.wrapping_add(doff);
+            }
+        }
+        for d in dyns.iter_mut() {
+            if ADDRESS_TAGS.contains(&d.tag) && in_block(d.val) {
+                d.val = d.val.wrapping_add(dv);
+            }
+        }
+        shift = Some((b.sections.clone(), dv));
+    }
+
+    for d in dyns.iter_mut() {
+        match d.tag {
+            DT_STRTAB => d.val = v + dynstr_rel,
+            DT_STRSZ => d.val = strsz,
+            _ => {}
+        }
+    }
+
+    let new_load = ProgramHeader {
+        p_type: PT_LOAD,
+        // The loader writes DT_DEBUG into the dynamic array, so a segment
+        // holding it must be writable (patchelf #146).
+        p_flags: if move_dynamic { PF_R | PF_W } else { PF_R },
+        p_offset: o,
+        p_vaddr: v,
+        p_paddr: v,
+        p_filesz: seg_size,
+        p_memsz: seg_size,
+        p_align: align,
+    };
+    // Loaders size the mapping from the first and the last PT_LOAD, so the
+    // new (highest) one goes right after the last existing one.
+    let last_load = phdrs
+        .iter()
+        .rposition(|ph| ph.p_type == PT_LOAD)
+        .expect("PT_LOAD exists");
+    phdrs.insert(last_load + 1, new_load);
+    let table_off = if moved_table { o } else { p.header.e_phoff };
+    let table_vaddr = if moved_table {
+        v
+    } else {
+        p.phdrs
+            .iter()
+            .find(|ph| ph.p_type == PT_PHDR)
+            .map_or(0, |ph| ph.p_vaddr)
+    };
+    for ph in phdrs.iter_mut() {
+        if ph.p_type == PT_PHDR {
+            ph.p_offset = table_off;
+            ph.p_vaddr = table_vaddr;
+            ph.p_paddr = table_vaddr;
+            ph.p_filesz = phnum as u64 * PHDR_SIZE;
+            ph.p_memsz = ph.p_filesz;
+        }
+        if ph.p_type == goblin::elf::program_header::PT_DYNAMIC && move_dynamic {
+            ph.p_offset = o + dyn_rel;
+            ph.p_vaddr = v + dyn_rel;
+            ph.p_paddr = v + dyn_rel;
+            ph.p_filesz = new_slots * DYN_SIZE;
+            ph.p_memsz = ph.p_filesz;
+        }
+    }
+    let table: Vec<u8> = phdrs.iter().flat_map(ph_bytes).collect();
+
+    let mut patches = Vec::new();
+    if moved_table {
+        segment[..table.len()].copy_from_slice(&table);
+        patches.push((32, o.to_le_bytes().to_vec())); // e_phoff
+    } else {
+        patches.push((p.header.e_phoff, table));
+    }
+    patches.push((56, (phnum as u16).to_le_bytes().to_vec())); // e_phnum
+    if move_dynamic {
+        let d = dyn_bytes(&dyns, new_slots);
+        segment[dyn_rel as usize..dyn_rel as usize + d.len()].copy_from_slice(&d);
+    } else {
+        patches.push((
+            p.phdrs[p.dynamic_ph].p_offset,
+            dyn_bytes(&dyns, p.dyn_slots),
+        ));
+    }
+    segment[dynstr_rel as usize..].copy_from_slice(&dynstr);
+
+    if let Some(i) = p.dynstr_sh {
+        shdrs[i].sh_addr = v + dynstr_rel;
+        shdrs[i].sh_offset = o + dynstr_rel;
+        shdrs[i].sh_size = strsz;
+    }
+    if let (Some(i), true) = (p.dynamic_sh, move_dynamic) {
+        shdrs[i].sh_addr = v + dyn_rel;
+        shdrs[i].sh_offset = o + dyn_rel;
+        shdrs[i].sh_size = new_slots * DYN_SIZE;
+    }
+    patches.push((o, segment));
+    // Section headers and symbol tables last: they may lie in the segment.
+    patches.extend(section_patches(src, p, shdrs, shift)?);
+    Ok(Plan {
+        patches,
+        new_len: o + seg_size,
+        method: Method::Appended {
+            moved_dynamic: move_dynamic,
+            moved_phdrs: moved_table,
+        },
+    })
+}
+
+/// Dynamic tags whose value is a virtual address.
+const ADDRESS_TAGS: [u64; 19] = [
+    3,
+    4,
+    5,
+    6,
+    7,
+    12,
+    13,
+    17,
+    23,
+    25,
+    26,
+    32,
+    36,          // PLTGOT .. RELR
+    0x6fff_fef5, // GNU_HASH
+    0x6fff_fef6, // TLSDESC_PLT
+    0x6fff_fef7, // TLSDESC_GOT
+    0x6fff_fff0, // VERSYM
+    0x6fff_fffc, // VERDEF
+    0x6fff_fffe, // VERNEED
+];
+
+/// Sections relocated as one block to make room after the program header
+/// table: (indices, file range, old vaddr of the start, max alignment).
+struct Block {
+    sections: Vec<usize>,
+    off: u64,
+    end_off: u64,
+    vaddr: u64,
+    align: u64,
+}
+
+enum Room {
+    /// A PT_NULL entry is given up for the new PT_LOAD.
+    NullSlot(usize),
+    /// Unused bytes follow the table inside its segment.
+    Gap,
+    /// The sections right after the table move to the new segment (what
+    /// patchelf does); the table stays where binutils expect it.
+    MoveBlock(Block),
+    /// The table itself moves to the new segment (no section headers, or
+    /// what follows the table cannot move).
+    MoveTable,
+}
+
+/// Section types that nothing but dynamic tags and program headers point
+/// to, so they can move (code may address .rodata and the like directly).
+/// `.interp` is PROGBITS but is recognised by PT_INTERP covering it.
+fn movable(p: &Parsed, sh: &goblin::elf::SectionHeader) -> bool {
+    use goblin::elf::section_header::*;
+    let interp = sh.sh_type == SHT_PROGBITS
+        && p.phdrs.iter().any(|ph| {
+            ph.p_type == goblin::elf::program_header::PT_INTERP
+                && ph.p_offset == sh.sh_offset
+                && ph.p_filesz == sh.sh_size
+        });
+    interp
+        || matches!(
+            sh.sh_type,
+            SHT_NOTE
+                | SHT_GNU_HASH
+                | SHT_HASH
+                | SHT_DYNSYM
+                | SHT_GNU_VERSYM
+                | SHT_GNU_VERDEF
+                | SHT_GNU_VERNEED
+                | SHT_RELA
+                | SHT_REL
+        )
+}
+
+fn phdr_room(p: &Parsed) -> Result<Room> {
+    if let Some(i) = p.phdrs.iter().position(|ph| ph.p_type == PT_NULL) {
+        return Ok(Room::NullSlot(i));
+    }
+    let table_end = p.header.e_phoff + p.phdrs.len() as u64 * PHDR_SIZE;
+    let need = table_end + PHDR_SIZE;
+    let Some(load) = p.phdrs.iter().find(|ph| {
+        ph.p_type == PT_LOAD
+            && ph.p_offset <= p.header.e_phoff
+            && table_end <= ph.p_offset + ph.p_filesz
+    }) else {
+        return Ok(Room::MoveTable);
+    };
+    if p.shdrs.is_empty() {
+        return Ok(Room::MoveTable);
+    }
+    let load_end = load.p_offset + load.p_filesz;
+    let delta = load.p_vaddr.wrapping_sub(load.p_offset);
+    // File-backed sections from the end of the table on, in file order.
+    let mut after: Vec<usize> = (1..p.shdrs.len())
+        .filter(|&i| {
+            let s = &p.shdrs[i];
+            s.sh_type != goblin::elf::section_header::SHT_NOBITS
+                && s.sh_size > 0
+                && s.sh_offset + s.sh_size > p.header.e_phoff
+        })
+        .collect();
+    after.sort_by_key(|&i| p.shdrs[i].sh_offset);
+    if after.iter().any(|&i| p.shdrs[i].sh_offset < table_end) {
+        return Ok(Room::MoveTable); // something overlaps the table
+    }
+    let mut block = Vec::new();
+    // Move what starts before `until`; a segment (PT_NOTE, PT_INTERP...)
+    // reaching past a moved section pulls in the rest of its sections.
+    let mut until = need;
+    for &i in &after {
+        let s = &p.shdrs[i];
+        if s.sh_offset >= until {
+            break;
+        }
+        let end = s.sh_offset + s.sh_size;
+        for ph in &p.phdrs {
+            if ph.p_type != PT_LOAD
+                && ph.p_offset < end
+                && ph.p_offset.saturating_add(ph.p_filesz) > end
+            {
+                until = until.max(ph.p_offset.saturating_add(ph.p_filesz));
+            }
+        }
+        let sa = s.sh_addr;
+        if !movable(p, s)
+            || Some(i) == p.dynstr_sh
+            || Some(i) == p.dynamic_sh
+            || s.sh_offset + s.sh_size > load_end
+            || sa.wrapping_sub(s.sh_offset) != delta
+            || s.sh_flags & u64::from(goblin::elf::section_header::SHF_ALLOC) == 0
+        {
+            return Ok(Room::MoveTable);
+        }
+        block.push(i);
+    }
+    if block.is_empty() {
+        return Ok(Room::Gap);
+    }
+    let off = p.shdrs[block[0]].sh_offset;
+    let end_off = block
+        .iter()
+        .map(|&i| p.shdrs[i].sh_offset + p.shdrs[i].sh_size)
+        .max()
+        .unwrap();
+    let vaddr = off.wrapping_add(delta);
+    let align = block
+        .iter()
+        .map(|&i| p.shdrs[i].sh_addralign.max(1))
+        .max()
+        .unwrap();
+    if !align.is_power_of_two() || align > PAGE {
+        return Ok(Room::MoveTable);
+    }
+    // Segments other than PT_LOAD must lie wholly inside or outside it.
+    let end_v = vaddr + (end_off - off);
+    for ph in &p.phdrs {
+        if ph.p_type == PT_LOAD || ph.p_type == PT_PHDR || ph.p_memsz == 0 {
+            continue;
+        }
+        let (a, b) = (ph.p_vaddr, ph.p_vaddr.saturating_add(ph.p_memsz));
+        let inside = a >= vaddr && b <= end_v;
+        let outside = b <= vaddr || a >= end_v;
+        if !inside && !outside {
+            return Ok(Room::MoveTable);
+        }
+    }
+    // Any other section overlapping the block would be left behind.
+    for i in 1..p.shdrs.len() {
+        let s = &p.shdrs[i];
+        if !block.contains(&i)
+            && s.sh_size > 0
+            && s.sh_type != goblin::elf::section_header::SHT_NOBITS
+            && s.sh_offset < end_off
+            && s.sh_offset + s.sh_size > off
+        {
+            return Ok(Room::MoveTable);
+        }
+    }
+    Ok(Room::MoveBlock(Block {
+        sections: block,
+        off,
+        end_off,
+        vaddr,
+        align,
+    }))
+}
+
+/// Rewrites the section header table when anything in it changed, sorted
+/// by file offset like a linker's output (moved sections go last among the
+/// loaded ones), and fixes every index into it: sh_link, sh_info where it
+/// names a section, e_shstrndx and st_shndx in the symbol tables. Symbols
+/// in moved sections are shifted with them.
+fn section_patches<S: ReadAt + ?Sized>(
+    src: &S,
+    p: &Parsed,
+    mut shdrs: Vec<goblin::elf::SectionHeader>,
+    shift: Option<(Vec<usize>, u64)>,
+) -> Result<Vec<(u64, Vec<u8>)>> {
+    use goblin::elf::section_header::*;
+    let n = shdrs.len();
+    if n == 0 || shdrs == p.shdrs {
+        return Ok(Vec::new());
+    }
+    let mut order: Vec<usize> = (1..n).collect();
+    // Non-loaded sections (offset order) keep coming after loaded ones.
+    order.sort_by_key(|&i| {
+        (
+            shdrs[i].sh_flags & u64::from(SHF_ALLOC) == 0,
+            shdrs[i].sh_offset,
+            i,
+        )
+    });
+    order.insert(0, 0);
+    let extended = shdrs
+        .iter()
+        .any(|s| s.sh_type == SHT_SYMTAB_SHNDX || s.sh_type == SHT_GROUP);
+    if extended {
+        order = (0..n).collect(); // such files keep their order
+    }
+    let mut new_index = vec![0u32; n];
+    for (new, &old) in order.iter().enumerate() {
+        new_index[old] = new as u32;
+    }
+    let remap = |i: u32| {
+        if (i as usize) < n {
+            new_index[i as usize]
+        } else {
+            i
+        }
+    };
+    let mut patches = Vec::new();
+    // Symbol tables: remap st_shndx, shift st_value of moved sections' symbols.
+    for (i, s) in shdrs.iter().enumerate() {
+        if s.sh_type != SHT_SYMTAB && s.sh_type != SHT_DYNSYM {
+            continue;
+        }
+        // Read from the input; a moved table is written at its new place.
+        let old_off = p.shdrs[i].sh_offset;
+        let mut syms = read_range(src, old_off, s.sh_size - s.sh_size % 24, "symbol table")?;
+        let mut changed = false;
+        for sym in syms.chunks_exact_mut(24) {
+            let shndx = u16::from_le_bytes([sym[6], sym[7]]);
+            if shndx == 0 || shndx >= 0xff00 {
+                continue;
+            }
+            if let Some((moved, dv)) = &shift {
+                if moved.contains(&(shndx as usize)) {
+                    let val = u64::from_le_bytes(sym[8..16].try_into().unwrap());
+                    sym[8..16].copy_from_slice(&val.wrapping_add(*dv).to_le_bytes());
+                    changed = true;
+                }
+            }
+            let new = remap(u32::from(shndx)) as u16;
+            if new != shndx {
+                sym[6..8].copy_from_slice(&new.to_le_bytes());
+                changed = true;
+            }
+        }
+        if changed {
+            patches.push((s.sh_offset, syms));
+        }
+    }
+    for s in shdrs.iter_mut() {
+        s.sh_link = remap(s.sh_link);
+        if s.sh_flags & u64::from(SHF_INFO_LINK) != 0
+            || s.sh_type == SHT_REL
+            || s.sh_type == SHT_RELA
+        {
+            s.sh_info = remap(s.sh_info);
+        }
+    }
+    let mut table = Vec::with_capacity(n * SHDR_SIZE as usize);
+    for &old in &order {
+        let s = &shdrs[old];
+        table.extend_from_slice(&(s.sh_name as u32).to_le_bytes());
+        table.extend_from_slice(&s.sh_type.to_le_bytes());
+        for v in [s.sh_flags, s.sh_addr, s.sh_offset, s.sh_size] {
+            table.extend_from_slice(&v.to_le_bytes());
+        }
+        table.extend_from_slice(&s.sh_link.to_le_bytes());
+        table.extend_from_slice(&s.sh_info.to_le_bytes());
+        table.extend_from_slice(&s.sh_addralign.to_le_bytes());
+        table.extend_from_slice(&s.sh_entsize.to_le_bytes());
+    }
+    patches.push((p.header.e_shoff, table));
+    let shstrndx = remap(u32::from(p.header.e_shstrndx)) as u16;
+    patches.push((62, shstrndx.to_le_bytes().to_vec()));
+    Ok(patches)
+}

@@ -1,0 +1,518 @@
+//! Edits real libraries and executables and checks them against binutils,
+//! patchelf, goblin, the dynamic loader and the kernel.
+
+mod common;
+use common::*;
+use elf_edit::{Edit, Method, RpathKind};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const LONG: &str =
+    "$ORIGIN/../rocm/lib:$ORIGIN:$ORIGIN/../lib/with/a/rather/long/path/to/make/it/grow";
+
+/// Loads `lib` with a pyenv CPython's ctypes and returns what `expr`
+/// (evaluated with `l` bound to the library) prints.
+fn ctypes_eval(lib: &Path, expr: &str) -> String {
+    let code = format!("import ctypes, sys\nl = ctypes.CDLL(sys.argv[1])\nprint({expr})");
+    stdout(Command::new(python("3.12")).arg("-c").arg(code).arg(lib))
+}
+
+#[test]
+fn debian_libz_grows_loads_and_matches_patchelf() {
+    let d = scratch();
+    let input = copy_to(&Path::new(SYSLIB).join("libz.so.1"), d.path(), "libz.so.1");
+    let out = edit_and_compare(&input, d.path(), &set(LONG, RpathKind::Runpath));
+    let expr = "(setattr(l.zlibVersion, 'restype', ctypes.c_char_p), l.zlibVersion())[1]";
+    assert_eq!(ctypes_eval(&out, expr), ctypes_eval(&input, expr));
+    assert_eq!(
+        ctypes_eval(&stripped_path(&out), expr),
+        ctypes_eval(&input, expr)
+    );
+    assert!(ctypes_eval(&out, expr).contains("1."));
+    // A second, longer edit on top of our own appended segment.
+    let again = d.path().join("again.so");
+    let longer = format!("{LONG}:/opt/rocm-7.0.0/lib/llvm/lib");
+    let m = elf_edit::edit_file(&out, Some(&again), &set(&longer, RpathKind::Runpath)).unwrap();
+    assert!(matches!(m, Method::Appended { .. }));
+    check_layout(&again);
+    assert_eq!(
+        elf_edit::read_rpath(&again).unwrap()[0].value,
+        longer.as_bytes()
+    );
+    assert_eq!(ctypes_eval(&again, expr), ctypes_eval(&input, expr));
+}
+
+#[test]
+fn debian_libstdcxx_grows_and_loads() {
+    let d = scratch();
+    let input = copy_to(
+        &Path::new(SYSLIB).join("libstdc++.so.6"),
+        d.path(),
+        "libstdc++.so.6",
+    );
+    let out = edit_and_compare(&input, d.path(), &set(LONG, RpathKind::Runpath));
+    // std::uncaught_exceptions() is a plain call returning 0 outside a throw.
+    let expr = "l._ZSt19uncaught_exceptionsv()";
+    assert_eq!(ctypes_eval(&out, expr).trim(), "0");
+}
+
+#[test]
+fn debian_libamdhip64_grows_and_loads() {
+    let d = scratch();
+    let input = copy_to(
+        &Path::new(SYSLIB).join("libamdhip64.so.5"),
+        d.path(),
+        "libamdhip64.so.5",
+    );
+    let out = edit_and_compare(
+        &input,
+        d.path(),
+        &set("$ORIGIN/../rocm/lib:$ORIGIN", RpathKind::Runpath),
+    );
+    let expr = "(lambda v: (l.hipRuntimeGetVersion(ctypes.byref(v)), v.value))(ctypes.c_int(0))";
+    let got = ctypes_eval(&out, expr);
+    assert_eq!(got, ctypes_eval(&input, expr));
+    assert!(got.starts_with("(0, "), "hipRuntimeGetVersion: {got}");
+}
+
+#[test]
+fn usr_bin_executables_still_run() {
+    let d = scratch();
+    // busctl carries a DT_RUNPATH to its private systemd library.
+    let busctl = copy_to(Path::new("/usr/bin/busctl"), d.path(), "busctl");
+    let want = stdout(Command::new(&busctl).arg("--version"));
+    let systemd = "/usr/lib/x86_64-linux-gnu/systemd";
+    for rpath in [
+        systemd.to_string(),
+        format!("{systemd}:$ORIGIN/../lib/x86_64-linux-gnu/more"),
+    ] {
+        let out = edit_and_compare(&busctl, d.path(), &set(&rpath, RpathKind::Runpath));
+        assert_eq!(stdout(Command::new(&out).arg("--version")), want);
+    }
+    // Shorter than the existing value: rewritten in place, same size.
+    let short = d.path().join("busctl-short");
+    let m = elf_edit::edit_file(
+        &busctl,
+        Some(&short),
+        &set("/usr/lib/x86_64-linux-gnu/systemd", RpathKind::Runpath),
+    )
+    .unwrap();
+    assert_eq!(m, Method::Unchanged);
+    let m = elf_edit::edit_file(
+        &busctl,
+        Some(&short),
+        &set("/usr/lib/x86_64-linux-gnu/systemd/", RpathKind::Runpath),
+    )
+    .unwrap();
+    assert!(matches!(m, Method::Appended { .. }), "{m:?}");
+    // ls has no rpath at all: a new entry goes into a spare DT_NULL slot.
+    let ls = copy_to(Path::new("/usr/bin/ls"), d.path(), "ls");
+    let out = edit_and_compare(&ls, d.path(), &set(LONG, RpathKind::Runpath));
+    assert_eq!(
+        stdout(Command::new(&out).arg("--version")),
+        stdout(Command::new(&ls).arg("--version"))
+    );
+    let out = edit_and_compare(&ls, d.path(), &set("$ORIGIN", RpathKind::Rpath));
+    assert_eq!(
+        stdout(Command::new(&out).arg("--version")),
+        stdout(Command::new(&ls).arg("--version"))
+    );
+}
+
+/// A library `libg.so` in `dir/lib` and executables linked against it with
+/// the given linker and rpath flags.
+struct Built {
+    dir: tempfile::TempDir,
+}
+
+impl Built {
+    fn new() -> Built {
+        let dir = scratch();
+        let p = dir.path();
+        std::fs::write(p.join("g.c"), "int g(void) { return 42; }\n").unwrap();
+        std::fs::write(
+            p.join("m.c"),
+            "#include <stdio.h>\nint g(void);\nint main(void) { printf(\"g=%d\\n\", g()); return 0; }\n",
+        )
+        .unwrap();
+        Built { dir }
+    }
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+    fn build(&self, name: &str, cc: &str, flags: &[&str], lib: bool) -> PathBuf {
+        let out = self.path().join(name);
+        let mut cmd = Command::new(cc);
+        if lib {
+            cmd.args(["-shared", "-fPIC", "-Wl,-soname,libg.so"])
+                .arg(self.path().join("g.c"));
+        } else {
+            cmd.arg(self.path().join("m.c"))
+                .arg(self.path().join("libg.so"));
+        }
+        run(cmd.args(flags).arg("-o").arg(&out));
+        out
+    }
+}
+
+fn run_exe(exe: &Path) -> std::process::Output {
+    Command::new(exe)
+        .env_remove("LD_LIBRARY_PATH")
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn own_executables_find_their_library_through_the_new_rpath() {
+    let b = Built::new();
+    b.build("libg.so", "gcc", &[], true);
+    let cases: &[(&str, &str, &[&str])] = &[
+        ("gcc-none", "gcc", &[]),
+        (
+            "gcc-runpath",
+            "gcc",
+            &["-Wl,--enable-new-dtags", "-Wl,-rpath,$ORIGIN/wrong"],
+        ),
+        (
+            "gcc-rpath",
+            "gcc",
+            &[
+                "-Wl,--disable-new-dtags",
+                "-Wl,-rpath,$ORIGIN/wrong/but/longer/than/needed",
+            ],
+        ),
+        ("gcc-nopie", "gcc", &["-no-pie", "-Wl,-rpath,$ORIGIN/x"]),
+        // lld leaves no spare dynamic slots: adding an entry moves .dynamic.
+        ("lld-none", "clang-15", &["-fuse-ld=lld"]),
+        ("lld-nopie", "clang-15", &["-fuse-ld=lld", "-no-pie"]),
+        (
+            "lld-rpath",
+            "clang-15",
+            &[
+                "-fuse-ld=lld",
+                "-Wl,--disable-new-dtags",
+                "-Wl,-rpath,/nowhere",
+            ],
+        ),
+    ];
+    // The library sits where only the new rpath leads.
+    for dir in ["l", "libraries-in-a-directory-with-a-long-name"] {
+        std::fs::create_dir_all(b.path().join(dir)).unwrap();
+        std::fs::copy(b.path().join("libg.so"), b.path().join(dir).join("libg.so")).unwrap();
+    }
+    let out_dir = b.path().join("out");
+    std::fs::create_dir(&out_dir).unwrap();
+    for (name, cc, flags) in cases {
+        let exe = b.build(name, cc, flags, false);
+        assert!(
+            !run_exe(&exe).status.success(),
+            "{name} runs before the edit"
+        );
+        for (dir, kind) in [
+            ("l", RpathKind::Runpath),
+            (
+                "libraries-in-a-directory-with-a-long-name",
+                RpathKind::Runpath,
+            ),
+            ("l", RpathKind::Rpath),
+            (
+                "libraries-in-a-directory-with-a-long-name",
+                RpathKind::Rpath,
+            ),
+        ] {
+            let edit = set(&format!("$ORIGIN/../{dir}"), kind);
+            let ours = edit_and_compare(&exe, &out_dir, &edit);
+            for exe in [ours.clone(), stripped_path(&ours)] {
+                let r = run_exe(&exe);
+                assert_eq!(
+                    String::from_utf8_lossy(&r.stdout),
+                    "g=42\n",
+                    "{} with {edit:?}: {}",
+                    exe.display(),
+                    String::from_utf8_lossy(&r.stderr)
+                );
+            }
+        }
+        // Removing the rpath makes the library unreachable again.
+        if elf_edit::read_rpath(&exe).unwrap().is_empty() {
+            continue;
+        }
+        let ours = edit_and_compare(&exe, &out_dir, &Edit::Remove);
+        assert!(!run_exe(&ours).status.success());
+    }
+}
+
+#[test]
+fn own_libraries_with_rpath_and_runpath_match_patchelf() {
+    let b = Built::new();
+    let d = b.path().join("out");
+    std::fs::create_dir(&d).unwrap();
+    let libs = [
+        b.build("plain.so", "gcc", &[], true),
+        b.build(
+            "runpath.so",
+            "gcc",
+            &[
+                "-Wl,--enable-new-dtags",
+                "-Wl,-rpath,$ORIGIN/../lib64:$ORIGIN",
+            ],
+            true,
+        ),
+        b.build(
+            "rpath.so",
+            "gcc",
+            &[
+                "-Wl,--disable-new-dtags",
+                "-Wl,-rpath,$ORIGIN/../lib64:$ORIGIN",
+            ],
+            true,
+        ),
+        b.build("lld.so", "clang-15", &["-fuse-ld=lld"], true),
+    ];
+    for lib in &libs {
+        for edit in [
+            set("$ORIGIN", RpathKind::Runpath),
+            set("$ORIGIN", RpathKind::Rpath),
+            set(LONG, RpathKind::Runpath),
+            set(LONG, RpathKind::Rpath),
+            set("", RpathKind::Runpath),
+            Edit::Remove,
+        ] {
+            let out = edit_and_compare(lib, &d, &edit);
+            let expr = "l.g()";
+            assert_eq!(
+                ctypes_eval(&out, expr).trim(),
+                "42",
+                "{} {edit:?}",
+                lib.display()
+            );
+        }
+    }
+    // A shorter value reuses the old bytes: the file keeps its size.
+    let out = d.join("short.so");
+    let m = elf_edit::edit_file(&libs[1], Some(&out), &set("$ORIGIN", RpathKind::Runpath)).unwrap();
+    assert_eq!(m, Method::InPlace);
+    assert_eq!(
+        std::fs::metadata(&out).unwrap().len(),
+        std::fs::metadata(&libs[1]).unwrap().len()
+    );
+}
+
+/// numpy's extension module from the PyPI wheel, pip-downloaded once into
+/// the test cache. Its RPATH leads to the bundled OpenBLAS in numpy.libs;
+/// we move that directory and point the rpath at the new place (shorter and
+/// longer), so `import numpy` only works if the loader honours our edit.
+#[test]
+fn numpy_wheel_extension_follows_the_new_rpath() {
+    let cache = test_cache().join("numpy-2.1.3-cp312");
+    let wheel = "numpy-2.1.3-cp312-cp312-manylinux_2_17_x86_64.manylinux2014_x86_64.whl";
+    if !cache.join(wheel).exists() {
+        run(Command::new(venv_bin("pip"))
+            .args([
+                "download",
+                "--no-deps",
+                "--only-binary=:all:",
+                "--python-version",
+                "3.12",
+            ])
+            .args(["--platform", "manylinux_2_17_x86_64", "numpy==2.1.3", "-d"])
+            .arg(&cache));
+    }
+    let d = scratch();
+    let site = d.path().join("site");
+    run(Command::new(python("3.12"))
+        .args(["-m", "zipfile", "-e"])
+        .arg(cache.join(wheel))
+        .arg(&site));
+    let core = site.join("numpy/_core");
+    let ext = std::fs::read_dir(&core)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("_multiarray_umath.cpython")
+        })
+        .expect("_multiarray_umath in the wheel");
+    let old = elf_edit::read_rpath(&ext).unwrap();
+    assert_eq!(old[0].value, b"$ORIGIN/../../numpy.libs");
+    let import = |site: &Path| {
+        Command::new(python("3.12"))
+            .args([
+                "-c",
+                "import numpy; print(numpy.arange(10).sum(), numpy.ones((3,3)) @ numpy.ones(3))",
+            ])
+            .env("PYTHONPATH", site)
+            .env("PYTHONNOUSERSITE", "1")
+            .current_dir(site.parent().unwrap())
+            .output()
+            .unwrap()
+    };
+    assert!(
+        import(&site).status.success(),
+        "{}",
+        String::from_utf8_lossy(&import(&site).stderr)
+    );
+    let orig = d.path().join("orig.so");
+    std::fs::copy(&ext, &orig).unwrap();
+    let mut libs_dir = site.join("numpy.libs");
+    for (dir, kind) in [
+        ("nl", RpathKind::Runpath),
+        ("numpy.libs.moved.to.a.longer.place", RpathKind::Rpath),
+    ] {
+        let to = site.join(dir);
+        std::fs::rename(&libs_dir, &to).unwrap();
+        libs_dir = to;
+        assert!(
+            !import(&site).status.success(),
+            "numpy imports with a stale rpath"
+        );
+        let out = edit_and_compare(&orig, d.path(), &set(&format!("$ORIGIN/../../{dir}"), kind));
+        std::fs::copy(&out, &ext).unwrap();
+        let r = import(&site);
+        assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+        assert_eq!(String::from_utf8_lossy(&r.stdout).trim(), "45 [3. 3. 3.]");
+    }
+}
+
+/// GNU ld merges string tails in .dynstr: with rpath `/opt/libs/g`, the
+/// name of the exported function `g` is the last byte of the rpath string.
+/// Overwriting the rpath in place would rename the symbol (patchelf 0.17
+/// does, and `g` becomes undefined), so the editor must append instead.
+#[test]
+fn tail_merged_symbol_name_survives_a_shorter_rpath() {
+    let b = Built::new();
+    let lib = b.build(
+        "tm.so",
+        "gcc",
+        &["-Wl,--enable-new-dtags", "-Wl,-rpath,/opt/libs/g"],
+        true,
+    );
+    let syms = stdout(Command::new("readelf").arg("-p").arg(".dynstr").arg(&lib));
+    let standalone = syms
+        .lines()
+        .any(|l| l.rsplit(']').next().map(str::trim) == Some("g"));
+    assert!(syms.contains("/opt/libs/g"), "{syms}");
+    assert!(
+        !standalone,
+        "the linker did not merge `g` into the rpath: {syms}"
+    );
+    let out = b.path().join("out.so");
+    let m = elf_edit::edit_file(&lib, Some(&out), &set("$ORIGIN", RpathKind::Runpath)).unwrap();
+    assert!(matches!(m, Method::Appended { .. }), "{m:?}");
+    assert_eq!(ctypes_eval(&out, "l.g()").trim(), "42");
+    assert_eq!(elf_edit::read_rpath(&out).unwrap()[0].value, b"$ORIGIN");
+    // Without the merge, the same edit is done in place.
+    let plain = b.build(
+        "plain.so",
+        "gcc",
+        &["-Wl,--enable-new-dtags", "-Wl,-rpath,/opt/libs/x"],
+        true,
+    );
+    let m = elf_edit::edit_file(&plain, Some(&out), &set("$ORIGIN", RpathKind::Runpath)).unwrap();
+    assert_eq!(m, Method::InPlace);
+    assert_eq!(ctypes_eval(&out, "l.g()").trim(), "42");
+}
+
+/// Without section headers nothing tells which bytes after the program
+/// header table may move, so the table itself moves to the new segment
+/// (PT_PHDR follows it). The kernel and ld.so must still find it.
+#[test]
+fn files_without_section_headers_move_the_program_header_table() {
+    let b = Built::new();
+    b.build("libg.so", "gcc", &[], true);
+    std::fs::create_dir(b.path().join("lib-dir-with-a-longer-name")).unwrap();
+    std::fs::copy(
+        b.path().join("libg.so"),
+        b.path().join("lib-dir-with-a-longer-name/libg.so"),
+    )
+    .unwrap();
+    let exes = [
+        copy_to(Path::new("/usr/bin/ls"), b.path(), "ls"),
+        b.build("pie", "gcc", &[], false),
+        b.build("nopie-lld", "clang-15", &["-fuse-ld=lld", "-no-pie"], false),
+        b.build("nopie-gnu", "gcc", &["-no-pie", "-Wl,-rpath,/x"], false),
+    ];
+    for exe in &exes {
+        run(Command::new("llvm-objcopy-15")
+            .arg("--strip-sections")
+            .arg(exe));
+        let out = exe.with_extension("edited");
+        let edit = set("$ORIGIN/lib-dir-with-a-longer-name", RpathKind::Runpath);
+        let m = elf_edit::edit_file(exe, Some(&out), &edit).unwrap();
+        assert!(
+            matches!(
+                m,
+                Method::Appended {
+                    moved_phdrs: true,
+                    ..
+                }
+            ),
+            "{m:?}"
+        );
+        check_layout(&out);
+        assert!(dyn_semantics(&out).contains(
+            &"(RUNPATH) Library runpath: [$ORIGIN/lib-dir-with-a-longer-name]".to_string()
+        ));
+        let r = run_exe(&out);
+        if exe.ends_with("ls") {
+            assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+        } else {
+            assert_eq!(
+                String::from_utf8_lossy(&r.stdout),
+                "g=42\n",
+                "{}: {}",
+                exe.display(),
+                String::from_utf8_lossy(&r.stderr)
+            );
+        }
+    }
+    let lib = copy_to(&Path::new(SYSLIB).join("libz.so.1"), b.path(), "libz.so.1");
+    run(Command::new("llvm-objcopy-15")
+        .arg("--strip-sections")
+        .arg(&lib));
+    let out = b.path().join("libz-edited.so");
+    elf_edit::edit_file(&lib, Some(&out), &set(LONG, RpathKind::Runpath)).unwrap();
+    check_layout(&out);
+    let expr = "(setattr(l.zlibVersion, 'restype', ctypes.c_char_p), l.zlibVersion())[1]";
+    assert_eq!(ctypes_eval(&out, expr), ctypes_eval(&lib, expr));
+}
+
+/// A PT_NULL program header is given up for the new PT_LOAD: the table
+/// keeps its place and size. (PT_NOTE is turned into PT_NULL to get one:
+/// the loader ignores both.)
+#[test]
+fn a_pt_null_entry_is_reused() {
+    let d = scratch();
+    let lib = d.path().join("libz.so.1");
+    let mut bytes = std::fs::read(Path::new(SYSLIB).join("libz.so.1")).unwrap();
+    let elf = goblin::elf::Elf::parse(&bytes).unwrap();
+    let phoff = elf.header.e_phoff as usize;
+    let note = elf
+        .program_headers
+        .iter()
+        .position(|p| p.p_type == goblin::elf::program_header::PT_NOTE)
+        .unwrap();
+    let phnum = elf.header.e_phnum;
+    bytes[phoff + note * 56..phoff + note * 56 + 4].copy_from_slice(&0u32.to_le_bytes());
+    std::fs::write(&lib, &bytes).unwrap();
+    let out = d.path().join("out.so");
+    let m = elf_edit::edit_file(&lib, Some(&out), &set(LONG, RpathKind::Runpath)).unwrap();
+    assert_eq!(
+        m,
+        Method::Appended {
+            moved_dynamic: false,
+            moved_phdrs: false
+        }
+    );
+    let edited = std::fs::read(&out).unwrap();
+    let elf = goblin::elf::Elf::parse(&edited).unwrap();
+    assert_eq!(
+        (elf.header.e_phoff as usize, elf.header.e_phnum),
+        (phoff, phnum)
+    );
+    check_layout(&out);
+    let expr = "(setattr(l.zlibVersion, 'restype', ctypes.c_char_p), l.zlibVersion())[1]";
+    assert_eq!(ctypes_eval(&out, expr), ctypes_eval(&lib, expr));
+}

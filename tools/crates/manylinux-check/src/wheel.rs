@@ -1,0 +1,286 @@
+//! Reading a wheel: name tags, `WHEEL` metadata, member list, and the ELF
+//! members (streamed one at a time from the zip, never unpacked to disk).
+
+use std::collections::BTreeSet;
+use std::fs::File;
+use std::io::{BufReader, Read};
+use std::path::Path;
+
+use anyhow::{anyhow, bail, Context, Result};
+
+use crate::elf::{read_elf, ElfFacts, MAGIC};
+
+/// Where the installer puts a member; see [`Member::installed`].
+pub const SITE_PACKAGES: &str = "/prefix/lib/python/site-packages";
+const PREFIX: &str = "/prefix";
+
+/// One file of the wheel.
+#[derive(Debug, Clone)]
+pub struct Member {
+    /// Path inside the zip.
+    pub name: String,
+    /// Absolute path after installation in a model layout: site-packages is
+    /// [`SITE_PACKAGES`], `*.data/data` goes to `/prefix`, `scripts` to
+    /// `/prefix/bin`, `headers` to `/prefix/include`. `$ORIGIN` rpaths are
+    /// resolved in this layout.
+    pub installed: String,
+    /// Stored under `*.data/purelib/`.
+    pub in_data_purelib: bool,
+}
+
+/// Parsed wheel, with the facts of every ELF member.
+#[derive(Debug)]
+pub struct Wheel {
+    pub file_name: String,
+    /// Platform tags from the file name, if it parses as a wheel name.
+    pub name_platform_tags: Option<Vec<String>>,
+    /// Platform parts of the `Tag:` lines of `*.dist-info/WHEEL`.
+    pub metadata_platform_tags: Vec<String>,
+    pub root_is_purelib: Option<bool>,
+    pub members: Vec<Member>,
+    pub elfs: Vec<(Member, ElfFacts)>,
+}
+
+impl Wheel {
+    /// Platform tags the wheel claims: the file name's, else `WHEEL`'s.
+    pub fn claimed_platform_tags(&self) -> Vec<String> {
+        match &self.name_platform_tags {
+            Some(tags) => tags.clone(),
+            None => self.metadata_platform_tags.clone(),
+        }
+    }
+
+    /// Installed paths of all members, for existence checks.
+    pub fn installed_paths(&self) -> BTreeSet<&str> {
+        self.members.iter().map(|m| m.installed.as_str()).collect()
+    }
+}
+
+/// `{name}-{ver}(-{build})?-{py}-{abi}-{plat}.whl` -> platform tags.
+pub fn platform_tags_from_name(file_name: &str) -> Option<Vec<String>> {
+    let stem = file_name.strip_suffix(".whl")?;
+    let parts: Vec<&str> = stem.split('-').collect();
+    if parts.len() != 5 && parts.len() != 6 {
+        return None;
+    }
+    Some(parts.last()?.split('.').map(str::to_string).collect())
+}
+
+/// Map a zip member path to its installed location (see [`Member`]).
+fn installed_path(name: &str, dist_data: &str) -> (String, bool) {
+    if let Some(rest) = name.strip_prefix(dist_data) {
+        let (scheme, path) = rest.split_once('/').unwrap_or((rest, ""));
+        return match scheme {
+            "purelib" => (format!("{SITE_PACKAGES}/{path}"), true),
+            "platlib" => (format!("{SITE_PACKAGES}/{path}"), false),
+            "scripts" => (format!("{PREFIX}/bin/{path}"), false),
+            "headers" => (format!("{PREFIX}/include/{path}"), false),
+            _ => (format!("{PREFIX}/{path}"), false),
+        };
+    }
+    (format!("{SITE_PACKAGES}/{name}"), false)
+}
+
+/// Open and read a wheel. Errors describe unreadable input (not a zip, not
+/// a wheel, a corrupt or truncated member).
+pub fn read_wheel(path: &Path) -> Result<Wheel> {
+    let file_name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    let mut zip = zip::ZipArchive::new(BufReader::new(file)).map_err(|e| {
+        anyhow!(
+            "{} is not a zip archive ({e}); a wheel is a zip file — check the path, or rebuild the wheel",
+            path.display()
+        )
+    })?;
+
+    let names: Vec<String> = (0..zip.len())
+        .map(|i| zip.name_for_index(i).unwrap_or_default().to_string())
+        .collect();
+    let wheel_files: Vec<&String> = names
+        .iter()
+        .filter(|n| {
+            n.split_once('/')
+                .is_some_and(|(dir, rest)| dir.ends_with(".dist-info") && rest == "WHEEL")
+        })
+        .collect();
+    let wheel_meta = match wheel_files.as_slice() {
+        [one] => (*one).clone(),
+        [] => bail!(
+            "{} is a zip archive but not a wheel: it has no top-level *.dist-info/WHEEL file",
+            path.display()
+        ),
+        many => bail!(
+            "{} has {} *.dist-info/WHEEL files ({}); a wheel has exactly one",
+            path.display(),
+            many.len(),
+            many.iter()
+                .map(|s| s.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+    let dist_info = wheel_meta.trim_end_matches("/WHEEL");
+    let dist_data = format!("{}.data/", dist_info.trim_end_matches(".dist-info"));
+
+    let mut text = String::new();
+    zip.by_name(&wheel_meta)
+        .and_then(|mut f| f.read_to_string(&mut text).map_err(Into::into))
+        .with_context(|| format!("reading {wheel_meta}"))?;
+    let mut root_is_purelib = None;
+    let mut metadata_platform_tags = Vec::new();
+    for line in text.lines() {
+        let Some((key, value)) = line.split_once(':') else {
+            continue;
+        };
+        let value = value.trim();
+        match key.trim() {
+            "Root-Is-Purelib" => root_is_purelib = Some(value.eq_ignore_ascii_case("true")),
+            "Tag" => {
+                // The platform part may itself be a compressed tag set.
+                if let Some(plats) = value.rsplit('-').next() {
+                    for plat in plats.split('.') {
+                        if !metadata_platform_tags.iter().any(|t| t == plat) {
+                            metadata_platform_tags.push(plat.to_string());
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    let mut members = Vec::new();
+    let mut elfs = Vec::new();
+    for (i, name) in names.iter().enumerate() {
+        if name.ends_with('/') {
+            continue;
+        }
+        let (installed, in_data_purelib) = installed_path(name, &dist_data);
+        let member = Member {
+            name: name.clone(),
+            installed,
+            in_data_purelib,
+        };
+        let mut entry = zip
+            .by_index(i)
+            .with_context(|| format!("reading wheel member {name}"))?;
+        let mut head = [0u8; 4];
+        let mut got = 0;
+        while got < 4 {
+            let n = entry.read(&mut head[got..]).with_context(|| {
+                format!("reading wheel member {name}: the zip entry is corrupt")
+            })?;
+            if n == 0 {
+                break;
+            }
+            got += n;
+        }
+        if got == 4 && head == MAGIC {
+            let mut bytes = Vec::with_capacity(entry.size() as usize);
+            bytes.extend_from_slice(&head);
+            entry.read_to_end(&mut bytes).with_context(|| {
+                format!("reading wheel member {name}: the zip entry is corrupt (rebuild the wheel)")
+            })?;
+            let facts = read_elf(&bytes).with_context(|| {
+                format!(
+                    "wheel member {name} starts like an ELF file but cannot be read — it is truncated or corrupt; rebuild the wheel"
+                )
+            })?;
+            elfs.push((member.clone(), facts));
+        }
+        members.push(member);
+    }
+
+    Ok(Wheel {
+        name_platform_tags: platform_tags_from_name(&file_name),
+        file_name,
+        metadata_platform_tags,
+        root_is_purelib,
+        members,
+        elfs,
+    })
+}
+
+/// Lexically normalise an absolute path (`.`/`..`/empty components).
+/// Returns `None` if `..` climbs above `/`.
+pub fn normalize(path: &str) -> Option<String> {
+    let mut out: Vec<&str> = Vec::new();
+    for c in path.split('/') {
+        match c {
+            "" | "." => {}
+            ".." => {
+                out.pop()?;
+            }
+            c => out.push(c),
+        }
+    }
+    Some(format!("/{}", out.join("/")))
+}
+
+/// Parent directory of an absolute path.
+pub fn parent(path: &str) -> &str {
+    match path.rfind('/') {
+        Some(0) | None => "/",
+        Some(i) => &path[..i],
+    }
+}
+
+/// Show an installed path relative to site-packages (`pkg/lib`,
+/// `../../../lib`), which is how rpath targets read in messages.
+pub fn display_installed(path: &str) -> String {
+    if let Some(rest) = path.strip_prefix(SITE_PACKAGES) {
+        let rest = rest.trim_start_matches('/');
+        return if rest.is_empty() {
+            ".".into()
+        } else {
+            rest.into()
+        };
+    }
+    let sp: Vec<&str> = SITE_PACKAGES.split('/').filter(|c| !c.is_empty()).collect();
+    let p: Vec<&str> = path.split('/').filter(|c| !c.is_empty()).collect();
+    let common = sp.iter().zip(&p).take_while(|(a, b)| a == b).count();
+    let mut parts: Vec<&str> = vec![".."; sp.len() - common];
+    parts.extend(&p[common..]);
+    parts.join("/")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_paths() {
+        assert_eq!(
+            platform_tags_from_name(
+                "a-1.0-cp312-cp312-manylinux_2_17_x86_64.manylinux2014_x86_64.whl"
+            )
+            .unwrap(),
+            vec!["manylinux_2_17_x86_64", "manylinux2014_x86_64"]
+        );
+        assert_eq!(
+            platform_tags_from_name("a-1.0-1-py3-none-any.whl").unwrap(),
+            vec!["any"]
+        );
+        assert!(platform_tags_from_name("notawheel.zip").is_none());
+        assert_eq!(normalize("/a/b/../c/./d").unwrap(), "/a/c/d");
+        assert!(normalize("/a/../..").is_none());
+        assert_eq!(parent("/a/b/c.so"), "/a/b");
+        assert_eq!(
+            installed_path("p-1.data/data/lib/libx.so", "p-1.data/"),
+            ("/prefix/lib/libx.so".to_string(), false)
+        );
+        assert_eq!(
+            installed_path("p-1.data/purelib/m/x.so", "p-1.data/"),
+            (format!("{SITE_PACKAGES}/m/x.so"), true)
+        );
+        assert_eq!(
+            display_installed(&format!("{SITE_PACKAGES}/pkg/lib")),
+            "pkg/lib"
+        );
+        assert_eq!(display_installed("/prefix/lib"), "../..");
+        assert_eq!(display_installed("/prefix/bin"), "../../../bin");
+    }
+}

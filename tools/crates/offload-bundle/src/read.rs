@@ -1,0 +1,360 @@
+//! Reading bundles: one uncompressed or `CCOB` bundle, or a sequence of them
+//! as found in a `.hip_fatbin` section. Every size and offset read from the
+//! input is checked against the input before it is used, and decompression
+//! never produces more than the header announced (bounded by
+//! [`Limits::max_uncompressed`]), so bad input gives an error, not a panic or
+//! an unbounded allocation.
+
+use std::io::Read;
+
+use anyhow::{bail, Context, Result};
+
+use crate::{ccob_header_size, md5_low, EntryId, Method, CCOB_MAGIC, MAGIC};
+
+/// Resource bounds for reading untrusted input.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// Largest uncompressed size a `CCOB` header may announce.
+    pub max_uncompressed: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        // Real fat binaries (all targets of one big TU) stay well below this;
+        // it is the format v2 ceiling anyway.
+        Limits {
+            max_uncompressed: 4 << 30,
+        }
+    }
+}
+
+/// The header of a compressed (`CCOB`) bundle.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct CompressedHeader {
+    pub version: u16,
+    pub method: Method,
+    /// Size of the whole compressed bundle including its header (v2+).
+    pub total_size: Option<u64>,
+    pub uncompressed_size: u64,
+    /// The stored hash (low 64 bits of the MD5 of the uncompressed bundle),
+    /// verified on reading: a zstd stream without checksum can decode
+    /// corrupted input to corrupted data of the right size.
+    pub hash: u64,
+}
+
+/// One entry of a bundle.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Entry {
+    pub id: String,
+    /// Offset of the entry data inside the uncompressed bundle.
+    pub offset: u64,
+    pub size: u64,
+}
+
+impl Entry {
+    pub fn parsed_id(&self) -> EntryId<'_> {
+        EntryId::parse(&self.id)
+    }
+}
+
+/// One bundle read from an input.
+#[derive(Debug, Clone)]
+pub struct Bundle {
+    /// Where the bundle starts in the input.
+    pub start: u64,
+    /// How many input bytes it occupies (compressed size for `CCOB`).
+    pub len: u64,
+    pub compressed: Option<CompressedHeader>,
+    pub entries: Vec<Entry>,
+    /// The uncompressed bundle bytes.
+    data: Vec<u8>,
+}
+
+impl Bundle {
+    /// The data of an entry of this bundle.
+    pub fn entry_data(&self, e: &Entry) -> &[u8] {
+        // Bounds were checked when the entry was parsed.
+        &self.data[e.offset as usize..(e.offset + e.size) as usize]
+    }
+
+    /// The uncompressed bundle.
+    pub fn uncompressed(&self) -> &[u8] {
+        &self.data
+    }
+
+    /// The device (non-host) entries.
+    pub fn device_entries(&self) -> impl Iterator<Item = &Entry> {
+        self.entries.iter().filter(|e| !e.parsed_id().is_host())
+    }
+}
+
+/// Reads the single bundle that starts at the beginning of `data`. Only zero
+/// padding may follow it.
+pub fn read_bundle(data: &[u8], limits: &Limits) -> Result<Bundle> {
+    let b = read_one(data, 0, limits)?;
+    let end = b.len as usize;
+    if let Some(p) = data[end..].iter().position(|&c| c != 0) {
+        bail!(
+            "unexpected data at offset {} after the bundle (which ends at {end}); \
+             the file holds more than one bundle or trailing garbage",
+            end + p
+        );
+    }
+    Ok(b)
+}
+
+/// Reads every bundle of a `.hip_fatbin`-style sequence: bundles back to back,
+/// separated by zero padding (the linker aligns each to 4096). An empty or
+/// all-zero input holds no bundles.
+pub fn read_bundles(data: &[u8], limits: &Limits) -> Result<Vec<Bundle>> {
+    let mut out = Vec::new();
+    let mut pos = 0usize;
+    loop {
+        match data[pos..].iter().position(|&c| c != 0) {
+            None => return Ok(out),
+            Some(skip) => pos += skip,
+        }
+        let b = read_one(&data[pos..], pos as u64, limits)
+            .with_context(|| format!("bundle #{} at offset {pos}", out.len()))?;
+        pos += b.len as usize;
+        out.push(b);
+    }
+}
+
+fn read_one(data: &[u8], start: u64, limits: &Limits) -> Result<Bundle> {
+    if data.starts_with(MAGIC) {
+        let (entries, len) = parse_uncompressed(data)?;
+        Ok(Bundle {
+            start,
+            len: len as u64,
+            compressed: None,
+            entries,
+            data: data[..len].to_vec(),
+        })
+    } else if data.starts_with(CCOB_MAGIC) {
+        read_compressed(data, start, limits)
+    } else {
+        let shown: String = data
+            .iter()
+            .take(8)
+            .map(|b| format!("{b:02x}"))
+            .collect::<Vec<_>>()
+            .join(" ");
+        bail!(
+            "not an offload bundle: expected magic `__CLANG_OFFLOAD_BUNDLE__` or `CCOB`, found bytes {shown}"
+        )
+    }
+}
+
+fn u64_at(d: &[u8], o: usize) -> Option<u64> {
+    d.get(o..o.checked_add(8)?)
+        .map(|s| u64::from_le_bytes(s.try_into().unwrap()))
+}
+
+/// Parses the header of an uncompressed bundle; returns its entries and the
+/// bundle length (end of the last entry or of the header).
+fn parse_uncompressed(d: &[u8]) -> Result<(Vec<Entry>, usize)> {
+    let mut pos = MAGIC.len();
+    let count = u64_at(d, pos).with_context(|| {
+        format!(
+            "truncated bundle: {} bytes, the entry count needs {}",
+            d.len(),
+            pos + 8
+        )
+    })?;
+    pos += 8;
+    // Each entry needs at least 24 header bytes: reject impossible counts
+    // before looping or allocating.
+    let max_entries = (d.len() - pos) / 24;
+    if count > max_entries as u64 {
+        bail!(
+            "corrupt bundle: entry count {count} cannot fit in {} bytes (at most {max_entries} entries)",
+            d.len()
+        );
+    }
+    let mut entries: Vec<Entry> = Vec::with_capacity(count as usize);
+    let mut end = 0usize;
+    for i in 0..count {
+        let trunc = || {
+            format!(
+                "truncated bundle header in entry {i} ({} bytes in total)",
+                d.len()
+            )
+        };
+        let offset = u64_at(d, pos).with_context(trunc)?;
+        let size = u64_at(d, pos + 8).with_context(trunc)?;
+        let id_len = u64_at(d, pos + 16).with_context(trunc)?;
+        pos += 24;
+        let id_end = usize::try_from(id_len)
+            .ok()
+            .and_then(|l| pos.checked_add(l))
+            .filter(|&e| e <= d.len())
+            .with_context(|| {
+                format!(
+                    "corrupt bundle: entry {i} id length {id_len} runs past the end ({} bytes)",
+                    d.len()
+                )
+            })?;
+        let id = std::str::from_utf8(&d[pos..id_end])
+            .map_err(|_| anyhow::anyhow!("corrupt bundle: entry {i} id is not UTF-8"))?
+            .to_string();
+        pos = id_end;
+        if id.is_empty() {
+            bail!("corrupt bundle: entry {i} has an empty id");
+        }
+        let data_end = offset
+            .checked_add(size)
+            .filter(|&e| e <= d.len() as u64)
+            .with_context(|| {
+                format!(
+                    "truncated or corrupt bundle: entry `{id}` spans bytes {offset}..{offset}+{size} \
+                     but the bundle has {} bytes",
+                    d.len()
+                )
+            })?;
+        if entries.iter().any(|e| e.id == id) {
+            bail!("corrupt bundle: entry id `{id}` appears twice");
+        }
+        end = end.max(data_end as usize);
+        entries.push(Entry { id, offset, size });
+    }
+    // Entry data must not overlap the header it is described by.
+    for e in &entries {
+        if e.size > 0 && e.offset < pos as u64 {
+            bail!(
+                "corrupt bundle: entry `{}` data at offset {} overlaps the header (which ends at {pos})",
+                e.id,
+                e.offset
+            );
+        }
+    }
+    Ok((entries, end.max(pos)))
+}
+
+fn read_compressed(d: &[u8], start: u64, limits: &Limits) -> Result<Bundle> {
+    if d.len() < 8 {
+        bail!(
+            "truncated compressed bundle: {} bytes, the CCOB header needs at least 8",
+            d.len()
+        );
+    }
+    let version = u16::from_le_bytes([d[4], d[5]]);
+    let method_raw = u16::from_le_bytes([d[6], d[7]]);
+    let hsize = ccob_header_size(version).with_context(|| {
+        format!("unsupported compressed bundle version {version} (known: 1, 2, 3)")
+    })?;
+    if d.len() < hsize {
+        bail!(
+            "truncated compressed bundle: {} bytes, a version {version} header needs {hsize}",
+            d.len()
+        );
+    }
+    let method = Method::from_raw(method_raw).with_context(|| {
+        format!("unknown compression method {method_raw} in CCOB header (0 = zlib, 1 = zstd)")
+    })?;
+    let u32_at = |o: usize| u32::from_le_bytes(d[o..o + 4].try_into().unwrap()) as u64;
+    let (total_size, uncompressed_size, hash) = match version {
+        1 => (None, u32_at(8), u64_at(d, 12).unwrap()),
+        2 => (Some(u32_at(8)), u32_at(12), u64_at(d, 16).unwrap()),
+        _ => (
+            Some(u64_at(d, 8).unwrap()),
+            u64_at(d, 16).unwrap(),
+            u64_at(d, 24).unwrap(),
+        ),
+    };
+    if uncompressed_size > limits.max_uncompressed {
+        bail!(
+            "compressed bundle announces {uncompressed_size} uncompressed bytes, more than the limit of {}",
+            limits.max_uncompressed
+        );
+    }
+    let stream_end = match total_size {
+        Some(t) => {
+            if t < hsize as u64 {
+                bail!("corrupt compressed bundle: total size {t} is smaller than its {hsize}-byte header");
+            }
+            if t > d.len() as u64 {
+                bail!(
+                    "truncated compressed bundle: header says {t} bytes, only {} available",
+                    d.len()
+                );
+            }
+            t as usize
+        }
+        // Version 1 records no size: the stream runs to the next bundle magic
+        // (bundles are 4096-aligned) or the end of the input.
+        None => next_magic_at_alignment(d, 4096).unwrap_or(d.len()),
+    };
+    let stream = &d[hsize..stream_end];
+    let data = decompress(method, stream, uncompressed_size)?;
+    let actual = md5_low(&data);
+    if actual != hash {
+        bail!(
+            "corrupt compressed bundle: the MD5 of the decompressed data ({actual:#018x}) \
+             does not match the header's hash ({hash:#018x})"
+        );
+    }
+    if !data.starts_with(MAGIC) {
+        bail!("compressed bundle does not decompress to an offload bundle (no `__CLANG_OFFLOAD_BUNDLE__` magic)");
+    }
+    let (entries, inner_len) = parse_uncompressed(&data).context("inside the compressed bundle")?;
+    if inner_len < data.len() && data[inner_len..].iter().any(|&c| c != 0) {
+        bail!("compressed bundle holds trailing data after its inner bundle");
+    }
+    Ok(Bundle {
+        start,
+        len: stream_end as u64,
+        compressed: Some(CompressedHeader {
+            version,
+            method,
+            total_size,
+            uncompressed_size,
+            hash,
+        }),
+        entries,
+        data,
+    })
+}
+
+fn next_magic_at_alignment(d: &[u8], align: usize) -> Option<usize> {
+    (align..d.len())
+        .step_by(align)
+        .find(|&p| d[p..].starts_with(MAGIC) || d[p..].starts_with(CCOB_MAGIC))
+}
+
+fn decompress(method: Method, stream: &[u8], expected: u64) -> Result<Vec<u8>> {
+    // Grow with the real output instead of trusting the header for the
+    // initial allocation; `take` stops a stream that would exceed it.
+    let mut out = Vec::with_capacity(expected.min(64 << 20) as usize);
+    let limit = expected + 1;
+    let r = match method {
+        Method::Zstd => {
+            // One frame, as LLVM writes; lets a v1 stream be followed by padding.
+            let dec = zstd::stream::read::Decoder::with_buffer(stream)
+                .context("cannot start zstd decompression")?
+                .single_frame();
+            dec.take(limit).read_to_end(&mut out)
+        }
+        Method::Zlib => flate2::read::ZlibDecoder::new(stream)
+            .take(limit)
+            .read_to_end(&mut out),
+    };
+    r.map_err(|e| {
+        anyhow::anyhow!(
+            "corrupt compressed bundle: {} stream does not decompress: {e}",
+            method.name()
+        )
+    })?;
+    if out.len() as u64 != expected {
+        let got = if out.len() as u64 > expected {
+            format!("more than {expected}")
+        } else {
+            out.len().to_string()
+        };
+        bail!(
+            "corrupt compressed bundle: header announces {expected} uncompressed bytes, the {} stream gives {got}",
+            method.name()
+        );
+    }
+    Ok(out)
+}

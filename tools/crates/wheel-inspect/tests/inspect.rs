@@ -1,0 +1,432 @@
+//! `inspect` on files made by the real tools of this machine: clang++-15's
+//! HIP driver, clang-offload-bundler-15, zig's clang 22, `wheel pack`.
+
+#[path = "../../offload-bundle/tests/common/mod.rs"]
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::*;
+use offload_bundle::{write_bundle_file, Compression, Method, WriteRequest};
+use wheel_inspect::inspect;
+
+fn targets(pairs: &[(&str, u32)]) -> BTreeMap<String, u32> {
+    pairs.iter().map(|(k, v)| (k.to_string(), *v)).collect()
+}
+
+/// `clang++-15 -x hip --offload-arch=gfx906 --offload-arch=gfx90a -c`: the
+/// driver builds both device code objects and bundles them itself.
+fn driver_object(f: &Fixtures) -> PathBuf {
+    let out = f.path("driver.o");
+    if !out.exists() {
+        run(Command::new(tool("clang++-15"))
+            .args([
+                "-x",
+                "hip",
+                "--offload-arch=gfx906",
+                "--offload-arch=gfx90a",
+            ])
+            .args([
+                "--rocm-path=/usr",
+                &format!("--rocm-device-lib-path={BITCODE}"),
+            ])
+            .args(["-fPIC", "-O2", "-c"])
+            .arg(f.path("k.hip"))
+            .arg("-o")
+            .arg(&out));
+    }
+    out
+}
+
+/// `readelf -d` as the oracle for the dynamic section.
+fn readelf_dynamic(path: &Path) -> (Vec<String>, Vec<String>, Option<String>) {
+    let out = run(Command::new(tool("readelf")).arg("-dW").arg(path));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let bracket = |l: &str| l[l.find('[').unwrap() + 1..l.rfind(']').unwrap()].to_string();
+    let mut needed = Vec::new();
+    let mut runpath = Vec::new();
+    let mut soname = None;
+    for l in text.lines() {
+        if l.contains("(NEEDED)") {
+            needed.push(bracket(l));
+        } else if l.contains("(RUNPATH)") {
+            runpath.extend(bracket(l).split(':').map(str::to_string));
+        } else if l.contains("(SONAME)") {
+            soname = Some(bracket(l));
+        }
+    }
+    (needed, runpath, soname)
+}
+
+#[test]
+fn object_and_shared_object_from_the_hip_driver() {
+    let f = fixtures();
+    let obj = driver_object(&f);
+    let r = inspect(&obj).unwrap();
+    assert_eq!(r.kind, "elf");
+    let e = &r.elf_files[0];
+    assert_eq!(e.elf_type, "relocatable");
+    assert_eq!(e.targets, targets(&[("gfx906", 1), ("gfx90a", 1)]));
+
+    let so = f.path("libdriver.so");
+    link_shared(&[&obj], &so, &["-Wl,-soname,libdriver.so.1"]);
+    let r = inspect(&so).unwrap();
+    let e = &r.elf_files[0];
+    assert_eq!(e.elf_type, "shared object");
+    assert_eq!(e.machine, "x86-64");
+    assert_eq!(e.targets, targets(&[("gfx906", 1), ("gfx90a", 1)]));
+    assert_eq!(e.bundles.len(), 1);
+    assert_eq!(e.bundles[0].compression, "none");
+    let (needed, runpath, soname) = readelf_dynamic(&so);
+    assert!(
+        needed.contains(&"libamdhip64.so.5".to_string()),
+        "{needed:?}"
+    );
+    assert_eq!(e.needed, needed);
+    assert_eq!(e.runpath, runpath);
+    assert_eq!(runpath, ["$ORIGIN/../rocm/lib"]);
+    assert_eq!(e.soname, soname);
+    assert_eq!(e.soname.as_deref(), Some("libdriver.so.1"));
+    let text = r.to_text();
+    assert!(text.contains("gfx906: 1 code object\n"), "{text}");
+}
+
+/// Two objects linked together give two bundles back to back in one
+/// `.hip_fatbin`: one made by the driver (uncompressed), one by our writer
+/// (zstd) holding a clang-15 gfx90a and a zig gfx1200 code object.
+#[test]
+fn every_bundle_of_a_linked_section_is_reported() {
+    let f = fixtures();
+    let obj1 = driver_object(&f);
+    let co90a = {
+        // Device code of the second source for gfx90a.
+        let out = f.path("k2.gfx90a.co");
+        run(Command::new(tool("clang++-15"))
+            .args(["-x", "hip", "--cuda-device-only", "--no-gpu-bundle-output"])
+            .args(["--offload-arch=gfx90a", "--rocm-path=/usr"])
+            .arg(format!("--rocm-device-lib-path={BITCODE}"))
+            .args(["-O2", "-c"])
+            .arg(f.path("k2.hip"))
+            .arg("-o")
+            .arg(&out));
+        out
+    };
+    let co1200 = f.zig_code_object("gfx1200");
+    let fb = f.path("k2.hipfb");
+    write_bundle_file(&WriteRequest {
+        output: fb.clone(),
+        host_triple: HOST.into(),
+        entries: vec![(device_id("gfx90a"), co90a), (device_id("gfx1200"), co1200)],
+        compression: Compression::Compressed {
+            method: Method::Zstd,
+            version: 2,
+            level: None,
+        },
+    })
+    .unwrap();
+    let obj2 = f.path("k2.host.o");
+    host_object(&f.path("k2.hip"), &fb, &obj2);
+    let so = f.path("libtwo.so");
+    link_shared(&[&obj1, &obj2], &so, &[]);
+
+    let r = inspect(&so).unwrap();
+    let e = &r.elf_files[0];
+    assert_eq!(e.bundles.len(), 2, "{e:#?}");
+    let kinds: Vec<_> = e.bundles.iter().map(|b| b.compression).collect();
+    assert_eq!(kinds, ["none", "zstd"]);
+    assert!(e.bundles.iter().all(|b| b.offset % 4096 == 0));
+    assert_eq!(
+        e.targets,
+        targets(&[("gfx1200", 1), ("gfx906", 1), ("gfx90a", 2)])
+    );
+    let text = r.to_text();
+    assert!(text.contains("gfx90a: 2 code objects"), "{text}");
+    let json: serde_json::Value = serde_json::from_str(&r.to_json()).unwrap();
+    assert_eq!(json["schema_version"], 1);
+    assert_eq!(json["elf_files"][0]["targets"]["gfx90a"], 2);
+    assert_eq!(json["elf_files"][0]["bundles"][1]["format_version"], 2);
+}
+
+/// Builds `demo_pkg-1.0-py3-none-linux_x86_64.whl` with `wheel pack`.
+fn make_wheel(f: &Fixtures, dir: &Path) -> PathBuf {
+    let so = f.path("libdriver-wheel.so");
+    if !so.exists() {
+        link_shared(&[&driver_object(f)], &so, &[]);
+    }
+    let tree = dir.join("tree");
+    let pkg = tree.join("demo_pkg");
+    let di = tree.join("demo_pkg-1.0.dist-info");
+    std::fs::create_dir_all(&pkg).unwrap();
+    std::fs::create_dir_all(&di).unwrap();
+    std::fs::copy(&so, pkg.join("libk.so")).unwrap();
+    std::fs::write(pkg.join("__init__.py"), "# demo\n").unwrap();
+    std::fs::write(
+        di.join("WHEEL"),
+        "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: false\nTag: py3-none-linux_x86_64\n",
+    )
+    .unwrap();
+    std::fs::write(
+        di.join("METADATA"),
+        "Metadata-Version: 2.1\nName: demo-pkg\nVersion: 1.0\n\nA demo.\n",
+    )
+    .unwrap();
+    pack(&tree, &dir.join("dist"))
+}
+
+/// `wheel pack`: writes RECORD for the tree and zips it.
+fn pack(tree: &Path, out: &Path) -> PathBuf {
+    std::fs::create_dir_all(out).unwrap();
+    run(Command::new(venv().join("bin/wheel"))
+        .arg("pack")
+        .arg(tree)
+        .arg("-d")
+        .arg(out));
+    out.join("demo_pkg-1.0-py3-none-linux_x86_64.whl")
+}
+
+#[test]
+fn wheel_with_a_hip_library() {
+    let f = fixtures();
+    let dir = tempfile::tempdir().unwrap();
+    let whl = make_wheel(&f, dir.path());
+    let r = inspect(&whl).unwrap();
+    assert_eq!(r.kind, "wheel");
+    let w = r.wheel.as_ref().unwrap();
+    assert_eq!((w.name.as_str(), w.version.as_str()), ("demo-pkg", "1.0"));
+    assert_eq!(w.tags, ["py3-none-linux_x86_64"]);
+    assert!(!w.root_is_purelib);
+    let mut paths: Vec<&str> = w.files.iter().map(|f| f.path.as_str()).collect();
+    paths.sort();
+    assert_eq!(
+        paths,
+        [
+            "demo_pkg-1.0.dist-info/METADATA",
+            "demo_pkg-1.0.dist-info/RECORD",
+            "demo_pkg-1.0.dist-info/WHEEL",
+            "demo_pkg/__init__.py",
+            "demo_pkg/libk.so",
+        ]
+    );
+    assert_eq!(r.elf_files.len(), 1);
+    assert_eq!(r.elf_files[0].path, "demo_pkg/libk.so");
+    assert_eq!(
+        r.elf_files[0].targets,
+        targets(&[("gfx906", 1), ("gfx90a", 1)])
+    );
+    let text = r.to_text();
+    assert!(
+        text.contains("demo_pkg/libk.so: ELF shared object"),
+        "{text}"
+    );
+}
+
+/// Rewrites members of a zip with Python's zipfile (keeping RECORD as is).
+fn rewrite_zip(src: &Path, dst: &Path, script: &str) {
+    let code = format!(
+        "import sys, zipfile\n\
+         src, dst = sys.argv[1], sys.argv[2]\n\
+         zin = zipfile.ZipFile(src)\n\
+         zout = zipfile.ZipFile(dst, 'w', zipfile.ZIP_DEFLATED)\n\
+         for i in zin.infolist():\n\
+         \x20   data = zin.read(i.filename)\n\
+         {script}\n\
+         \x20   zout.writestr(i, data)\n\
+         zout.close()\n"
+    );
+    run(Command::new(python()).arg("-c").arg(code).arg(src).arg(dst));
+}
+
+#[test]
+fn record_hash_mismatch_names_the_member() {
+    let f = fixtures();
+    let dir = tempfile::tempdir().unwrap();
+    let whl = make_wheel(&f, dir.path());
+    let bad = dir.path().join("demo_pkg-1.0-py3-none-linux_x86_64.whl");
+    rewrite_zip(
+        &whl,
+        &bad,
+        "    if i.filename == 'demo_pkg/__init__.py': data = b'# tampered\\n'",
+    );
+    let e = format!("{:#}", inspect(&bad).unwrap_err());
+    assert!(
+        e.contains(&bad.display().to_string())
+            && e.contains("RECORD hash mismatch for demo_pkg/__init__.py"),
+        "{e}"
+    );
+    // A member RECORD does not know.
+    let extra = dir
+        .path()
+        .join("x")
+        .join("demo_pkg-1.0-py3-none-linux_x86_64.whl");
+    std::fs::create_dir_all(extra.parent().unwrap()).unwrap();
+    run(Command::new(python())
+        .arg("-c")
+        .arg("import shutil, sys, zipfile\nshutil.copy(sys.argv[1], sys.argv[2])\nzipfile.ZipFile(sys.argv[2], 'a').writestr('demo_pkg/extra.py', 'x = 1\\n')")
+        .arg(&whl)
+        .arg(&extra));
+    let e = format!("{:#}", inspect(&extra).unwrap_err());
+    assert!(e.contains("demo_pkg/extra.py is not listed in"), "{e}");
+}
+
+#[test]
+fn corrupt_bundle_in_a_wheel_member_names_it() {
+    let f = fixtures();
+    let dir = tempfile::tempdir().unwrap();
+    let whl = make_wheel(&f, dir.path());
+    // Corrupt the bundle magic inside the .so, then re-pack so RECORD matches.
+    let tree = dir.path().join("tree");
+    let so = tree.join("demo_pkg/libk.so");
+    let mut data = std::fs::read(&so).unwrap();
+    let sec = offload_bundle::hip_fatbin_section(&data).unwrap().unwrap();
+    let off = sec.as_ptr() as usize - data.as_ptr() as usize;
+    data[off + 3] = b'#';
+    std::fs::write(&so, &data).unwrap();
+    std::fs::remove_file(&whl).unwrap();
+    let whl = pack(&tree, &dir.path().join("dist"));
+    let e = format!("{:#}", inspect(&whl).unwrap_err());
+    assert!(
+        e.contains("demo_pkg/libk.so")
+            && e.contains(".hip_fatbin")
+            && e.contains("not an offload bundle"),
+        "{e}"
+    );
+}
+
+#[test]
+fn zip_that_is_not_a_wheel() {
+    let dir = tempfile::tempdir().unwrap();
+    let z = dir.path().join("demo-1.0-py3-none-any.whl");
+    run(Command::new(python())
+        .arg("-c")
+        .arg("import sys, zipfile\nzipfile.ZipFile(sys.argv[1], 'w').writestr('demo/__init__.py', '')")
+        .arg(&z));
+    let e = format!("{:#}", inspect(&z).unwrap_err());
+    assert!(
+        e.contains(&z.display().to_string()) && e.contains("not a wheel"),
+        "{e}"
+    );
+    // Neither zip nor ELF.
+    let t = dir.path().join("notes.txt");
+    std::fs::write(&t, "hello").unwrap();
+    let e = format!("{:#}", inspect(&t).unwrap_err());
+    assert!(
+        e.contains("notes.txt") && e.contains("nothing to inspect"),
+        "{e}"
+    );
+}
+
+/// A wheel from PyPI, downloaded once into `tools/target/test-cache/wheels`.
+fn cached_wheel(requirement: &str, filename: &str) -> PathBuf {
+    let cache = repo_root().join("tools/target/test-cache/wheels");
+    let path = cache.join(filename);
+    if !path.exists() {
+        let tmp = cache.join(format!(".download-{}", std::process::id()));
+        std::fs::create_dir_all(&tmp).unwrap();
+        run(Command::new(venv().join("bin/pip"))
+            .args(["download", "--no-deps", "--only-binary=:all:"])
+            .args([
+                "--python-version",
+                "3.12",
+                "--platform",
+                "manylinux_2_28_x86_64",
+            ])
+            .arg(requirement)
+            .arg("-d")
+            .arg(&tmp));
+        std::fs::rename(tmp.join(filename), &path).unwrap();
+        std::fs::remove_dir_all(&tmp).unwrap();
+    }
+    path
+}
+
+/// A wheel shipped by AMD (ROCm 7, compressed CCOB v3 bundles in several
+/// extension modules): our report agrees with readelf and with the
+/// independent Python bundle reader run on objcopy's dump of each section.
+#[test]
+fn real_jax_rocm7_plugin_wheel() {
+    let whl = cached_wheel(
+        "jax-rocm7-plugin==0.10.0",
+        "jax_rocm7_plugin-0.10.0-cp312-cp312-manylinux_2_28_x86_64.whl",
+    );
+    let r = inspect(&whl).unwrap();
+    let w = r.wheel.as_ref().unwrap();
+    assert_eq!(
+        (w.name.as_str(), w.version.as_str()),
+        ("jax-rocm7-plugin", "0.10.0")
+    );
+    assert_eq!(w.tags, ["cp312-cp312-manylinux_2_28_x86_64"]);
+
+    let dir = tempfile::tempdir().unwrap();
+    run(Command::new(python())
+        .arg("-c")
+        .arg("import sys, zipfile\nzipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])")
+        .arg(&whl)
+        .arg(dir.path()));
+    let mut all_targets = std::collections::BTreeSet::new();
+    let mut bundles = 0;
+    for e in &r.elf_files {
+        let so = dir.path().join(&e.path);
+        let (needed, runpath, soname) = readelf_dynamic(&so);
+        assert_eq!(
+            (&e.needed, &e.runpath, &e.soname),
+            (&needed, &runpath, &soname),
+            "{}",
+            e.path
+        );
+        let dump = dir.path().join("fatbin.bin");
+        let _ = std::fs::remove_file(&dump);
+        run(Command::new(tool("objcopy"))
+            .args(["-O", "binary", "--only-section=.hip_fatbin"])
+            .arg(&so)
+            .arg(&dump));
+        let o = run(Command::new(python())
+            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("../offload-bundle/tests/ccob.py"))
+            .arg("section")
+            .arg(&dump));
+        let theirs: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let mut want: BTreeMap<String, u32> = BTreeMap::new();
+        for b in theirs.as_array().unwrap() {
+            assert_eq!(b["hash_ok"], true, "{}", e.path);
+            for en in b["entries"].as_array().unwrap() {
+                let id = en["id"].as_str().unwrap();
+                if let Some(t) = id.strip_prefix("hipv4-amdgcn-amd-amdhsa--") {
+                    *want.entry(t.to_string()).or_default() += 1;
+                }
+            }
+        }
+        assert_eq!(e.targets, want, "{}", e.path);
+        assert_eq!(
+            e.bundles.len(),
+            theirs.as_array().unwrap().len(),
+            "{}",
+            e.path
+        );
+        for b in &e.bundles {
+            assert_eq!(
+                (b.compression, b.format_version),
+                ("zstd", Some(3)),
+                "{}",
+                e.path
+            );
+        }
+        bundles += e.bundles.len();
+        all_targets.extend(e.targets.keys().cloned());
+    }
+    assert!(
+        bundles >= 4,
+        "expected the plugin's HIP kernels, found {bundles} bundles"
+    );
+    assert_eq!(
+        all_targets.into_iter().collect::<Vec<_>>(),
+        [
+            "gfx10-3-generic",
+            "gfx11-generic",
+            "gfx12-generic",
+            "gfx9-4-generic",
+            "gfx908",
+            "gfx90a"
+        ]
+    );
+}
