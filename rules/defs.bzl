@@ -1,6 +1,9 @@
 """Public API of rules_rocm. Everything else under rules/private is internal."""
 
 load("//rules/private:dist.bzl", _wheel_dist = "wheel_dist")
+load("//rules/private:gfx.bzl", _GfxInfo = "GfxInfo", _gfx_device_target_setting = "gfx_device_target_setting", _gfx_flag = "gfx_flag")
+load("//rules/private:gfx_families.bzl", _DEFAULT_GFX = "DEFAULT_GFX", _GFX_FAMILIES = "FAMILIES", _GFX_LEGACY_FAMILIES = "LEGACY_FAMILIES", _GFX_TARGETS = "GFX_TARGETS", _expand_gfx = "expand_gfx", _sort_gfx_targets = "sort_gfx_targets")
+load("//rules/private:hip.bzl", _HipInfo = "HipInfo", _hip_compression_flag = "hip_compression_flag", _hip_library = "hip_library")
 load("//rules/private:testing.bzl", _wheel_install_test = "wheel_install_test")
 load("//rules/private:toolchain.bzl", _rocm_wheel_toolchain = "rocm_wheel_toolchain")
 load(
@@ -11,8 +14,20 @@ load(
     _wheel_files = "wheel_files",
 )
 
+DEFAULT_GFX = _DEFAULT_GFX
+GFX_FAMILIES = _GFX_FAMILIES
+GFX_LEGACY_FAMILIES = _GFX_LEGACY_FAMILIES
+GFX_TARGETS = _GFX_TARGETS
+GfxInfo = _GfxInfo
+HipInfo = _HipInfo
 WheelFilesInfo = _WheelFilesInfo
 WheelInfo = _WheelInfo
+expand_gfx = _expand_gfx
+gfx_device_target_setting = _gfx_device_target_setting
+gfx_flag = _gfx_flag
+hip_compression_flag = _hip_compression_flag
+hip_library = _hip_library
+sort_gfx_targets = _sort_gfx_targets
 rocm_wheel = _rocm_wheel
 rocm_wheel_toolchain = _rocm_wheel_toolchain
 wheel_dist = _wheel_dist

@@ -2,6 +2,7 @@
 rules_rocm_dependencies(). Not exercised by CI (which runs Bazel 4.2.3)."""
 
 load("//rules/private:cargo_repository.bzl", "rocm_wheel_cargo_repository")
+load("//rules/private:hip_repository.bzl", "rocm_hip_repository")
 load("//rules/private:python_repository.bzl", "local_python_repository")
 
 def _rules_rocm_impl(module_ctx):
@@ -11,6 +12,7 @@ def _rules_rocm_impl(module_ctx):
             interpreters[p.version] = p.interpreter
     rocm_wheel_cargo_repository(name = "rocm_wheel_tools")
     local_python_repository(name = "rocm_python", interpreters = interpreters)
+    rocm_hip_repository(name = "rocm_hip")
 
 rules_rocm = module_extension(
     implementation = _rules_rocm_impl,

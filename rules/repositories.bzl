@@ -9,6 +9,7 @@ already has them); rules_rocm downloads nothing itself.
 """
 
 load("//rules/private:cargo_repository.bzl", "rocm_wheel_cargo_repository")
+load("//rules/private:hip_repository.bzl", "rocm_hip_repository")
 load("//rules/private:python_repository.bzl", "local_python_repository")
 
 def rules_rocm_dependencies(python_interpreters = {}):
@@ -22,7 +23,12 @@ def rules_rocm_dependencies(python_interpreters = {}):
         rocm_wheel_cargo_repository(name = "rocm_wheel_tools")
     if not native.existing_rule("rocm_python"):
         local_python_repository(name = "rocm_python", interpreters = python_interpreters)
+    if not native.existing_rule("rocm_hip"):
+        # ROCm from $ROCM_PATH, /opt/rocm or /usr; declare rocm_hip yourself
+        # (rocm_hip_repository(rocm_path = ..., zig = ...)) to pin it.
+        rocm_hip_repository(name = "rocm_hip")
 
 def rules_rocm_toolchains():
-    """Registers the default toolchains (rocm-wheel built by cargo)."""
+    """Registers the default toolchains (rocm-wheel built by cargo, HIP from the local ROCm)."""
     native.register_toolchains("@rocm_wheel_tools//:toolchain")
+    native.register_toolchains("@rocm_hip//:toolchain")

@@ -24,6 +24,8 @@ dst=$out/rpath-bench-out.so
 # measure CMD...: one run, prints "seconds kib" (wall clock, peak RSS).
 measure() {
   rm -f "$dst"
+  # Flush the previous run's dirty pages so its writeback is not billed here.
+  sync
   local log; log=$(mktemp)
   /usr/bin/time -v "$@" 2>"$log" >/dev/null || { cat "$log" >&2; exit 1; }
   local wall rss

@@ -68,7 +68,10 @@ def _rocm_wheel_cargo_repository_impl(rctx):
     manifest = rctx.path(Label("//tools:Cargo.toml"))
     tools_dir = str(manifest.dirname)
     _watch_sources(rctx, tools_dir)
-    target_dir = str(rctx.path("cargo-target"))
+
+    # ROCM_WHEEL_CARGO_TARGET_DIR lets several output bases of one checkout
+    # (tests, `bazel clean --expunge`) reuse cargo's work; default: private.
+    target_dir = rctx.os.environ.get("ROCM_WHEEL_CARGO_TARGET_DIR") or str(rctx.path("cargo-target"))
     cargo_home = rctx.os.environ.get("CARGO_HOME", rctx.os.environ.get("HOME", "") + "/.cargo")
 
     # Path-independent binary: the checkout, cargo home and target dir never
@@ -109,7 +112,11 @@ def _rocm_wheel_cargo_repository_impl(rctx):
                  result.stdout[-4000:],
                  result.stderr[-8000:],
              ))
-    rctx.symlink(target_dir + "/release/rocm-wheel", "rocm-wheel")
+
+    # A copy, not a symlink: a shared target dir may be rebuilt later.
+    rctx.execute(["cp", "-f", target_dir + "/release/rocm-wheel", str(rctx.path("rocm-wheel"))])
+    if not rctx.path("rocm-wheel").exists:
+        fail("rules_rocm: cargo succeeded but {}/release/rocm-wheel is missing".format(target_dir))
     rctx.file("BUILD.bazel", """\
 load("{toolchain_bzl}", "rocm_wheel_toolchain")
 
@@ -138,7 +145,7 @@ toolchain(
 
 rocm_wheel_cargo_repository = repository_rule(
     implementation = _rocm_wheel_cargo_repository_impl,
-    environ = ["CARGO", "CARGO_HOME", "HOME", "PATH", "RUSTUP_HOME", "RUSTUP_TOOLCHAIN"],
+    environ = ["CARGO", "CARGO_HOME", "HOME", "PATH", "ROCM_WHEEL_CARGO_TARGET_DIR", "RUSTUP_HOME", "RUSTUP_TOOLCHAIN"],
     local = False,
     doc = "Builds rocm-wheel from //tools with `cargo build --release --locked`.",
 )

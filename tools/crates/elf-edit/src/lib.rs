@@ -87,7 +87,70 @@ pub fn read_rpath_bytes(bytes: &[u8]) -> Result<Vec<RpathEntry>> {
 /// Plans `edit` against `src` without writing anything.
 pub fn plan_edit<S: ReadAt + ?Sized>(src: &S, edit: &Edit) -> Result<Plan> {
     let parsed = parse::parse(src)?;
-    plan::plan(src, &parsed, edit)
+    let plan = plan::plan(src, &parsed, edit)?;
+    verify(src, &plan, edit)?;
+    Ok(plan)
+}
+
+/// The input as it will be after `plan`, read lazily: patches over the
+/// input, zeros past its end.
+struct Overlay<'a, S: ?Sized> {
+    base: &'a S,
+    plan: &'a Plan,
+}
+
+impl<S: ReadAt + ?Sized> ReadAt for Overlay<'_, S> {
+    fn size(&self) -> u64 {
+        self.plan.new_len
+    }
+    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+        let end = offset + buf.len() as u64;
+        let base_end = end.min(self.base.size());
+        buf.fill(0);
+        if offset < base_end {
+            self.base
+                .read_exact_at(&mut buf[..(base_end - offset) as usize], offset)?;
+        }
+        for (off, bytes) in &self.plan.patches {
+            let (a, b) = (offset.max(*off), end.min(off + bytes.len() as u64));
+            if a < b {
+                buf[(a - offset) as usize..(b - offset) as usize]
+                    .copy_from_slice(&bytes[(a - off) as usize..(b - off) as usize]);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Re-reads the planned result (only its headers, dynamic array and string
+/// table) and checks it carries exactly the requested change; a file whose
+/// own structures overlap in odd ways is refused rather than damaged.
+fn verify<S: ReadAt + ?Sized>(src: &S, plan: &Plan, edit: &Edit) -> Result<()> {
+    if plan.method == Method::Unchanged {
+        return Ok(());
+    }
+    let view = Overlay { base: src, plan };
+    let after = parse::parse(&view).and_then(|p| entries(&p));
+    let ok = match (&after, edit) {
+        (Ok(e), Edit::Remove) => e.is_empty(),
+        (Ok(e), Edit::Set { rpath, kind }) => {
+            // Like patchelf, a DT_RPATH next to a DT_RUNPATH keeps its tag.
+            e.iter().all(|e| e.value == *rpath) && e.iter().any(|e| e.kind == *kind)
+        }
+        (Err(_), _) => false,
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(EditError::CannotPlace(format!(
+            "the file's headers overlap each other, so the edited file would not read back \
+             correctly ({}); the file is probably damaged",
+            match after {
+                Ok(e) => format!("it would show {e:?}"),
+                Err(e) => e.to_string(),
+            }
+        )))
+    }
 }
 
 /// Applies `edit` to bytes in memory and returns the new file contents.
@@ -110,7 +173,13 @@ pub fn edit_file(input: &Path, output: Option<&Path>, edit: &Edit) -> anyhow::Re
     use anyhow::Context;
     let src = open(input).with_context(|| format!("cannot open {}", input.display()))?;
     let plan = plan_edit(&src, edit).with_context(|| format!("{}", input.display()))?;
-    let output = output.unwrap_or(input);
+    // In place through a symlink edits the file it points to, not the link.
+    let output = match output {
+        Some(o) => o.to_path_buf(),
+        None => std::fs::canonicalize(input)
+            .with_context(|| format!("cannot resolve {}", input.display()))?,
+    };
+    let output = output.as_path();
     let dir = match output.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
@@ -131,15 +200,27 @@ pub fn edit_file(input: &Path, output: Option<&Path>, edit: &Edit) -> anyhow::Re
 }
 
 fn write_output(src: &FileSource, plan: &Plan, out: &mut File) -> std::io::Result<()> {
-    // std's File-to-File copy uses copy_file_range (reflink on btrfs/XFS,
-    // in-kernel copy elsewhere): the data never passes through our memory.
-    let mut reader = &src.file;
-    let copied = std::io::copy(&mut reader, out)?;
-    if copied != src.len {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::UnexpectedEof,
-            "the input changed size while it was being copied",
-        ));
+    use std::os::fd::AsRawFd;
+    // A reflink (btrfs, XFS) shares the data blocks: no copy at all.
+    const FICLONE: libc::c_ulong = 0x4004_9409;
+    // SAFETY: both descriptors are open for the duration of the call.
+    let cloned = unsafe { libc::ioctl(out.as_raw_fd(), FICLONE, src.file.as_raw_fd()) } == 0;
+    if !cloned {
+        // Reserving the blocks first lets ext4 allocate one large extent
+        // instead of page by page during the copy (measured: about twice as
+        // fast on a 470 MB library). Where unsupported the copy still works.
+        // SAFETY: plain syscall on an open descriptor.
+        unsafe { libc::fallocate(out.as_raw_fd(), 0, 0, src.len as libc::off_t) };
+        // std's File-to-File copy uses copy_file_range: the data is copied
+        // inside the kernel and never passes through our memory.
+        let mut reader = &src.file;
+        let copied = std::io::copy(&mut reader, out)?;
+        if copied != src.len {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::UnexpectedEof,
+                "the input changed size while it was being copied",
+            ));
+        }
     }
     for (off, bytes) in &plan.patches {
         out.write_all_at(bytes, *off)?;

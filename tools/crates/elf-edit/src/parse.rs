@@ -214,6 +214,22 @@ pub fn parse<S: ReadAt + ?Sized>(src: &S) -> Result<Parsed> {
     }
     // Loaders and tools disagree about bytes past p_memsz; such a file is
     // broken anyway (readelf: "file size is larger than its memory size").
+    // The loader requires PT_LOADs in ascending, disjoint address order;
+    // tools that map addresses to file offsets rely on it too.
+    let mut prev_end = 0u64;
+    for ph in phdrs.iter().filter(|p| p.p_type == PT_LOAD) {
+        let end = ph.p_vaddr.checked_add(ph.p_memsz);
+        let fend = ph.p_offset.checked_add(ph.p_filesz);
+        match (end, fend) {
+            (Some(end), Some(_)) if ph.p_vaddr >= prev_end => prev_end = end,
+            _ => {
+                return Err(EditError::Malformed(format!(
+                    "PT_LOAD at vaddr {:#x} (+{:#x}) overlaps or precedes the previous one",
+                    ph.p_vaddr, ph.p_memsz
+                )))
+            }
+        }
+    }
     if let Some(ph) = phdrs
         .iter()
         .find(|p| p.p_type == PT_LOAD && p.p_filesz > p.p_memsz)
@@ -241,6 +257,18 @@ pub fn parse<S: ReadAt + ?Sized>(src: &S) -> Result<Parsed> {
         return Err(EditError::Malformed(
             "the dynamic array has no DT_NULL terminator".into(),
         ));
+    }
+    for tag in [DT_STRTAB, DT_STRSZ] {
+        if dyns.iter().filter(|d| d.tag == tag).count() > 1 {
+            return Err(EditError::Malformed(format!(
+                "the dynamic section has more than one {} entry",
+                if tag == DT_STRTAB {
+                    "DT_STRTAB"
+                } else {
+                    "DT_STRSZ"
+                }
+            )));
+        }
     }
     let find = |tag| dyns.iter().find(|d| d.tag == tag).map(|d| d.val);
     let strtab_vaddr = find(DT_STRTAB)
@@ -277,6 +305,38 @@ pub fn parse<S: ReadAt + ?Sized>(src: &S) -> Result<Parsed> {
 }
 
 impl Parsed {
+    /// Whether the section headers are consistent enough to rewrite
+    /// (indices in range, contents inside the file, symbol tables of whole
+    /// Elf64_Sym entries, sections not overlapping the ELF or program
+    /// headers). Otherwise they are left in their order and nothing they
+    /// describe is moved or rewritten.
+    pub fn sane_sections(&self) -> bool {
+        use goblin::elf::section_header::*;
+        let n = self.shdrs.len();
+        let table_end = self.header.e_phoff + self.phdrs.len() as u64 * PHDR_SIZE;
+        (self.header.e_shstrndx as usize) < n
+            && self.shdrs.iter().enumerate().all(|(i, s)| {
+                let in_file = s.sh_type == SHT_NOBITS
+                    || s.sh_size == 0
+                    || s.sh_offset
+                        .checked_add(s.sh_size)
+                        .is_some_and(|e| e <= self.file_len);
+                let clear_of_headers = i == 0
+                    || s.sh_type == SHT_NOBITS
+                    || s.sh_size == 0
+                    || (s.sh_offset >= table_end
+                        || s.sh_offset.saturating_add(s.sh_size) <= self.header.e_phoff)
+                        && s.sh_offset >= EHDR_SIZE;
+                let info_ok = !(s.sh_flags & u64::from(SHF_INFO_LINK) != 0
+                    || s.sh_type == SHT_REL
+                    || s.sh_type == SHT_RELA)
+                    || (s.sh_info as usize) < n;
+                let sym_ok = !(s.sh_type == SHT_SYMTAB || s.sh_type == SHT_DYNSYM)
+                    || (s.sh_entsize == 24 && s.sh_size % 24 == 0);
+                (s.sh_link as usize) < n && in_file && clear_of_headers && info_ok && sym_ok
+            })
+    }
+
     /// The NUL-terminated string at `off` in .dynstr.
     pub fn str_at(&self, off: u64) -> Result<&[u8]> {
         let bad = || EditError::Malformed(format!("string offset {off:#x} is outside .dynstr"));

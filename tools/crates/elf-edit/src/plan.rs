@@ -359,7 +359,7 @@ fn plan_append<S: ReadAt + ?Sized>(
     if let Room::MoveBlock(b) = &room {
         let dv = (v + block_rel).wrapping_sub(b.vaddr);
         let doff = (o + block_rel).wrapping_sub(b.off);
-        let in_block = |a: u64| a >= b.vaddr && a < b.vaddr + (b.end_off - b.off);
+        let in_block = |a: u64| a >= b.vaddr && a - b.vaddr < b.end_off - b.off;
         let bytes = read_range(src, b.off, b.end_off - b.off, "moved sections")?;
         segment[block_rel as usize..(block_rel as usize + bytes.len())].copy_from_slice(&bytes);
         for &i in &b.sections {
@@ -559,17 +559,20 @@ fn phdr_room(p: &Parsed) -> Result<Room> {
     }
     let table_end = p.header.e_phoff + p.phdrs.len() as u64 * PHDR_SIZE;
     let need = table_end + PHDR_SIZE;
+    if p.shdrs.is_empty() || !p.sane_sections() {
+        return Ok(Room::MoveTable);
+    }
     let Some(load) = p.phdrs.iter().find(|ph| {
         ph.p_type == PT_LOAD
             && ph.p_offset <= p.header.e_phoff
-            && table_end <= ph.p_offset + ph.p_filesz
+            && table_end <= ph.p_offset.saturating_add(ph.p_filesz)
     }) else {
         return Ok(Room::MoveTable);
     };
-    if p.shdrs.is_empty() {
-        return Ok(Room::MoveTable);
+    let load_end = load.p_offset.saturating_add(load.p_filesz);
+    if need > load_end {
+        return Ok(Room::MoveTable); // the longer table would not be loaded
     }
-    let load_end = load.p_offset + load.p_filesz;
     let delta = load.p_vaddr.wrapping_sub(load.p_offset);
     // File-backed sections from the end of the table on, in file order.
     let mut after: Vec<usize> = (1..p.shdrs.len())
@@ -615,7 +618,15 @@ fn phdr_room(p: &Parsed) -> Result<Room> {
         block.push(i);
     }
     if block.is_empty() {
-        return Ok(Room::Gap);
+        // Free only if no segment without a section uses those bytes.
+        let used = p.phdrs.iter().any(|ph| {
+            ph.p_type != PT_LOAD
+                && ph.p_type != PT_PHDR
+                && ph.p_filesz > 0
+                && ph.p_offset < need
+                && ph.p_offset.saturating_add(ph.p_filesz) > table_end
+        });
+        return Ok(if used { Room::MoveTable } else { Room::Gap });
     }
     let off = p.shdrs[block[0]].sh_offset;
     let end_off = block
@@ -633,7 +644,7 @@ fn phdr_room(p: &Parsed) -> Result<Room> {
         return Ok(Room::MoveTable);
     }
     // Segments other than PT_LOAD must lie wholly inside or outside it.
-    let end_v = vaddr + (end_off - off);
+    let end_v = vaddr.saturating_add(end_off - off);
     for ph in &p.phdrs {
         if ph.p_type == PT_LOAD || ph.p_type == PT_PHDR || ph.p_memsz == 0 {
             continue;
@@ -695,7 +706,7 @@ fn section_patches<S: ReadAt + ?Sized>(
     let extended = shdrs
         .iter()
         .any(|s| s.sh_type == SHT_SYMTAB_SHNDX || s.sh_type == SHT_GROUP);
-    if extended {
+    if extended || !p.sane_sections() {
         order = (0..n).collect(); // such files keep their order
     }
     let mut new_index = vec![0u32; n];

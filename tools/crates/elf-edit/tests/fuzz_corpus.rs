@@ -14,7 +14,10 @@ fn fuzz_body_over_corpus() {
         for len in (0..data.len()).step_by(97) {
             elf_edit::fuzz_one(&data[..len]);
         }
-        for i in 0..data.len().min(1024) {
+        // Every byte of the ELF header and the first program headers,
+        // then a sample of the rest (more headers, dynamic, section headers).
+        let positions = (0..data.len().min(256)).chain((256..data.len()).step_by(11));
+        for i in positions {
             let mut m = data.clone();
             m[i] ^= 0xff;
             elf_edit::fuzz_one(&m);
@@ -34,6 +37,8 @@ fn corpus_edits_succeed() {
         "tiny-runpath.so",
         "tiny-rpath.so",
         "tiny-lld.so",
+        "tiny-exe.so",
+        "tiny-exe-nosections.so",
     ] {
         let data = std::fs::read(dir.join(name)).unwrap();
         let edit = elf_edit::Edit::Set {

@@ -516,3 +516,85 @@ fn a_pt_null_entry_is_reused() {
     let expr = "(setattr(l.zlibVersion, 'restype', ctypes.c_char_p), l.zlibVersion())[1]";
     assert_eq!(ctypes_eval(&out, expr), ctypes_eval(&lib, expr));
 }
+
+/// The default in-place edit replaces the file atomically with the same
+/// permission bits and, through a symlink, edits the target, not the link.
+#[test]
+fn in_place_edit_keeps_mode_and_symlinks() {
+    use std::os::unix::fs::PermissionsExt;
+    let d = scratch();
+    let lib = copy_to(&fixture("tiny-runpath.so"), d.path(), "libtiny.so.1");
+    std::fs::set_permissions(&lib, std::fs::Permissions::from_mode(0o750)).unwrap();
+    let link = d.path().join("libtiny.so");
+    std::os::unix::fs::symlink("libtiny.so.1", &link).unwrap();
+    elf_edit::edit_file(&link, None, &set(LONG, RpathKind::Runpath)).unwrap();
+    assert!(std::fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert_eq!(
+        std::fs::metadata(&lib).unwrap().permissions().mode() & 0o7777,
+        0o750
+    );
+    assert_eq!(
+        elf_edit::read_rpath(&lib).unwrap()[0].value,
+        LONG.as_bytes()
+    );
+    let names: Vec<_> = std::fs::read_dir(d.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names.len(), 2, "temporary files left: {names:?}");
+    check_layout(&lib);
+    check_sorted_sections(&lib);
+}
+
+/// Free bytes after the program header table (here left by a linker
+/// script) take the new entry: no section but .dynstr moves.
+#[test]
+fn a_gap_after_the_program_headers_is_used() {
+    let b = Built::new();
+    let script = stdout(Command::new("ld").args(["--verbose", "-shared"]));
+    let script: Vec<&str> = script
+        .split("==================================================")
+        .collect();
+    let script = script[1].replace(
+        "SEGMENT_START(\"text-segment\", 0) + SIZEOF_HEADERS;",
+        "SEGMENT_START(\"text-segment\", 0) + SIZEOF_HEADERS + 0x80;",
+    );
+    assert!(
+        script.contains("SIZEOF_HEADERS + 0x80"),
+        "ld's default script changed"
+    );
+    std::fs::write(b.path().join("gap.ld"), script).unwrap();
+    let lib = b.build(
+        "gap.so",
+        "gcc",
+        &[&format!("-Wl,-T,{}", b.path().join("gap.ld").display())],
+        true,
+    );
+    let out = edit_and_compare(&lib, b.path(), &set(LONG, RpathKind::Runpath));
+    assert_eq!(ctypes_eval(&out, "l.g()").trim(), "42");
+    let (before, after) = (std::fs::read(&lib).unwrap(), std::fs::read(&out).unwrap());
+    let (before, after) = (
+        goblin::elf::Elf::parse(&before).unwrap(),
+        goblin::elf::Elf::parse(&after).unwrap(),
+    );
+    assert_eq!(before.header.e_phoff, after.header.e_phoff);
+    let addrs = |e: &goblin::elf::Elf| -> Vec<(String, u64)> {
+        let mut v: Vec<_> = e
+            .section_headers
+            .iter()
+            .map(|s| {
+                (
+                    e.shdr_strtab.get_at(s.sh_name).unwrap().to_string(),
+                    s.sh_addr,
+                )
+            })
+            .filter(|(n, _)| n != ".dynstr")
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(addrs(&before), addrs(&after));
+}

@@ -21,6 +21,7 @@ use crate::wheel::{
 pub const DEFAULT_ALLOWED_EXTERNALS: &[&str] = &[
     "libamdhip64.so.*",
     "libhiprtc.so.*",
+    "libhiprtc-builtins.so.*",
     "libhsa-runtime64.so.*",
     "libamd_comgr.so.*",
     "librocblas.so.*",
@@ -33,12 +34,14 @@ pub const DEFAULT_ALLOWED_EXTERNALS: &[&str] = &[
     "libhipfft.so.*",
     "librocsparse.so.*",
     "libhipsparse.so.*",
+    "libhipsparselt.so.*",
     "librocrand.so.*",
     "libhiprand.so.*",
     "librccl.so.*",
     "libroctracer64.so.*",
     "libroctx64.so.*",
-    "librocprofiler-sdk.so.*",
+    "librocprofiler-sdk*.so.*",
+    "librocprofiler-register.so.*",
     "librocm_smi64.so.*",
     "libamd_smi.so.*",
     "librocm-core.so.*",
@@ -296,6 +299,30 @@ pub fn check_wheel(wheel: &Wheel, opts: &Options) -> Result<Report> {
             _ => None,
         })
         .min_by_key(|(_, g)| *g);
+    // A wheel for another CPU cannot be judged with x86_64 policies; say so
+    // instead of flagging every file as foreign.
+    let other_arch: Vec<&str> = classified
+        .iter()
+        .filter_map(|c| match c {
+            PlatformTag::Manylinux { arch, .. } | PlatformTag::Linux { arch, .. }
+                if arch != ARCH =>
+            {
+                Some(arch.as_str())
+            }
+            _ => None,
+        })
+        .collect();
+    if evals.is_empty()
+        && !wheel.elfs.is_empty()
+        && !other_arch.is_empty()
+        && other_arch.len() == classified.len()
+    {
+        bail!(
+            "{} is a wheel for {}; rocm-wheel check knows the {ARCH} manylinux policies only",
+            wheel.file_name,
+            other_arch[0]
+        );
+    }
     let target: Option<usize> = target_override.or_else(|| {
         let (_, glibc) = claimed_manylinux.as_ref()?;
         // A claim between two known policies is checked against the older one.
@@ -403,18 +430,22 @@ pub fn check_wheel(wheel: &Wheel, opts: &Options) -> Result<Report> {
                 ),
             }
         }
-        for (soname, r) in &e.resolutions {
-            if *r == Resolution::AllowedExternal {
-                add(
-                    Severity::Info,
-                    "allowed-external",
-                    file,
-                    format!("loads {soname} from the system (allowlisted, not bundled)"),
-                    "make sure the runtime (e.g. ROCm) that provides it is documented as a requirement".into(),
-                );
-            }
+        let allowed_here: Vec<&str> = e
+            .resolutions
+            .iter()
+            .filter(|(_, r)| *r == Resolution::AllowedExternal)
+            .map(|(s, _)| s.as_str())
+            .collect();
+        if !allowed_here.is_empty() {
+            add(
+                Severity::Info,
+                "allowed-external",
+                file,
+                format!("loads {} from the system (allowlisted, not bundled)", allowed_here.join(", ")),
+                "make sure the runtime (e.g. ROCm) that provides them is documented as a requirement".into(),
+            );
         }
-        check_rpaths(e, &installed, wheel, opts, &mut add);
+        check_rpaths(e, &installed, opts, &mut add);
     }
 
     // Non-x86_64 ELF files.
@@ -504,7 +535,7 @@ pub fn check_wheel(wheel: &Wheel, opts: &Options) -> Result<Report> {
                     format!("claims {tag}, which PyPI does not accept"),
                     match &needed_tag {
                         Some(t) if t.starts_with("manylinux") => format!("retag as {t}"),
-                        _ => "fix the errors above, then retag as manylinux".into(),
+                        _ => "fix the per-file errors, then retag as manylinux".into(),
                     },
                 ),
                 PlatformTag::Manylinux { tag, arch, .. } if arch != ARCH => add(
@@ -530,8 +561,8 @@ pub fn check_wheel(wheel: &Wheel, opts: &Options) -> Result<Report> {
                     Severity::Error,
                     "platform-tag",
                     None,
-                    format!("claims {tag}, but its ELF files fit no manylinux policy (linux_{ARCH}); see the errors above"),
-                    "fix the errors above".into(),
+                    format!("claims {tag}, but its ELF files fit no manylinux policy (linux_{ARCH}); see the per-file errors"),
+                    "fix the per-file errors (or tag it linux_x86_64 for local use only)".into(),
                 ),
                 Some(k) if policies.policies[k].glibc > *glibc => add(
                     Severity::Error,
@@ -560,8 +591,7 @@ pub fn check_wheel(wheel: &Wheel, opts: &Options) -> Result<Report> {
     let elfs = wheel
         .elfs
         .iter()
-        .enumerate()
-        .map(|(i, (member, facts))| {
+        .map(|(member, facts)| {
             let eval = evals.iter().find(|e| std::ptr::eq(e.facts, facts));
             let mut r = ElfReport {
                 path: member.name.clone(),
@@ -602,7 +632,6 @@ pub fn check_wheel(wheel: &Wheel, opts: &Options) -> Result<Report> {
                     None => format!("linux_{ARCH}"),
                 });
             }
-            let _ = i;
             r
         })
         .collect();
@@ -710,7 +739,6 @@ fn suggest_pattern(soname: &str) -> String {
 fn check_rpaths(
     e: &ElfEval,
     installed: &BTreeSet<&str>,
-    wheel: &Wheel,
     opts: &Options,
     add: &mut impl FnMut(Severity, &'static str, Option<&str>, String, String),
 ) {
@@ -734,13 +762,6 @@ fn check_rpaths(
             "link with -Wl,--enable-new-dtags, or convert it with rocm-wheel rpath".into(),
         );
     }
-    // Top-level directories this wheel installs, to tell "missing in this
-    // wheel" from "provided by some other installed package".
-    let owned_roots: BTreeSet<String> = wheel
-        .members
-        .iter()
-        .filter_map(|m| top_dir(&m.installed))
-        .collect();
     let origin = parent(&e.member.installed);
     let (kind, list) = if facts.runpath.is_empty() {
         ("DT_RPATH", &facts.rpath)
@@ -800,7 +821,7 @@ fn check_rpaths(
                 continue;
             }
             let shown = display_installed(&dir);
-            if top_dir(&format!("{prefix}x")).is_some_and(|t| owned_roots.contains(&t)) {
+            if owned_by_wheel(&dir, installed) {
                 add(
                     Severity::Warning,
                     "rpath-missing-target",
@@ -859,18 +880,27 @@ fn check_rpaths(
     }
 }
 
-/// Installed top-level location of a path: the first component under
-/// site-packages (a package or `.libs` directory), else the directory
-/// under the prefix (`/prefix/lib`).
-fn top_dir(installed: &str) -> Option<String> {
-    if let Some(rest) = installed.strip_prefix(&format!("{SITE_PACKAGES}/")) {
-        let (first, tail) = rest.split_once('/')?;
-        let _ = tail;
-        return Some(format!("{SITE_PACKAGES}/{first}"));
+/// Whether a missing directory would belong to this wheel (so its absence
+/// is a packaging mistake) rather than to another installed package: its
+/// nearest existing ancestor lies in a regular package of this wheel (one
+/// with `__init__.py`) or in a `*.libs` directory. Namespace directories
+/// (`jax_plugins/`), site-packages itself and the prefix are shared.
+fn owned_by_wheel(dir: &str, installed: &BTreeSet<&str>) -> bool {
+    let exists = |d: &str| {
+        let prefix = format!("{d}/");
+        installed.iter().any(|p| p.starts_with(&prefix))
+    };
+    let mut d = dir;
+    while d.starts_with(SITE_PACKAGES) && d.len() > SITE_PACKAGES.len() && !exists(d) {
+        d = parent(d);
     }
-    let rest = installed.strip_prefix("/prefix/")?;
-    let (first, _) = rest.split_once('/')?;
-    Some(format!("/prefix/{first}"))
+    while d.starts_with(SITE_PACKAGES) && d.len() > SITE_PACKAGES.len() {
+        if d.ends_with(".libs") || installed.contains(format!("{d}/__init__.py").as_str()) {
+            return true;
+        }
+        d = parent(d);
+    }
+    false
 }
 
 #[cfg(test)]
@@ -888,10 +918,20 @@ mod tests {
         );
         assert_eq!(expand_origin("${ORIGIN}", "/x/y").unwrap(), "/x/y");
         assert!(expand_origin("$ORIGINAL", "/x").is_none());
-        assert_eq!(
-            top_dir(&format!("{SITE_PACKAGES}/pkg/a/b.so")).unwrap(),
-            format!("{SITE_PACKAGES}/pkg")
-        );
-        assert!(top_dir(&format!("{SITE_PACKAGES}/toplevel.so")).is_none());
+        let files = [
+            format!("{SITE_PACKAGES}/pkg/__init__.py"),
+            format!("{SITE_PACKAGES}/pkg/x.so"),
+            format!("{SITE_PACKAGES}/ns/sub/__init__.py"),
+            format!("{SITE_PACKAGES}/ns/sub/x.so"),
+            format!("{SITE_PACKAGES}/pkg.libs/libz.so"),
+        ];
+        let set: BTreeSet<&str> = files.iter().map(String::as_str).collect();
+        let owned = |rel: &str| owned_by_wheel(&format!("{SITE_PACKAGES}/{rel}"), &set);
+        assert!(owned("pkg/missing/lib"));
+        assert!(owned("ns/sub/lib"));
+        assert!(owned("pkg.libs/sub"));
+        assert!(!owned("ns/rocm/lib"));
+        assert!(!owned("other/lib"));
+        assert!(!owned_by_wheel("/prefix/lib", &set));
     }
 }

@@ -23,7 +23,7 @@ pub enum ElfKind {
 }
 
 /// What one ELF file needs at run time.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ElfFacts {
     pub kind: ElfKind,
     /// Machine name (`x86_64`, `aarch64`, `amdgpu`, `e_machine=N`).

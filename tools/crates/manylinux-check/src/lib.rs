@@ -9,6 +9,7 @@
 pub mod elf;
 pub mod glob;
 pub mod policy;
+pub mod sparse;
 pub mod wheel;
 
 mod analyze;

@@ -9,6 +9,7 @@ use std::path::Path;
 use anyhow::{anyhow, bail, Context, Result};
 
 use crate::elf::{read_elf, ElfFacts, MAGIC};
+use crate::sparse::{sparse_image, HEAD_CAP, SPARSE_THRESHOLD};
 
 /// Where the installer puts a member; see [`Member::installed`].
 pub const SITE_PACKAGES: &str = "/prefix/lib/python/site-packages";
@@ -84,6 +85,12 @@ fn installed_path(name: &str, dist_data: &str) -> (String, bool) {
 /// Open and read a wheel. Errors describe unreadable input (not a zip, not
 /// a wheel, a corrupt or truncated member).
 pub fn read_wheel(path: &Path) -> Result<Wheel> {
+    read_wheel_with_threshold(path, SPARSE_THRESHOLD)
+}
+
+/// [`read_wheel`], reading ELF members larger than `sparse_threshold` bytes
+/// with [`sparse_image`] (bounded memory) instead of whole.
+pub fn read_wheel_with_threshold(path: &Path, sparse_threshold: u64) -> Result<Wheel> {
     let file_name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -179,11 +186,28 @@ pub fn read_wheel(path: &Path) -> Result<Wheel> {
             got += n;
         }
         if got == 4 && head == MAGIC {
-            let mut bytes = Vec::with_capacity(entry.size() as usize);
-            bytes.extend_from_slice(&head);
-            entry.read_to_end(&mut bytes).with_context(|| {
-                format!("reading wheel member {name}: the zip entry is corrupt (rebuild the wheel)")
-            })?;
+            let size = entry.size();
+            let bytes = if size > sparse_threshold {
+                drop(entry);
+                let mut reopen = |f: &mut dyn FnMut(&mut dyn Read) -> Result<()>| -> Result<()> {
+                    let mut e = zip.by_index(i)?;
+                    f(&mut e)
+                };
+                sparse_image(&mut reopen, size, HEAD_CAP).with_context(|| {
+                    format!(
+                        "reading wheel member {name}: the zip entry is corrupt (rebuild the wheel)"
+                    )
+                })?
+            } else {
+                let mut bytes = Vec::with_capacity(size as usize);
+                bytes.extend_from_slice(&head);
+                entry.read_to_end(&mut bytes).with_context(|| {
+                    format!(
+                        "reading wheel member {name}: the zip entry is corrupt (rebuild the wheel)"
+                    )
+                })?;
+                bytes
+            };
             let facts = read_elf(&bytes).with_context(|| {
                 format!(
                     "wheel member {name} starts like an ELF file but cannot be read — it is truncated or corrupt; rebuild the wheel"

@@ -383,6 +383,23 @@ fn rpath_hygiene() {
     assert_eq!(e.rpath, vec!["$ORIGIN"]);
     assert!(e.runpath.is_empty());
 
+    // A missing directory in a namespace package (no __init__.py, shared
+    // with other wheels, like jax_plugins/) is not this wheel's to provide.
+    let name = format!("nspkg/sub/rp_missing{EXT}");
+    let (_t, w_ns) = wheel_of(
+        &format!("ns-1.0-cp312-cp312-{M17}.whl"),
+        &[],
+        &[(name.as_str(), fixtures().ext("rp_missing"))],
+    );
+    let r_ns = check(&w_ns);
+    let codes_ns: Vec<_> = r_ns
+        .findings
+        .iter()
+        .filter(|f| f.file.is_some())
+        .map(|f| f.code)
+        .collect();
+    assert_eq!(codes_ns, vec!["rpath-outside-wheel"]);
+
     // An allowed prefix silences the absolute-path finding.
     let opts = Options {
         allow_rpath_prefixes: vec!["/opt/rocm".into()],
@@ -429,6 +446,22 @@ fn tag_consistency() {
         codes(&r, "ext_old", Severity::Error),
         vec!["purelib-with-binaries"]
     );
+
+    // ELF files under *.data/purelib are purelib too; *.data/platlib is fine.
+    let (_t, w) = wheel_of(
+        &format!("d-1.0-cp312-cp312-{M17}.whl"),
+        &[],
+        &[
+            ("d-1.0.data/purelib/pkg/_a.so", f.ext("ext_old")),
+            ("d-1.0.data/platlib/pkg/_b.so", f.ext("ext_old")),
+        ],
+    );
+    let r = check(&w);
+    assert_eq!(
+        codes(&r, "purelib/pkg/_a.so", Severity::Error),
+        vec!["purelib-with-binaries"]
+    );
+    assert!(codes(&r, "platlib/pkg/_b.so", Severity::Error).is_empty());
 
     // Claiming a newer policy than needed is only a note.
     let (_t, w) = wheel_of(
@@ -522,5 +555,112 @@ fn unreadable_inputs() {
             e.contains("pkg/_trunc.so") && e.contains("truncated or corrupt"),
             "cut {cut}: {e}"
         );
+        // The same through the sparse reader used for big members.
+        let e = format!(
+            "{:#}",
+            manylinux_check::wheel::read_wheel_with_threshold(&w, 0).unwrap_err()
+        );
+        assert!(
+            e.contains("pkg/_trunc.so") && e.contains("truncated or corrupt"),
+            "sparse, cut {cut}: {e}"
+        );
     }
+}
+
+/// AMDGPU code objects (HIP kernels shipped as files) are device code, not
+/// host ELF files: no findings. A host ELF for another CPU is an error.
+#[test]
+fn device_code_and_foreign_architecture() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    std::fs::write(
+        d.join("k.c"),
+        "__attribute__((visibility(\"default\"))) int k(void){return 1;}\n",
+    )
+    .unwrap();
+    let ok = std::process::Command::new("clang-15")
+        .args([
+            "-target",
+            "amdgcn-amd-amdhsa",
+            "-mcpu=gfx906",
+            "-nogpulib",
+            "-c",
+        ])
+        .arg(d.join("k.c"))
+        .arg("-o")
+        .arg(d.join("k.o"))
+        .status()
+        .expect("clang-15 is needed (apt-get install clang-15)");
+    assert!(ok.success());
+    let ok = std::process::Command::new("ld.lld-15")
+        .arg("-shared")
+        .arg(d.join("k.o"))
+        .arg("-o")
+        .arg(d.join("k.co"))
+        .status()
+        .expect("ld.lld-15 is needed (apt-get install lld-15)");
+    assert!(ok.success());
+    // The same x86_64 extension relabelled as aarch64 (e_machine at byte 18).
+    let mut foreign = fixtures().ext("ext_old");
+    foreign[18..20].copy_from_slice(&183u16.to_le_bytes());
+    let (_t, w) = wheel_of(
+        &format!("dev-1.0-cp312-cp312-{M17}.whl"),
+        &["ext_old"],
+        &[
+            ("pkg/kernels/k.gfx906.co", read(&d.join("k.co"))),
+            ("pkg/_arm.so", foreign),
+        ],
+    );
+    let r = check(&w);
+    assert!(codes(&r, "k.gfx906.co", Severity::Error).is_empty());
+    assert!(codes(&r, "k.gfx906.co", Severity::Warning).is_empty());
+    let dev = r.elfs.iter().find(|e| e.path.ends_with(".co")).unwrap();
+    assert_eq!(dev.machine, "amdgpu");
+    assert_eq!(dev.platform_tag, None);
+    assert_eq!(
+        codes(&r, "_arm.so", Severity::Error),
+        vec!["foreign-architecture"]
+    );
+    // The x86_64 files alone decide the tag.
+    assert_eq!(r.platform_tag.as_deref(), Some(M17));
+
+    // A wheel for another CPU is out of scope: an input error, not findings.
+    let mut arm = fixtures().ext("ext_old");
+    arm[18..20].copy_from_slice(&183u16.to_le_bytes());
+    let (_t, w) = wheel_of(
+        "arm-1.0-cp312-cp312-manylinux_2_17_aarch64.whl",
+        &[],
+        &[("pkg/_arm.so", arm)],
+    );
+    let e = format!(
+        "{:#}",
+        check_wheel_file(&w, &Options::default()).unwrap_err()
+    );
+    assert!(
+        e.contains("aarch64") && e.contains("x86_64 manylinux policies only"),
+        "{e}"
+    );
+}
+
+/// Reading ELF members sparsely (as done for members over 32 MiB) gives
+/// the same report as reading them whole.
+#[test]
+fn sparse_reading_gives_the_same_report() {
+    let (_t, w) = wheel_of(
+        &format!("sp-1.0-cp312-cp312-{M17}.whl"),
+        &[
+            "ext_old",
+            "ext_new",
+            "ext_dep",
+            "ext_z",
+            "ext_isa",
+            "rp_dtrpath",
+        ],
+        &[("pkg.libs/libdep.so.1", fixtures().lib("libdep.so.1"))],
+    );
+    let whole = check(&w);
+    let wheel = manylinux_check::wheel::read_wheel_with_threshold(&w, 0).unwrap();
+    let sparse = manylinux_check::check_wheel(&wheel, &Options::default()).unwrap();
+    assert_eq!(sparse.to_json(), whole.to_json());
+    assert!(whole.has_errors(), "the fixture should exercise findings");
 }

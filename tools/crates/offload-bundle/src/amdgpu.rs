@@ -3,6 +3,7 @@
 
 use anyhow::{bail, Result};
 
+const ET_DYN: u16 = 3;
 /// `e_machine` of AMDGPU code objects.
 pub const EM_AMDGPU: u16 = 224;
 /// Processor selection mask of `e_flags`.
@@ -200,6 +201,29 @@ impl CodeObjectHeader {
     pub fn processor(&self) -> Option<&'static str> {
         processor_of_mach(self.mach())
     }
+
+    /// The target id clang would name this code object by, e.g. `gfx90a`
+    /// or `gfx90a:sramecc+:xnack-` (features only when on or off, in
+    /// LLVM's alphabetical order; only code object V4+ records them).
+    pub fn target_id(&self) -> Option<String> {
+        let mut id = self.processor()?.to_string();
+        if self.abi_version >= ELFABIVERSION_AMDGPU_HSA_V4 {
+            for (name, bits) in [
+                (
+                    "sramecc",
+                    (self.e_flags & EF_AMDGPU_FEATURE_SRAMECC_V4) >> 10,
+                ),
+                ("xnack", (self.e_flags & EF_AMDGPU_FEATURE_XNACK_V4) >> 8),
+            ] {
+                match bits {
+                    2 => id.push_str(&format!(":{name}-")),
+                    3 => id.push_str(&format!(":{name}+")),
+                    _ => {}
+                }
+            }
+        }
+        Some(id)
+    }
 }
 
 /// Reads the ELF header of an AMDGPU code object. `name` is used in errors.
@@ -230,6 +254,14 @@ pub fn read_code_object_header(data: &[u8], name: &str) -> Result<CodeObjectHead
 pub fn check_code_object(id: &str, data: &[u8], name: &str) -> Result<()> {
     let e = EntryId::parse(id);
     let hdr = read_code_object_header(data, name)?;
+    // The runtime loads only linked code objects.
+    if hdr.e_type != ET_DYN {
+        bail!(
+            "{name} is an unlinked AMDGPU object (ELF e_type {}), not a code object; \
+             link it first, e.g. `ld.lld -shared {name} -o out.co`",
+            hdr.e_type
+        );
+    }
     let want = mach_of_processor(e.processor());
     if want != Some(hdr.mach()) {
         let got = hdr
@@ -339,6 +371,21 @@ mod tests {
         }
         assert_eq!(mach_of_processor("gfx90a"), Some(0x3f));
         assert_eq!(processor_of_mach(0x48), Some("gfx1200"));
+    }
+
+    #[test]
+    fn target_ids_of_headers() {
+        let h = |flags: u32, abi: u8| CodeObjectHeader {
+            e_type: 3,
+            e_flags: flags,
+            abi_version: abi,
+        };
+        assert_eq!(h(0x53f, 2).target_id().unwrap(), "gfx90a");
+        assert_eq!(h(0xe3f, 3).target_id().unwrap(), "gfx90a:sramecc+:xnack-");
+        assert_eq!(h(0x33f, 4).target_id().unwrap(), "gfx90a:xnack+");
+        // V3 objects use other bits; no features are derived from them.
+        assert_eq!(h(0x33f, 1).target_id().unwrap(), "gfx90a");
+        assert_eq!(h(0x0ff, 3).target_id(), None);
     }
 
     #[test]

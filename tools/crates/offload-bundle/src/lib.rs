@@ -24,7 +24,7 @@ pub use amdgpu::{
     check_code_object, mach_of_processor, processor_of_mach, read_code_object_header,
     validate_device_id, CodeObjectHeader, EntryId, EF_AMDGPU_MACH, EM_AMDGPU,
 };
-pub use read::{read_bundle, read_bundles, Bundle, CompressedHeader, Entry, Limits};
+pub use read::{read_bundle, read_bundles, Bundle, BundleIter, CompressedHeader, Entry, Limits};
 pub use write::{
     build_uncompressed, compress, host_entry_id, write_atomically, write_bundle_file, Compression,
     WriteRequest,
@@ -88,6 +88,7 @@ pub(crate) fn md5_low(data: &[u8]) -> u64 {
 
 /// The contents of the `.hip_fatbin` section of an ELF file (`None` when the
 /// file has no such section).
+#[cfg(feature = "elf")]
 pub fn hip_fatbin_section(elf: &[u8]) -> anyhow::Result<Option<&[u8]>> {
     use anyhow::Context;
     let obj = goblin::elf::Elf::parse(elf).context("not a valid ELF file")?;
@@ -109,6 +110,7 @@ pub fn hip_fatbin_section(elf: &[u8]) -> anyhow::Result<Option<&[u8]>> {
 
 /// Reads the bundles of a file: a bundle file (one bundle or several back to
 /// back) or an ELF file, whose `.hip_fatbin` section is read.
+#[cfg(feature = "elf")]
 pub fn read_file_bundles(data: &[u8], limits: &Limits) -> anyhow::Result<Vec<Bundle>> {
     if data.starts_with(b"\x7fELF") {
         match hip_fatbin_section(data)? {

@@ -71,7 +71,8 @@ pub struct Bundle {
 }
 
 impl Bundle {
-    /// The data of an entry of this bundle.
+    /// The data of an entry of this bundle (`e` must be one of
+    /// `self.entries`; entries are bounds-checked when read).
     pub fn entry_data(&self, e: &Entry) -> &[u8] {
         // Bounds were checked when the entry was parsed.
         &self.data[e.offset as usize..(e.offset + e.size) as usize]
@@ -107,17 +108,55 @@ pub fn read_bundle(data: &[u8], limits: &Limits) -> Result<Bundle> {
 /// separated by zero padding (the linker aligns each to 4096). An empty or
 /// all-zero input holds no bundles.
 pub fn read_bundles(data: &[u8], limits: &Limits) -> Result<Vec<Bundle>> {
-    let mut out = Vec::new();
-    let mut pos = 0usize;
-    loop {
-        match data[pos..].iter().position(|&c| c != 0) {
-            None => return Ok(out),
-            Some(skip) => pos += skip,
+    BundleIter::new(data, limits).collect()
+}
+
+/// Iterates over the bundles of a sequence one at a time, so only one
+/// decompressed bundle is held in memory (sections of real plugins hold
+/// dozens). Stops after the first error.
+pub struct BundleIter<'a> {
+    data: &'a [u8],
+    limits: Limits,
+    pos: usize,
+    index: usize,
+    failed: bool,
+}
+
+impl<'a> BundleIter<'a> {
+    pub fn new(data: &'a [u8], limits: &Limits) -> Self {
+        BundleIter {
+            data,
+            limits: *limits,
+            pos: 0,
+            index: 0,
+            failed: false,
         }
-        let b = read_one(&data[pos..], pos as u64, limits)
-            .with_context(|| format!("bundle #{} at offset {pos}", out.len()))?;
-        pos += b.len as usize;
-        out.push(b);
+    }
+}
+
+impl Iterator for BundleIter<'_> {
+    type Item = Result<Bundle>;
+
+    fn next(&mut self) -> Option<Result<Bundle>> {
+        if self.failed {
+            return None;
+        }
+        let skip = self.data[self.pos..].iter().position(|&c| c != 0)?;
+        self.pos += skip;
+        let pos = self.pos;
+        match read_one(&self.data[pos..], pos as u64, &self.limits) {
+            Ok(b) => {
+                self.pos += b.len as usize;
+                self.index += 1;
+                Some(Ok(b))
+            }
+            Err(e) => {
+                self.failed = true;
+                Some(Err(
+                    e.context(format!("bundle #{} at offset {pos}", self.index))
+                ))
+            }
+        }
     }
 }
 
@@ -326,7 +365,7 @@ fn decompress(method: Method, stream: &[u8], expected: u64) -> Result<Vec<u8>> {
     // Grow with the real output instead of trusting the header for the
     // initial allocation; `take` stops a stream that would exceed it.
     let mut out = Vec::with_capacity(expected.min(64 << 20) as usize);
-    let limit = expected + 1;
+    let limit = expected.saturating_add(1);
     let r = match method {
         Method::Zstd => {
             // One frame, as LLVM writes; lets a v1 stream be followed by padding.

@@ -188,7 +188,12 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
     let mut tmp = tempfile::Builder::new()
         .prefix(".rocm-wheel-")
         .tempfile_in(dir)
-        .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
+        .with_context(|| {
+            format!(
+                "cannot create a temporary file in {} (does the directory exist and is it writable?)",
+                dir.display()
+            )
+        })?;
     tmp.write_all(bytes)
         .with_context(|| format!("cannot write {}", path.display()))?;
     #[cfg(unix)]

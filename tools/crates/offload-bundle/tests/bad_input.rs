@@ -217,6 +217,17 @@ fn non_amdgpu_code_object_is_refused() {
         vec![(device_id("gfx90a"), f.path("k.hip"))],
     )));
     assert!(e.contains("k.hip") && e.contains("not an ELF file"), "{e}");
+    // An AMDGPU object that was never linked (zig clang -emit-obj output).
+    f.zig_code_object("gfx1200");
+    let obj = f.path("z.gfx1200.o");
+    let e = err_of(write_bundle_file(&request(
+        out.clone(),
+        vec![(device_id("gfx1200"), obj.clone())],
+    )));
+    assert!(
+        e.contains("z.gfx1200.o is an unlinked AMDGPU object"),
+        "{e}"
+    );
     assert!(!out.exists());
     assert_eq!(
         std::fs::read_dir(dir.path()).unwrap().count(),

@@ -317,3 +317,38 @@ fn mach_table_matches_llvm() {
         offload_bundle::check_code_object(&device_id(p), &std::fs::read(&co).unwrap(), p).unwrap();
     }
 }
+
+/// clang-15 records `--offload-arch=gfx90a:xnack+` in e_flags; the writer
+/// insists the entry id says the same.
+#[test]
+fn target_features_must_match() {
+    let f = fixtures();
+    let co = f.code_object("gfx90a:xnack+");
+    let data = std::fs::read(&co).unwrap();
+    let hdr = offload_bundle::read_code_object_header(&data, "co").unwrap();
+    assert_eq!(hdr.target_id().as_deref(), Some("gfx90a:xnack+"));
+    offload_bundle::check_code_object(&device_id("gfx90a:xnack+"), &data, "co").unwrap();
+    for wrong in ["gfx90a", "gfx90a:xnack-", "gfx90a:xnack+:sramecc+"] {
+        let e = offload_bundle::check_code_object(&device_id(wrong), &data, "co").unwrap_err();
+        assert!(
+            format!("{e:#}").contains("xnack") || format!("{e:#}").contains("sramecc"),
+            "{wrong}: {e:#}"
+        );
+    }
+    // And clang-offload-bundler accepts what we write for it.
+    let out = f.path("xnack.hipfb");
+    write_bundle_file(&WriteRequest {
+        output: out.clone(),
+        host_triple: HOST.into(),
+        entries: vec![(device_id("gfx90a:xnack+"), co.clone())],
+        compression: Compression::None,
+    })
+    .unwrap();
+    let x = f.path("xnack.out.co");
+    run(Command::new(tool("clang-offload-bundler-15"))
+        .args(["-unbundle", "-type=o"])
+        .arg(format!("-targets={}", device_id("gfx90a:xnack+")))
+        .arg(format!("-input={}", out.display()))
+        .arg(format!("-output={}", x.display())));
+    assert_eq!(std::fs::read(&x).unwrap(), data);
+}

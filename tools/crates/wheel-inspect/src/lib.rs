@@ -1,7 +1,8 @@
 //! Describe a wheel (`.whl`), shared object (`.so`) or object file (`.o`):
 //! wheel tags, name, version and files; per ELF file its `DT_NEEDED`,
 //! `DT_RUNPATH`/`DT_RPATH`, `DT_SONAME` and the GPU targets of every offload
-//! bundle in its `.hip_fatbin` section.
+//! bundle in its `.hip_fatbin` section. AMDGPU code objects report their own
+//! target, and files made of offload bundles (`.hipfb`) their bundles.
 //!
 //! Wheels are verified while reading: a zip without a `*.dist-info/WHEEL`
 //! is not a wheel, and every member must match its `RECORD` line (sha256 and
@@ -16,7 +17,7 @@
 //! {
 //!   "schema_version": 1,
 //!   "path": "<input path as given>",
-//!   "kind": "wheel" | "elf",
+//!   "kind": "wheel" | "elf" | "bundle",
 //!   "wheel": null | {                       // only for kind == "wheel"
 //!     "filename": "<file name>",
 //!     "name": "<METADATA Name>", "version": "<METADATA Version>",
@@ -47,8 +48,12 @@
 //!                        "size": <bytes>}]
 //!         }
 //!       ],
-//!       "targets": {"<target id>": <number of code objects>, ...}  // sorted
+//!       "targets": {"<target id>": <number of code objects>, ...}  // sorted;
+//!                       // for an AMDGPU code object: its own target, 1
 //!     }
+//!   ],
+//!   "bundle_files": [                       // members / the file made of bundles
+//!     {"path": "...", "bundles": [as above], "targets": {as above}}
 //!   ]
 //! }
 //! ```
@@ -71,6 +76,7 @@ pub struct Report {
     pub kind: &'static str,
     pub wheel: Option<WheelInfo>,
     pub elf_files: Vec<ElfInfo>,
+    pub bundle_files: Vec<BundleFileInfo>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -122,36 +128,126 @@ pub struct EntryInfo {
     pub size: u64,
 }
 
-/// Inspects a wheel, shared object or object file.
+/// A file (or wheel member) made only of offload bundles, e.g. a `.hipfb`
+/// or the `.co` libraries some ROCm packages ship.
+#[derive(Debug, Clone, Serialize)]
+pub struct BundleFileInfo {
+    pub path: String,
+    pub bundles: Vec<BundleInfo>,
+    pub targets: BTreeMap<String, u32>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Content {
+    Elf,
+    Bundle,
+    Other,
+}
+
+/// Bytes needed by [`classify`] to decide.
+const CLASSIFY_LEN: usize = 24;
+
+/// What a file is, from its first bytes (all of them if it is shorter than
+/// [`CLASSIFY_LEN`]).
+fn classify(head: &[u8]) -> Content {
+    if head.starts_with(b"\x7fELF") {
+        return Content::Elf;
+    }
+    if head.starts_with(offload_bundle::MAGIC) {
+        return Content::Bundle;
+    }
+    // `CCOB` alone is a weak signature: also require a known version and
+    // method so data files that happen to start with it are left alone.
+    if head.len() >= 8 && head.starts_with(offload_bundle::CCOB_MAGIC) {
+        let version = u16::from_le_bytes([head[4], head[5]]);
+        let method = u16::from_le_bytes([head[6], head[7]]);
+        if (1..=3).contains(&version) && method <= 1 {
+            return Content::Bundle;
+        }
+    }
+    Content::Other
+}
+
+/// Summarises bundles one at a time (only one decompressed bundle is held
+/// in memory).
+fn summarize_bundles(data: &[u8]) -> Result<(Vec<BundleInfo>, BTreeMap<String, u32>)> {
+    let mut targets = BTreeMap::new();
+    let mut infos = Vec::new();
+    for b in offload_bundle::BundleIter::new(data, &offload_bundle::Limits::default()) {
+        let b = b?;
+        let mut entries = Vec::with_capacity(b.entries.len());
+        for e in &b.entries {
+            let id = e.parsed_id();
+            if !id.is_host() {
+                *targets.entry(id.target_id.to_string()).or_insert(0) += 1;
+            }
+            entries.push(EntryInfo {
+                id: e.id.clone(),
+                target: id.target_id.to_string(),
+                size: e.size,
+            });
+        }
+        infos.push(BundleInfo {
+            offset: b.start,
+            size: b.len,
+            compression: b.compressed.as_ref().map_or("none", |c| c.method.name()),
+            format_version: b.compressed.as_ref().map(|c| c.version),
+            entries,
+        });
+    }
+    Ok((infos, targets))
+}
+
+/// Describes a file that holds only offload bundles.
+pub fn inspect_bundle_file(name: &str, data: &[u8]) -> Result<BundleFileInfo> {
+    let (bundles, targets) = summarize_bundles(data)?;
+    if bundles.is_empty() {
+        bail!("no offload bundle in the file");
+    }
+    Ok(BundleFileInfo {
+        path: name.to_string(),
+        bundles,
+        targets,
+    })
+}
+
+/// Inspects a wheel, shared object, object file, code object or bundle file.
 pub fn inspect(path: &Path) -> Result<Report> {
     let shown = path.display().to_string();
     let mut f = std::fs::File::open(path).with_context(|| format!("cannot open {shown}"))?;
-    let mut magic = [0u8; 4];
-    let n = f
-        .read(&mut magic)
+    let mut head = Vec::with_capacity(CLASSIFY_LEN);
+    (&mut f)
+        .take(CLASSIFY_LEN as u64)
+        .read_to_end(&mut head)
         .with_context(|| format!("cannot read {shown}"))?;
-    if n == 4 && &magic == b"PK\x03\x04" {
-        let (wheel, elf_files) = inspect_wheel(path).with_context(|| shown.clone())?;
-        return Ok(Report {
-            schema_version: SCHEMA_VERSION,
-            path: shown,
-            kind: "wheel",
-            wheel: Some(wheel),
-            elf_files,
-        });
+    let report = |kind, wheel, elf_files, bundle_files| Report {
+        schema_version: SCHEMA_VERSION,
+        path: shown.clone(),
+        kind,
+        wheel,
+        elf_files,
+        bundle_files,
+    };
+    if head.starts_with(b"PK\x03\x04") {
+        let (wheel, elf_files, bundle_files) =
+            inspect_wheel(path).with_context(|| shown.clone())?;
+        return Ok(report("wheel", Some(wheel), elf_files, bundle_files));
     }
-    if n == 4 && &magic == b"\x7fELF" {
-        let data = std::fs::read(path).with_context(|| format!("cannot read {shown}"))?;
-        let info = inspect_elf(&shown, &data).with_context(|| shown.clone())?;
-        return Ok(Report {
-            schema_version: SCHEMA_VERSION,
-            path: shown,
-            kind: "elf",
-            wheel: None,
-            elf_files: vec![info],
-        });
+    match classify(&head) {
+        Content::Elf => {
+            let data = std::fs::read(path).with_context(|| format!("cannot read {shown}"))?;
+            let info = inspect_elf(&shown, &data).with_context(|| shown.clone())?;
+            Ok(report("elf", None, vec![info], Vec::new()))
+        }
+        Content::Bundle => {
+            let data = std::fs::read(path).with_context(|| format!("cannot read {shown}"))?;
+            let info = inspect_bundle_file(&shown, &data).with_context(|| shown.clone())?;
+            Ok(report("bundle", None, Vec::new(), vec![info]))
+        }
+        Content::Other => bail!(
+            "{shown}: not a wheel, ELF file (.so/.o/code object) or offload bundle; nothing to inspect"
+        ),
     }
-    bail!("{shown}: not a wheel (zip) or ELF file (.so/.o); nothing to inspect")
 }
 
 /// Describes one ELF file held in memory; `name` is used in messages.
@@ -176,33 +272,17 @@ pub fn inspect_elf(name: &str, data: &[u8]) -> Result<ElfInfo> {
             .map(str::to_string)
             .collect()
     };
-    let bundles = match offload_bundle::hip_fatbin_section(data)? {
-        None => Vec::new(),
-        Some(sec) => offload_bundle::read_bundles(sec, &offload_bundle::Limits::default())
-            .context(".hip_fatbin section")?,
+    let (bundles, mut targets) = match offload_bundle::hip_fatbin_section(data)? {
+        None => (Vec::new(), BTreeMap::new()),
+        Some(sec) => summarize_bundles(sec).context(".hip_fatbin section")?,
     };
-    let mut targets = BTreeMap::new();
-    let mut infos = Vec::with_capacity(bundles.len());
-    for b in &bundles {
-        let mut entries = Vec::with_capacity(b.entries.len());
-        for e in &b.entries {
-            let id = e.parsed_id();
-            if !id.is_host() {
-                *targets.entry(id.target_id.to_string()).or_insert(0) += 1;
-            }
-            entries.push(EntryInfo {
-                id: e.id.clone(),
-                target: id.target_id.to_string(),
-                size: e.size,
-            });
-        }
-        infos.push(BundleInfo {
-            offset: b.start,
-            size: b.len,
-            compression: b.compressed.as_ref().map_or("none", |c| c.method.name()),
-            format_version: b.compressed.as_ref().map(|c| c.version),
-            entries,
-        });
+    if elf.header.e_machine == offload_bundle::EM_AMDGPU {
+        // A code object: its own target.
+        let hdr = offload_bundle::read_code_object_header(data, name)?;
+        let t = hdr
+            .target_id()
+            .unwrap_or_else(|| format!("unknown EF_AMDGPU_MACH {:#x}", hdr.mach()));
+        targets.insert(t, 1);
     }
     Ok(ElfInfo {
         path: name.to_string(),
@@ -212,7 +292,7 @@ pub fn inspect_elf(name: &str, data: &[u8]) -> Result<ElfInfo> {
         needed: elf.libraries.iter().map(|s| s.to_string()).collect(),
         runpath: split(&elf.runpaths),
         rpath: split(&elf.rpaths),
-        bundles: infos,
+        bundles,
         targets,
     })
 }
@@ -295,7 +375,7 @@ struct RecordLine {
     size: Option<u64>,
 }
 
-fn inspect_wheel(path: &Path) -> Result<(WheelInfo, Vec<ElfInfo>)> {
+fn inspect_wheel(path: &Path) -> Result<(WheelInfo, Vec<ElfInfo>, Vec<BundleFileInfo>)> {
     let filename = path
         .file_name()
         .map(|s| s.to_string_lossy().to_string())
@@ -341,7 +421,8 @@ fn inspect_wheel(path: &Path) -> Result<(WheelInfo, Vec<ElfInfo>)> {
     let version = header(&metadata, "Version")
         .context("METADATA has no Version field")?
         .to_string();
-    if normalize(&fname_name) != normalize(&name) || fname_version != version {
+    // File names spell `-` in versions as `_` (PEP 427 escaping).
+    if normalize(&fname_name) != normalize(&name) || fname_version != version.replace('-', "_") {
         bail!(
             "file name says {fname_name} {fname_version} but METADATA says {name} {version}; \
              rename the file or fix METADATA"
@@ -353,6 +434,9 @@ fn inspect_wheel(path: &Path) -> Result<(WheelInfo, Vec<ElfInfo>)> {
     let wheel_version = header(&wheel_meta, "Wheel-Version")
         .context("WHEEL has no Wheel-Version field")?
         .to_string();
+    if !wheel_version.starts_with("1.") {
+        bail!("Wheel-Version {wheel_version} is not supported (only 1.x wheels are defined)");
+    }
     let tags: Vec<String> = wheel_meta
         .iter()
         .filter(|(k, _)| k.eq_ignore_ascii_case("Tag"))
@@ -392,6 +476,7 @@ fn inspect_wheel(path: &Path) -> Result<(WheelInfo, Vec<ElfInfo>)> {
 
     let mut files = Vec::new();
     let mut elf_files = Vec::new();
+    let mut bundle_files = Vec::new();
     for i in 0..zip.len() {
         let mut m = zip.by_index(i)?;
         if m.is_dir() {
@@ -421,13 +506,13 @@ fn inspect_wheel(path: &Path) -> Result<(WheelInfo, Vec<ElfInfo>)> {
         let Some(b64) = hash.strip_prefix("sha256=") else {
             bail!("{record_name}: hash of {mname} is `{hash}`, expected sha256=...");
         };
-        // Hash while reading; keep the bytes only if the member is an ELF file.
+        // Hash while reading; keep the bytes only of ELF and bundle members.
         let mut hasher = Sha256::new();
         let mut head = Vec::new();
         let mut buf = vec![0u8; 1 << 16];
         let mut total = 0u64;
-        // None: undecided until 4 bytes are seen.
-        let mut keep: Option<bool> = None;
+        // None: undecided until CLASSIFY_LEN bytes (or the end) are seen.
+        let mut content: Option<Content> = None;
         loop {
             let n = m
                 .read(&mut buf)
@@ -437,16 +522,17 @@ fn inspect_wheel(path: &Path) -> Result<(WheelInfo, Vec<ElfInfo>)> {
             }
             hasher.update(&buf[..n]);
             total += n as u64;
-            if keep != Some(false) {
+            if content != Some(Content::Other) {
                 head.extend_from_slice(&buf[..n]);
             }
-            if keep.is_none() && head.len() >= 4 {
-                keep = Some(head.starts_with(b"\x7fELF"));
-                if keep == Some(false) {
+            if content.is_none() && head.len() >= CLASSIFY_LEN {
+                content = Some(classify(&head));
+                if content == Some(Content::Other) {
                     head = Vec::new();
                 }
             }
         }
+        let content = content.unwrap_or_else(|| classify(&head));
         let got = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(hasher.finalize());
         if got != b64.trim_end_matches('=') {
             bail!(
@@ -459,8 +545,13 @@ fn inspect_wheel(path: &Path) -> Result<(WheelInfo, Vec<ElfInfo>)> {
                 bail!("RECORD size mismatch for {mname}: RECORD says {size} bytes, the file has {total}");
             }
         }
-        if keep == Some(true) {
-            elf_files.push(inspect_elf(&mname, &head).with_context(|| mname.clone())?);
+        match content {
+            Content::Elf => {
+                elf_files.push(inspect_elf(&mname, &head).with_context(|| mname.clone())?)
+            }
+            Content::Bundle => bundle_files
+                .push(inspect_bundle_file(&mname, &head).with_context(|| mname.clone())?),
+            Content::Other => {}
         }
     }
     if let Some(missing) = record.keys().next() {
@@ -478,7 +569,7 @@ fn inspect_wheel(path: &Path) -> Result<(WheelInfo, Vec<ElfInfo>)> {
         tags,
         files,
     };
-    Ok((wheel, elf_files))
+    Ok((wheel, elf_files, bundle_files))
 }
 
 impl Report {
@@ -511,54 +602,63 @@ impl Report {
         }
         for e in &self.elf_files {
             let _ = writeln!(s, "{}: ELF {}, {}", e.path, e.elf_type, e.machine);
-            let prefix = "  ";
             if let Some(so) = &e.soname {
-                let _ = writeln!(s, "{prefix}soname: {so}");
+                let _ = writeln!(s, "  soname: {so}");
             }
-            let list = |v: &[String]| {
-                if v.is_empty() {
-                    "(none)".to_string()
-                } else {
-                    v.join(", ")
-                }
+            let needed = if e.needed.is_empty() {
+                "(none)".to_string()
+            } else {
+                e.needed.join(", ")
             };
-            let _ = writeln!(s, "{prefix}needed: {}", list(&e.needed));
+            let _ = writeln!(s, "  needed: {needed}");
             if !e.runpath.is_empty() {
-                let _ = writeln!(s, "{prefix}runpath: {}", e.runpath.join(":"));
+                let _ = writeln!(s, "  runpath: {}", e.runpath.join(":"));
             }
             if !e.rpath.is_empty() {
-                let _ = writeln!(s, "{prefix}rpath: {}", e.rpath.join(":"));
+                let _ = writeln!(s, "  rpath: {}", e.rpath.join(":"));
             }
-            if e.bundles.is_empty() {
-                let _ = writeln!(s, "{prefix}offload bundles: none");
-                continue;
-            }
-            // "3 (2 zstd v3, 1 uncompressed)"
-            let mut kinds: BTreeMap<String, usize> = BTreeMap::new();
-            for b in &e.bundles {
-                let k = match b.format_version {
-                    Some(v) => format!("{} v{v}", b.compression),
-                    None => "uncompressed".to_string(),
-                };
-                *kinds.entry(k).or_default() += 1;
-            }
-            let kinds: Vec<String> = kinds.iter().map(|(k, n)| format!("{n} {k}")).collect();
-            let _ = writeln!(
-                s,
-                "{prefix}offload bundles: {} ({})",
-                e.bundles.len(),
-                kinds.join(", ")
-            );
-            let _ = writeln!(s, "{prefix}gpu targets:");
-            for (t, n) in &e.targets {
-                let _ = writeln!(
-                    s,
-                    "{prefix}  {t}: {n} code object{}",
-                    if *n == 1 { "" } else { "s" }
-                );
+            if e.machine == "amdgpu" {
+                for t in e.targets.keys() {
+                    let _ = writeln!(s, "  code object for {t}");
+                }
+            } else {
+                write_bundles(&mut s, &e.bundles, &e.targets);
             }
         }
+        for b in &self.bundle_files {
+            let _ = writeln!(s, "{}: offload bundle file", b.path);
+            write_bundles(&mut s, &b.bundles, &b.targets);
+        }
         s
+    }
+}
+
+/// `offload bundles: 3 (2 zstd v3, 1 uncompressed)` and one line per target.
+fn write_bundles(s: &mut String, bundles: &[BundleInfo], targets: &BTreeMap<String, u32>) {
+    use std::fmt::Write;
+    if bundles.is_empty() {
+        let _ = writeln!(s, "  offload bundles: none");
+        return;
+    }
+    let mut kinds: BTreeMap<String, usize> = BTreeMap::new();
+    for b in bundles {
+        let k = match b.format_version {
+            Some(v) => format!("{} v{v}", b.compression),
+            None => "uncompressed".to_string(),
+        };
+        *kinds.entry(k).or_default() += 1;
+    }
+    let kinds: Vec<String> = kinds.iter().map(|(k, n)| format!("{n} {k}")).collect();
+    let _ = writeln!(
+        s,
+        "  offload bundles: {} ({})",
+        bundles.len(),
+        kinds.join(", ")
+    );
+    let _ = writeln!(s, "  gpu targets:");
+    for (t, n) in targets {
+        let plural = if *n == 1 { "" } else { "s" };
+        let _ = writeln!(s, "    {t}: {n} code object{plural}");
     }
 }
 

@@ -161,6 +161,19 @@ fn make_wheel(f: &Fixtures, dir: &Path) -> PathBuf {
     std::fs::create_dir_all(&pkg).unwrap();
     std::fs::create_dir_all(&di).unwrap();
     std::fs::copy(&so, pkg.join("libk.so")).unwrap();
+    // A bare code object and a bundle file, as some ROCm packages ship.
+    std::fs::copy(f.code_object("gfx906"), pkg.join("k.gfx906.co")).unwrap();
+    write_bundle_file(&WriteRequest {
+        output: pkg.join("kernels.hipfb"),
+        host_triple: HOST.into(),
+        entries: vec![(device_id("gfx1201"), f.zig_code_object("gfx1201"))],
+        compression: Compression::Compressed {
+            method: Method::Zlib,
+            version: 3,
+            level: Some(9),
+        },
+    })
+    .unwrap();
     std::fs::write(pkg.join("__init__.py"), "# demo\n").unwrap();
     std::fs::write(
         di.join("WHEEL"),
@@ -206,14 +219,37 @@ fn wheel_with_a_hip_library() {
             "demo_pkg-1.0.dist-info/RECORD",
             "demo_pkg-1.0.dist-info/WHEEL",
             "demo_pkg/__init__.py",
+            "demo_pkg/k.gfx906.co",
+            "demo_pkg/kernels.hipfb",
             "demo_pkg/libk.so",
         ]
     );
-    assert_eq!(r.elf_files.len(), 1);
-    assert_eq!(r.elf_files[0].path, "demo_pkg/libk.so");
+    let elf: BTreeMap<&str, &wheel_inspect::ElfInfo> =
+        r.elf_files.iter().map(|e| (e.path.as_str(), e)).collect();
     assert_eq!(
-        r.elf_files[0].targets,
+        elf.keys().copied().collect::<Vec<_>>(),
+        ["demo_pkg/k.gfx906.co", "demo_pkg/libk.so"]
+    );
+    assert_eq!(
+        elf["demo_pkg/libk.so"].targets,
         targets(&[("gfx906", 1), ("gfx90a", 1)])
+    );
+    let co = elf["demo_pkg/k.gfx906.co"];
+    assert_eq!(
+        (co.machine.as_str(), co.elf_type),
+        ("amdgpu", "shared object")
+    );
+    assert_eq!(co.targets, targets(&[("gfx906", 1)]));
+    assert_eq!(r.bundle_files.len(), 1);
+    let hipfb = &r.bundle_files[0];
+    assert_eq!(hipfb.path, "demo_pkg/kernels.hipfb");
+    assert_eq!(hipfb.targets, targets(&[("gfx1201", 1)]));
+    assert_eq!(
+        (
+            hipfb.bundles[0].compression,
+            hipfb.bundles[0].format_version
+        ),
+        ("zlib", Some(3))
     );
     let text = r.to_text();
     assert!(
@@ -413,6 +449,29 @@ fn real_jax_rocm7_plugin_wheel() {
         }
         bundles += e.bundles.len();
         all_targets.extend(e.targets.keys().cloned());
+
+        // Our writer lays out the same inputs byte for byte like the
+        // compiler that built the shipped wheel.
+        let data = std::fs::read(&so).unwrap();
+        let Some(sec) = offload_bundle::hip_fatbin_section(&data).unwrap() else {
+            continue;
+        };
+        for b in offload_bundle::read_bundles(sec, &Default::default()).unwrap() {
+            let host = b.entries.iter().find(|e| e.parsed_id().is_host()).unwrap();
+            assert!(host.id.ends_with('-'), "{}", host.id);
+            let triple = host.parsed_id().triple.to_string();
+            let devices: Vec<(String, Vec<u8>)> = b
+                .device_entries()
+                .map(|en| (en.id.clone(), b.entry_data(en).to_vec()))
+                .collect();
+            let ours = offload_bundle::build_uncompressed(&triple, &devices).unwrap();
+            assert!(
+                ours == b.uncompressed(),
+                "{}: bundle at {} differs",
+                e.path,
+                b.start
+            );
+        }
     }
     assert!(
         bundles >= 4,

@@ -87,6 +87,12 @@ pub fn wheel_file_name(m: &Manifest) -> Result<String> {
 /// Builds the wheel at `output`, whose file name must be the one the
 /// manifest implies. Nothing is left at `output` on error.
 pub fn build(m: &Manifest, output: &Path, opts: &Options) -> Result<()> {
+    // A wheel from an earlier run must not survive a failed build and pass
+    // for its result. Only `.whl` files: a mistyped --output is not deleted.
+    if output.extension().is_some_and(|e| e == "whl") && output.is_file() {
+        std::fs::remove_file(output)
+            .with_context(|| format!("cannot remove the old {}", output.display()))?;
+    }
     if opts.compression_level > 9 {
         bail!(
             "compression level {} is out of range: use 0 (store) to 9",
@@ -145,11 +151,9 @@ pub fn build(m: &Manifest, output: &Path, opts: &Options) -> Result<()> {
     let record_path = format!("{}/RECORD", plan.dist_info);
     record.push_str(&format!("{},,\n", csv_field(&record_path)));
     zip.add_bytes(&record_path, record.as_bytes(), 0o644)?;
-    let out = zip.finish()?;
-    out.into_inner()
-        .map_err(|e| e.into_error())?
-        .sync_all()
-        .ok();
+    // No fsync: the rename gives atomicity, durability is not needed for a
+    // build output and would only cost time.
+    zip.finish()?.into_inner().map_err(|e| e.into_error())?;
     std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o644))?;
     tmp.persist(output)
         .map_err(|e| e.error)
@@ -233,6 +237,22 @@ const GENERATED: &[&str] = &[
     "RECORD.p7s",
 ];
 
+/// `x.so`, `x.so.1.2`, `x.pyd`, `x.dll`, `x.dylib`: platform code by name.
+fn is_native_name(path: &str) -> bool {
+    let mut name = path.rsplit('/').next().unwrap_or(path);
+    // Strip a version suffix such as `.1.2` of `libfoo.so.1.2`.
+    while let Some((stem, ext)) = name.rsplit_once('.') {
+        if !ext.is_empty() && ext.bytes().all(|b| b.is_ascii_digit()) {
+            name = stem;
+        } else {
+            break;
+        }
+    }
+    [".so", ".pyd", ".dll", ".dylib"]
+        .iter()
+        .any(|e| name.ends_with(e))
+}
+
 fn is_elf(path: &Path) -> Result<bool> {
     let mut head = [0u8; 4];
     let mut f = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
@@ -303,12 +323,7 @@ fn plan(m: &Manifest, output: &Path) -> Result<Plan> {
         }
         claim(&f.path, &f.src)?;
         let (src, mode, size) = stat_source(&f.src, &f.path)?;
-        if platform_code.is_none()
-            && (f.path.ends_with(".so")
-                || f.path.contains(".so.")
-                || f.path.ends_with(".pyd")
-                || is_elf(&src)?)
-        {
+        if platform_code.is_none() && (is_native_name(&f.path) || is_elf(&src)?) {
             platform_code = Some(f.path.clone());
         }
         let item = Item {
@@ -505,6 +520,18 @@ mod tests {
     }
 
     #[test]
+    fn failed_build_removes_an_old_wheel() {
+        let f = Fixture::new();
+        let out = f.out();
+        build(&f.manifest(|_| {}), &out, &Options::default()).unwrap();
+        assert!(out.is_file());
+        f.fails(
+            &f.manifest(|v| v["files"][0]["src"] = f.p("gone.py").into()),
+            "gone.py",
+        );
+    }
+
+    #[test]
     fn output_name_must_match() {
         let f = Fixture::new();
         let bad = f.dir.path().join("demo-pkg-1.0-py3-none-any.whl");
@@ -553,6 +580,12 @@ mod tests {
         f.fails(&m, "not in metadata.provides_extra");
         let m = f.manifest(|v| v["metadata"]["requires_python"] = ">=3.10,".into());
         f.fails(&m, "requires_python");
+        let m = f.manifest(|v| {
+            v["metadata"]["license_expression"] = "MIT".into();
+            v["metadata"]["classifiers"] =
+                serde_json::json!(["License :: OSI Approved :: MIT License"]);
+        });
+        f.fails(&m, "PEP 639 replaces license classifiers");
         let m = f.manifest(|v| v["metadata"]["summary"] = "two\nlines".into());
         f.fails(&m, "single line");
         let m = f.manifest(|v| v["metadata"]["provides_extra"] = serde_json::json!(["Test_Extra"]));
@@ -597,6 +630,24 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("platform-specific"), "{e}");
+    }
+
+    #[test]
+    fn native_names() {
+        for yes in [
+            "a/b.so",
+            "libx.so.1",
+            "x.so.1.23",
+            "m.cpython-312-x86_64-linux-gnu.so",
+            "m.pyd",
+            "a.dll",
+            "a.dylib",
+        ] {
+            assert!(is_native_name(yes), "{yes}");
+        }
+        for no in ["a/b.py", "x.so.py", "so", "a/.so.d/x.txt", "x.sox", "v1.2"] {
+            assert!(!is_native_name(no), "{no}");
+        }
     }
 
     #[test]

@@ -83,6 +83,9 @@ pub fn render_metadata(m: &Manifest) -> Result<String> {
         {
             bail!("metadata.classifiers entry {c:?} is malformed; classifiers look like \"Programming Language :: Python :: 3\"");
         }
+        if md.license_expression.is_some() && c.starts_with("License ::") {
+            bail!("metadata.classifiers has {c:?} but metadata.license_expression is set; PEP 639 replaces license classifiers, remove it");
+        }
         h("Classifier", c);
     }
     if let Some(rp) = &md.requires_python {

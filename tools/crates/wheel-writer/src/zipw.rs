@@ -134,6 +134,13 @@ impl<W: Write + Seek> ZipWriter<W> {
         size: u64,
         mode: u32,
     ) -> Result<Written> {
+        if name.len() > 0xFFFF {
+            let head: String = name.chars().take(60).collect();
+            bail!(
+                "archive path {head}... is {} bytes long; ZIP allows at most 65535",
+                name.len()
+            );
+        }
         let method: u16 = if self.level == 0 { 0 } else { 8 };
         let zip64 = size >= self.zip64_local_min;
         let offset = self.pos;
@@ -632,6 +639,16 @@ mod tests {
         let single = single.finish().unwrap().len() as f64;
         let ratio = f.compressed_size() as f64 / single;
         assert!(ratio < 1.01, "chunked output is {ratio}x a single stream");
+    }
+
+    #[test]
+    fn overlong_names_are_rejected() {
+        let mut z = ZipWriter::new(Cursor::new(Vec::new()), None, 6);
+        let e = z
+            .add_bytes(&"\u{e9}".repeat(40_000), b"", 0o644)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("80000 bytes long"), "{e}");
     }
 
     #[test]

@@ -345,3 +345,126 @@ fn more_than_65535_entries() {
         70_000
     );
 }
+
+/// Our PEP 440 normaliser and PEP 508 parser against `packaging`, the
+/// reference implementation pip uses.
+#[test]
+fn versions_and_requirements_agree_with_packaging() {
+    let bin = venv_bin();
+    let versions = [
+        "0.7.1",
+        "v1.0",
+        "1.0-1",
+        "1.0.alpha.2",
+        "1.0c1",
+        "1.0-preview-3",
+        "01.002",
+        "0!1.0",
+        "2!1.0",
+        "1.0.dev",
+        "1.0rev",
+        "1.0a1.post2.dev3+Ubuntu-01_x",
+        "1.0+abc.5",
+        " 1.0 ",
+        "1.0post-",
+        "1.0.post",
+        "1.0-r4",
+        "1.0_a_1",
+        "1.0.RC.1",
+        "1!",
+        "",
+        "1.",
+        "a1",
+        "1.0+",
+        "1.0+a..b",
+        "1.0.x",
+        "1.0 2",
+        "1.0-",
+        "1..0",
+        "1.0+ab_",
+        "1.0a",
+        "1.0b2-3",
+        "1.0.0.0.0.0.1",
+        "1.0dev-5",
+        "1.0+-a",
+    ];
+    let reqs = [
+        "jax-rocm7-pjrt==0.7.1",
+        "numpy>=1.26; python_version >= \"3.12\"",
+        "foo[bar,baz]>=1",
+        "foo [ bar , baz ] ( >=1 , <2 )",
+        "foo[]",
+        "foo==1.*",
+        "foo~=1.2",
+        "foo===weird",
+        "foo>=1,!=1.5.*,<3; (os_name == 'posix' or sys_platform=='win32') and extra == \"test\"",
+        "foo; 'linux' in sys_platform",
+        "foo; platform_machine not in 'x86_64 aarch64'",
+        "pip @ https://example.org/pip.whl ; python_version>'3'",
+        "",
+        "-foo",
+        "foo>=",
+        "foo=1",
+        "foo[bar",
+        "foo; python_versionn > '3'",
+        "foo; python_version",
+        "foo; python_version > '3",
+        "foo >=1 bar",
+        "foo~=1",
+        "foo>=1.*",
+        "foo (>=1",
+        "foo==1.0+local.*",
+        "foo; os_name=='a'or os_name=='b'",
+    ];
+    let tmp = tempfile::tempdir().unwrap();
+    let mut input = String::new();
+    for v in versions {
+        input.push_str(&format!("V\t{v}\n"));
+    }
+    for r in reqs {
+        input.push_str(&format!("R\t{r}\n"));
+    }
+    std::fs::write(tmp.path().join("in.txt"), &input).unwrap();
+    let py = r#"
+import sys
+from packaging.version import Version
+from packaging.requirements import Requirement
+for line in open(sys.argv[1]):
+    kind, text = line.rstrip("\n").split("\t", 1)
+    try:
+        out = str(Version(text)) if kind == "V" else (Requirement(text) and "ok")
+    except Exception:
+        out = "ERR"
+    print(out)
+"#;
+    let out = run(Command::new(bin.join("python"))
+        .args(["-c", py])
+        .arg(tmp.path().join("in.txt")));
+    let theirs: Vec<&str> = out.lines().collect();
+    let mut disagree = Vec::new();
+    for (i, v) in versions.iter().enumerate() {
+        let ours = wheel_writer::names::normalize_version(v).unwrap_or_else(|_| "ERR".into());
+        if ours != theirs[i] {
+            disagree.push(format!(
+                "version {v:?}: ours {ours:?}, packaging {:?}",
+                theirs[i]
+            ));
+        }
+    }
+    for (i, r) in reqs.iter().enumerate() {
+        let ours = if wheel_writer::pep508::parse_requirement(r).is_ok() {
+            "ok"
+        } else {
+            "ERR"
+        };
+        let t = theirs[versions.len() + i];
+        if ours != t {
+            disagree.push(format!("requirement {r:?}: ours {ours}, packaging {t}"));
+        }
+    }
+    assert!(
+        disagree.is_empty(),
+        "disagreements with packaging:\n{}",
+        disagree.join("\n")
+    );
+}

@@ -229,6 +229,28 @@ pub fn check_layout(path: &Path) {
     }
 }
 
+/// Our outputs keep section headers sorted: loaded sections by address,
+/// then the others.
+pub fn check_sorted_sections(path: &Path) {
+    let bytes = std::fs::read(path).unwrap();
+    let elf = goblin::elf::Elf::parse(&bytes).unwrap();
+    let shdrs = &elf.section_headers;
+    let alloc = |s: &&goblin::elf::SectionHeader| s.sh_flags & 2 != 0;
+    let loaded: Vec<_> = shdrs.iter().skip(1).filter(alloc).collect();
+    assert!(
+        loaded.windows(2).all(|w| w[0].sh_addr <= w[1].sh_addr),
+        "{}: loaded sections out of address order",
+        path.display()
+    );
+    let first_other = shdrs.iter().skip(1).position(|s| !alloc(&s));
+    if let Some(k) = first_other {
+        assert!(
+            shdrs.iter().skip(1 + k).all(|s| !alloc(&s)),
+            "loaded section after unloaded ones"
+        );
+    }
+}
+
 /// Where `edit_and_compare` leaves `strip -o` of its output.
 pub fn stripped_path(ours: &Path) -> PathBuf {
     let name = ours.file_name().unwrap().to_string_lossy();
@@ -264,6 +286,11 @@ pub fn edit_and_compare(input: &Path, dir: &Path, edit: &Edit) -> PathBuf {
         "new readelf warnings"
     );
     check_layout(&ours);
+    // Appending rewrites the section headers, sorted; an in-place edit
+    // leaves them as they were (auditwheel's patchelf leaves them unsorted).
+    if std::fs::metadata(&ours).unwrap().len() != std::fs::metadata(input).unwrap().len() {
+        check_sorted_sections(&ours);
+    }
     let got = elf_edit::read_rpath(&ours).unwrap();
     let bytes = std::fs::read(&ours).unwrap();
     let elf = goblin::elf::Elf::parse(&bytes).unwrap();

@@ -15,5 +15,12 @@ tiny=(-shared -fPIC -nostdlib -s -Wl,-z,noseparate-code -Wl,-z,max-page-size=0x1
 gcc "${tiny[@]}" -o tiny-none.so "$work/f.c"
 gcc "${tiny[@]}" -Wl,--enable-new-dtags -Wl,-rpath,'$ORIGIN/../lib' -o tiny-runpath.so "$work/f.c"
 gcc "${tiny[@]}" -Wl,--disable-new-dtags -Wl,-rpath,'$ORIGIN' -o tiny-rpath.so "$work/f.c"
+# A tiny dynamically linked executable (.interp after the program headers)
+# and one without section headers.
+printf 'void _start(void) { for (;;) ; }\n' > "$work/s.c"
+gcc -nostdlib -fPIE -pie -s -Wl,-z,noseparate-code -Wl,--dynamic-linker=/lib64/ld-linux-x86-64.so.2 \
+  -Wl,-rpath,/opt/x -o tiny-exe "$work/s.c" ./tiny-none.so
+llvm-objcopy-15 --strip-sections tiny-exe tiny-exe-nosections
+mv tiny-exe tiny-exe.so; mv tiny-exe-nosections tiny-exe-nosections.so
 clang-15 -fuse-ld=lld -shared -fPIC -nostdlib -s -Wl,-soname,libtiny.so -o tiny-lld.so "$work/f.c"
 ls -l

@@ -267,6 +267,25 @@ mod tests {
             ])
             .unwrap();
             let data = std::fs::read(&out).unwrap();
+            // Deterministic, whatever the order of --entry flags.
+            let again = p("again.hipfb");
+            rw(&[
+                "write",
+                "--output",
+                &again,
+                "--compress",
+                compress,
+                "--format-version",
+                version,
+                "--host-triple",
+                "x86_64-unknown-linux-gnu",
+                "--entry",
+                &format!("hipv4-amdgcn-amd-amdhsa--gfx1200={}", p("b.co")),
+                "--entry",
+                &format!("hipv4-amdgcn-amd-amdhsa--gfx90a={}", p("a.co")),
+            ])
+            .unwrap();
+            assert_eq!(std::fs::read(&again).unwrap(), data, "{compress}{version}");
             let want_magic: &[u8] = if compress == "none" {
                 b"__CLANG"
             } else {

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Split vs monolithic HIP device compilation of a rocPRIM sort TU.
+#
+#  A. 4 targets (gfx906 gfx908 gfx90a gfx1030), cold:
+#       one hipcc action (targets compiled one after another in one process)
+#       vs hip_library (one device action per target, bundle, embed), --jobs=2.
+#     Goal: split <= 0.55x monolithic wall time.
+#  B. Add a fifth target (gfx1031) to the built set: wall time of the
+#     incremental bazel build vs one target's device compile alone.
+#     Goal: <= 1.1x.
+# Both flows run back to back in this one invocation on the same machine.
+# Prints a Markdown table; results go to docs/benchmarks-hip.md.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+BAZEL=${BAZEL:-bazel}
+FLAGS=(--config=offline --jobs=2)
+HIPCC=${HIPCC:-hipcc}
+out=$(mktemp -d "${TMPDIR:-/tmp}/hip_split.XXXXXX")
+trap 'rm -rf "$out"' EXIT
+SET4=gfx906,gfx908,gfx90a,gfx1030
+SET5=$SET4,gfx1031
+
+now() { date +%s.%N; }
+since() { python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.1f}')" "$1" "$(now)"; }
+renonce() { echo "// nonce $(date +%s%N) $RANDOM" > bench/hip_split/nonce.h; }
+
+command -v "$HIPCC" >/dev/null || { echo "hipcc not found (apt-get install hipcc librocprim-dev)" >&2; exit 1; }
+renonce
+# Warm the Bazel server and analysis (not measured).
+"$BAZEL" build "${FLAGS[@]}" --nobuild "--//:gfx=$SET4" //bench/hip_split:sort 2>/dev/null
+
+renonce
+t=$(now)
+"$HIPCC" $(printf -- '--offload-arch=%s ' ${SET4//,/ }) -O3 -std=c++17 -fPIC -I. -c bench/hip_split/sort.hip -o "$out/mono.o"
+mono=$(since "$t")
+
+renonce
+t=$(now)
+"$BAZEL" build "${FLAGS[@]}" "--//:gfx=$SET4" //bench/hip_split:sort 2>"$out/split.log" || { cat "$out/split.log" >&2; exit 1; }
+split=$(since "$t")
+
+t=$(now)
+"$BAZEL" build "${FLAGS[@]}" "--//:gfx=$SET5" --execution_log_json_file="$out/add.json" //bench/hip_split:sort 2>"$out/add.log" \
+  || { cat "$out/add.log" >&2; exit 1; }
+add=$(since "$t")
+ran=$(grep -o '"mnemonic": "[A-Za-z]*"' "$out/add.json" | sort | uniq -c | awk '{printf "%s %s; ", $3, $1}' | tr -d '"')
+
+# One target's device compile alone: the exact command of the gfx1031 action.
+"$BAZEL" aquery "${FLAGS[@]}" "--//:gfx=gfx1031" --output=jsonproto \
+  'mnemonic("HipDeviceCompile", deps(//bench/hip_split:sort))' 2>/dev/null >"$out/one.json"
+execroot=$("$BAZEL" info "${FLAGS[@]}" execution_root 2>/dev/null)
+mapfile -t argv < <(python3 -c '
+import json, sys
+a = json.load(open(sys.argv[1]))["actions"][0]["arguments"]
+a[a.index("-o") + 1] = sys.argv[2]
+print("\n".join(a))' "$out/one.json" "$out/one.co")
+t=$(now)
+(cd "$execroot" && "${argv[@]}")
+one=$(since "$t")
+
+ratio() { python3 -c "import sys; print(f'{float(sys.argv[1]) / float(sys.argv[2]):.2f}')" "$1" "$2"; }
+cat <<MD
+| measurement ($(nproc) cores, $(date -u +%Y-%m-%dT%H:%MZ)) | wall s |
+|---|---|
+| A. hipcc, 4 targets, one action | $mono |
+| A. hip_library split, 4 targets, --jobs=2 | $split |
+| A. split / monolithic (goal <= 0.55) | $(ratio "$split" "$mono") |
+| B. one target's device compile (gfx1031) | $one |
+| B. add gfx1031 to the built set (bazel build) | $add |
+| B. add / one (goal <= 1.1) | $(ratio "$add" "$one") |
+
+Actions run when adding gfx1031: $ran
+MD

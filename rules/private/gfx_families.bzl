@@ -1,0 +1,157 @@
+"""The amdgpu_family table: the single source of truth for GPU target names.
+
+Names follow TheRock's `THEROCK_AMDGPU_FAMILIES`. Every gfx target is also a
+family of its own name. `LEGACY_FAMILIES` are retired names XLA/JAX still use.
+"""
+
+FAMILIES = {
+    "dcgpu-all": ["gfx908", "gfx90a", "gfx942", "gfx950", "gfx1250"],
+    "dgpu-all": [
+        "gfx900",
+        "gfx906",
+        "gfx1010",
+        "gfx1011",
+        "gfx1012",
+        "gfx1030",
+        "gfx1031",
+        "gfx1032",
+        "gfx1034",
+        "gfx1100",
+        "gfx1101",
+        "gfx1102",
+        "gfx1200",
+        "gfx1201",
+    ],
+    "gfx900-dgpu": ["gfx900"],
+    "gfx906-dgpu": ["gfx906"],
+    "gfx908-dcgpu": ["gfx908"],
+    "gfx90a-dcgpu": ["gfx90a"],
+    "gfx90c-igpu": ["gfx90c"],
+    "gfx94X-all": ["gfx942"],
+    "gfx94X-dcgpu": ["gfx942"],
+    "gfx950-all": ["gfx950"],
+    "gfx950-dcgpu": ["gfx950"],
+    "gfx101X-all": ["gfx1010", "gfx1011", "gfx1012"],
+    "gfx101X-dgpu": ["gfx1010", "gfx1011", "gfx1012"],
+    "gfx103X-all": ["gfx1030", "gfx1031", "gfx1032", "gfx1033", "gfx1034", "gfx1035", "gfx1036"],
+    "gfx103X-dgpu": ["gfx1030", "gfx1031", "gfx1032", "gfx1034"],
+    "gfx103X-igpu": ["gfx1033", "gfx1035", "gfx1036"],
+    "gfx110X-all": ["gfx1100", "gfx1101", "gfx1102", "gfx1103"],
+    "gfx110X-dgpu": ["gfx1100", "gfx1101", "gfx1102"],
+    "gfx110X-igpu": ["gfx1103"],
+    "gfx115X-all": ["gfx1150", "gfx1151", "gfx1152", "gfx1153"],
+    "gfx115X-igpu": ["gfx1150", "gfx1151", "gfx1152", "gfx1153"],
+    "gfx120X-all": ["gfx1200", "gfx1201"],
+    "gfx125X-all": ["gfx1250"],
+    "gfx125X-dcgpu": ["gfx1250"],
+    "igpu-all": [
+        "gfx90c",
+        "gfx1033",
+        "gfx1035",
+        "gfx1036",
+        "gfx1103",
+        "gfx1150",
+        "gfx1151",
+        "gfx1152",
+        "gfx1153",
+    ],
+}
+
+# Retired upstream; kept because XLA/JAX build scripts still pass them.
+LEGACY_FAMILIES = {
+    "gfx90X-all": ["gfx906", "gfx908", "gfx90a"],
+    "gfx90X-dcgpu": ["gfx906", "gfx908", "gfx90a"],
+    "gfx90X-dgpu": ["gfx906"],
+}
+
+def _gfx_sort_key(t):
+    # gfx90a sorts after gfx909 and before gfx1010: compare (length, name).
+    return (len(t), t)
+
+def _all_targets():
+    seen = {}
+    for group in (FAMILIES, LEGACY_FAMILIES):
+        for targets in group.values():
+            for t in targets:
+                seen[t] = True
+    return sorted(seen.keys(), key = _gfx_sort_key)
+
+# Every gfx target any family names, in ISA order.
+GFX_TARGETS = _all_targets()
+
+# The default of --//:gfx: compiles in seconds (zig clang only, no rocPRIM).
+DEFAULT_GFX = "gfx120X-all"
+
+def all_family_names():
+    """Every accepted name (families, legacy aliases, single targets) -> its targets."""
+    names = dict(FAMILIES)
+    names.update(LEGACY_FAMILIES)
+    for t in GFX_TARGETS:
+        names[t] = [t]
+    return names
+
+def sort_gfx_targets(targets):
+    return sorted(targets, key = _gfx_sort_key)
+
+def _edit_distance(a, b):
+    # Case-insensitive Levenshtein distance (names are short).
+    a = a.lower()
+    b = b.lower()
+    prev = list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        cur = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            cost = 0 if a[i - 1] == b[j - 1] else 1
+            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
+        prev = cur
+    return prev[len(b)]
+
+def did_you_mean(name, candidates):
+    """The closest candidate within a small distance, or None."""
+    best = None
+    best_d = 0
+    for c in sorted(candidates):
+        if c.lower() == name.lower():
+            return c
+        d = _edit_distance(name, c)
+        if best == None or d < best_d:
+            best = c
+            best_d = d
+    if best != None and best_d <= max(2, len(name) // 3):
+        return best
+    return None
+
+def expand_gfx(value, flag = "--//:gfx"):
+    """Expands a comma list of family/target names.
+
+    Returns:
+      struct(targets = sorted unique gfx targets, error = None or a message).
+    """
+    names = all_family_names()
+    parts = [p.strip() for p in value.split(",")]
+    if not [p for p in parts if p]:
+        return struct(targets = [], error = (
+            "{flag} is empty; give at least one amdgpu family or gfx target, " +
+            "e.g. {flag}={default}. Valid families: {valid}"
+        ).format(flag = flag, default = DEFAULT_GFX, valid = ", ".join(sorted(FAMILIES.keys()))))
+    found = {}
+    for p in parts:
+        if not p:
+            return struct(targets = [], error = "{}={}: empty entry in the comma-separated list".format(flag, value))
+        if p not in names:
+            hint = did_you_mean(p, names.keys())
+            return struct(targets = [], error = (
+                "{flag}={value}: unknown amdgpu family or gfx target '{name}'.{hint}\n" +
+                "Valid families: {families}\nLegacy aliases: {legacy}\nSingle targets: {targets}"
+            ).format(
+                flag = flag,
+                value = value,
+                name = p,
+                hint = " Did you mean '{}'?".format(hint) if hint else "",
+                families = ", ".join(sorted(FAMILIES.keys())),
+                legacy = ", ".join(sorted(LEGACY_FAMILIES.keys())),
+                targets = ", ".join(GFX_TARGETS),
+            ))
+        for t in names[p]:
+            found[t] = True
+    return struct(targets = sort_gfx_targets(found.keys()), error = None)

@@ -1,0 +1,469 @@
+"""hip_library: per-gfx device compiles, one bundle, one host compile, CcInfo.
+
+For each source file and each gfx target of --//:gfx:
+  HipDeviceCompile (+ HipDeviceLink for the second compiler) -> <src>.<gfx>.co
+in that target's own device configuration (split transition; the action's
+command line names only its own target), and per source file:
+  HipHostCompile  clang++ --cuda-host-only -fcuda-include-gpubinary <placeholder>
+                  (independent of the gfx set: never re-runs when it changes)
+  HipBundle       `rocm-wheel bundle write` -> <src>.hipfb
+  HipEmbed        llvm-objcopy --update-section .hip_fatbin=<src>.hipfb
+The host object refers to its fatbin through a relocation against the
+.hip_fatbin section, so replacing the section's bytes is all embedding takes.
+The host objects form an alwayslink static library in CcInfo, so cc_binary,
+cc_shared_library and cc_library link it like any C++ library; the HIP
+runtime is linked with -lamdhip64 (no RUNPATH: the final binary sets it).
+"""
+
+load("@bazel_tools//tools/cpp:toolchain_utils.bzl", "find_cpp_toolchain")
+load(":gfx.bzl", "GFX_ATTRS", "GfxDeviceTargetInfo", "gfx_device_split")
+load(":gfx_families.bzl", "sort_gfx_targets")
+load(":hip_toolchain.bzl", "HIP_TOOLCHAIN_TYPE", "hip_toolchain_info")
+load(":toolchain.bzl", "ROCM_WHEEL_TOOLCHAIN_TYPE", "rocm_wheel_tool")
+
+# The @rules_cc shim for Bazel 4.2.3 has no cc/common; these are the globals
+# rules_cc re-exports.
+_CcInfo = CcInfo  # buildifier: disable=native-cc-info
+_cc_common = cc_common  # buildifier: disable=native-cc-common
+
+HipInfo = provider(
+    doc = "What a hip_library compiled.",
+    fields = {
+        "targets": "sorted gfx targets that have device code in at least one bundle",
+        "bundles": "list of offload bundle files (one per source)",
+        "device_objects": "dict gfx target -> list of code-object Files",
+    },
+)
+
+_HipDeviceInfo = provider(
+    doc = "Device code objects of one gfx configuration.",
+    fields = {
+        "target": "gfx target",
+        "compiler": "name of the compiler used, '' when skipped",
+        "objects": "dict source path -> code object File",
+    },
+)
+
+HipSettingInfo = provider(doc = "Value of a rules_rocm string setting.", fields = ["value"])
+
+HOST_TRIPLE = "x86_64-unknown-linux-gnu"
+HIP_OFFLOAD_KIND = "hipv4-amdgcn-amd-amdhsa--"
+
+# Bundles are written by `rocm-wheel bundle write` (compression selectable);
+# False falls back to the ROCm clang-offload-bundler (uncompressed only).
+_USE_ROCM_WHEEL_BUNDLE = True
+
+_HDR_EXTS = [".h", ".hh", ".hpp", ".hxx", ".inc", ".cuh", ".inl"]
+_SRC_EXTS = [".hip", ".cu", ".cc", ".cpp", ".cxx"]
+
+def _stem(f):
+    b = f.basename
+    return b[:b.rfind(".")] if "." in b else b
+
+def _include_flags(ctx):
+    flags = []
+    pkg = ctx.label.package
+    root = ctx.label.workspace_root
+    base = (root + "/" + pkg if pkg else root).strip("/") if root else pkg
+    for inc in ctx.attr.includes:
+        d = (base + "/" + inc if base else inc).rstrip("/") or "."
+        flags += ["-I" + d, "-I" + ctx.bin_dir.path + "/" + d]
+
+    # Quote includes like cc_library: the repository root, source and generated.
+    flags += ["-iquote", root or ".", "-iquote", ctx.bin_dir.path + ("/" + root if root else "")]
+    return flags
+
+def _define_flags(defines):
+    return ["-D" + d for d in defines]
+
+def _choose_compiler(ctx, hip, target):
+    rocm = hip.rocm
+    second = hip.second
+    if rocm and (target in rocm.targets or (ctx.attr.self_contained and target in rocm.nogpulib_targets)):
+        return rocm
+    if second and ctx.attr.self_contained and target in second.targets:
+        return second
+    if ctx.attr.skip_unsupported_targets:
+        return None
+    tried = []
+    if rocm:
+        tried.append("{} compiles {}".format(rocm.name, ", ".join(rocm.targets) or "nothing"))
+    if second:
+        tried.append("{} compiles {}{}".format(
+            second.name,
+            ", ".join(second.targets) or "nothing",
+            "" if ctx.attr.self_contained else " (self-contained code only; this library is not self_contained)",
+        ))
+    else:
+        tried.append("no second device compiler is configured (set ROCM_ZIG or rocm_hip_repository(zig = ...))")
+    fail(("{label}: cannot compile device code for {target}: no configured HIP compiler supports it.\n  " +
+          "\n  ".join(tried) +
+          "\nDrop {target} from --//:gfx, use a ROCm whose clang knows {target} (ROCM_PATH), " +
+          "or set skip_unsupported_targets = True on this hip_library.").format(
+        label = ctx.label,
+        target = target,
+    ))
+
+def _hip_device_code_impl(ctx):
+    target = ctx.attr._device_target[GfxDeviceTargetInfo].target
+    if not target:
+        fail("{}: device code is built through hip_library (it needs a gfx device configuration)".format(ctx.label))
+    hip = hip_toolchain_info(ctx)
+    compiler = _choose_compiler(ctx, hip, target)
+    if compiler == None:
+        return [_HipDeviceInfo(target = target, compiler = "", objects = {}), DefaultInfo()]
+    hdrs = ctx.files.hdrs
+    incs = _include_flags(ctx)
+    defs = _define_flags(ctx.attr.defines)
+    objects = {}
+    outs = []
+    for src in ctx.files.srcs:
+        co = ctx.actions.declare_file("_hip/{}/{}.{}.co".format(ctx.label.name, _stem(src), target))
+        if compiler.kind == "rocm":
+            args = ctx.actions.args()
+            args.add_all([
+                "-x",
+                "hip",
+                "--offload-arch=" + target,
+                "--cuda-device-only",
+                "--no-gpu-bundle-output",
+                "-O3",
+                "-std=c++17",
+                "--rocm-path=" + hip.rocm_path,
+                "--rocm-device-lib-path=" + hip.device_lib_path,
+            ])
+            if target in compiler.nogpulib_targets:
+                args.add("-nogpulib")
+            args.add_all(incs + defs + ctx.attr.copts + ctx.attr.device_copts)
+            args.add_all(["-c", src.path, "-o", co.path])
+            ctx.actions.run(
+                executable = compiler.executable,
+                arguments = [args],
+                inputs = [src] + hdrs,
+                outputs = [co],
+                mnemonic = "HipDeviceCompile",
+                progress_message = "Compiling HIP device code %s for %s" % (src.short_path, target),
+            )
+        else:
+            obj = ctx.actions.declare_file("_hip/{}/{}.{}.o".format(ctx.label.name, _stem(src), target))
+            args = ctx.actions.args()
+            args.add_all([
+                "clang",
+                "-cc1",
+                "-triple",
+                "amdgcn-amd-amdhsa",
+                "-target-cpu",
+                target,
+                "-x",
+                "hip",
+                "-fcuda-is-device",
+                "-O3",
+                "-std=c++17",
+                "-fvisibility=hidden",
+                "-fapply-global-visibility-to-externs",
+            ])
+            args.add_all(incs + defs + ctx.attr.device_copts)
+            args.add_all(["-emit-obj", src.path, "-o", obj.path])
+            ctx.actions.run(
+                executable = compiler.executable,
+                arguments = [args],
+                inputs = [src] + hdrs,
+                outputs = [obj],
+                mnemonic = "HipDeviceCompile",
+                progress_message = "Compiling HIP device code %s for %s (zig clang)" % (src.short_path, target),
+            )
+            ctx.actions.run(
+                executable = compiler.executable,
+                arguments = ["ld.lld", "-shared", "--no-undefined", obj.path, "-o", co.path],
+                inputs = [obj],
+                outputs = [co],
+                mnemonic = "HipDeviceLink",
+                progress_message = "Linking HIP code object %s" % co.short_path,
+            )
+        objects[src.path] = co
+        outs.append(co)
+    return [
+        _HipDeviceInfo(target = target, compiler = compiler.name, objects = objects),
+        DefaultInfo(files = depset(outs)),
+    ]
+
+_COMMON_ATTRS = {
+    "copts": attr.string_list(doc = "Flags for every ROCm-clang compile (host and device)."),
+    "defines": attr.string_list(doc = "Preprocessor defines (propagate to dependents)."),
+    "device_copts": attr.string_list(doc = "Flags for device compiles only (both compilers: keep them to -D/-I/-f/-m flags)."),
+    "hdrs": attr.label_list(allow_files = _HDR_EXTS, doc = "Headers for host and device code."),
+    "includes": attr.string_list(doc = "Include directories relative to the package."),
+    "self_contained": attr.bool(doc = "Device code needs no HIP headers or device libraries, so the second compiler may build targets the ROCm clang lacks."),
+    "skip_unsupported_targets": attr.bool(doc = "Targets no configured compiler supports get no device code instead of an error."),
+    "srcs": attr.label_list(allow_files = _SRC_EXTS, doc = "HIP sources; each gets one bundle."),
+}
+
+hip_device_code = rule(
+    implementation = _hip_device_code_impl,
+    attrs = dict(_COMMON_ATTRS, **{
+        "_device_target": attr.label(default = Label("//platforms/gfx:device_target")),
+    }),
+    toolchains = [str(HIP_TOOLCHAIN_TYPE)],
+    doc = "Internal: the device half of hip_library, built once per gfx configuration.",
+)
+
+def _bundle(ctx, hip, src, entries, compress):
+    out = ctx.actions.declare_file("_hip/{}/{}.hipfb".format(ctx.label.name, _stem(src)))
+    inputs = [co for _, co in entries]
+    if _USE_ROCM_WHEEL_BUNDLE and entries:
+        args = ctx.actions.args()
+        args.add_all(["bundle", "write", "--output", out.path, "--compress", compress, "--host-triple", HOST_TRIPLE])
+        for t, co in entries:
+            args.add("--entry", "{}{}={}".format(HIP_OFFLOAD_KIND, t, co.path))
+        ctx.actions.run(
+            executable = rocm_wheel_tool(ctx),
+            arguments = [args],
+            inputs = inputs,
+            outputs = [out],
+            mnemonic = "HipBundle",
+            progress_message = "Bundling %s for %s" % (src.short_path, ",".join([t for t, _ in entries])),
+        )
+    else:
+        # Also the host-only bundle of a source no target could compile
+        # (`rocm-wheel bundle write` wants at least one entry).
+        if entries and compress != "none":
+            fail("{}: --//:hip_bundle_compression={} needs `rocm-wheel bundle write` (clang-offload-bundler of {} writes uncompressed bundles only)".format(ctx.label, compress, hip.rocm.name))
+        ctx.actions.run(
+            executable = hip.bundler,
+            arguments = [
+                "-type=o",
+                "-bundle-align=4096",
+                "-targets=" + ",".join(["host-" + HOST_TRIPLE] + [HIP_OFFLOAD_KIND + t for t, _ in entries]),
+                "-input=/dev/null",
+            ] + ["-input=" + co.path for _, co in entries] + ["-output=" + out.path],
+            inputs = inputs,
+            outputs = [out],
+            mnemonic = "HipBundle",
+            progress_message = "Bundling %s for %s" % (src.short_path, ",".join([t for t, _ in entries])),
+        )
+    return out
+
+def _resolve_compression(ctx, hip):
+    c = ctx.attr._compression[HipSettingInfo].value
+    if c == "auto":
+        # Compressed (CCOB) bundles are read by the HIP runtime from ROCm 6.2 on.
+        parts = hip.rocm_version.split(".")
+        if len(parts) == 2 and parts[0].isdigit() and parts[1].isdigit() and (int(parts[0]), int(parts[1])) >= (6, 2):
+            return "zstd"
+        return "none"
+    return c
+
+_COMPRESSIONS = ["auto", "none", "zstd", "zlib"]
+
+def _compression_setting_impl(ctx):
+    if ctx.build_setting_value not in _COMPRESSIONS:
+        fail("--{}={}: must be one of {}".format(ctx.label, ctx.build_setting_value, ", ".join(_COMPRESSIONS)))
+    return [HipSettingInfo(value = ctx.build_setting_value)]
+
+hip_compression_flag = rule(
+    implementation = _compression_setting_impl,
+    build_setting = config.string(flag = True),
+    doc = "Offload-bundle compression: auto (zstd for ROCm >= 6.2, else none), none, zstd, zlib.",
+)
+
+def _hip_library_impl(ctx):
+    hip = hip_toolchain_info(ctx)
+    if not hip.rocm:
+        fail("{}: the HIP toolchain has no ROCm clang for host code".format(ctx.label))
+    split = ctx.split_attr.device
+    per_target = {}
+    for dep in split.values():
+        info = dep[_HipDeviceInfo]
+        if info.objects:
+            per_target[info.target] = info.objects
+    targets = sort_gfx_targets(per_target.keys())
+    compress = _resolve_compression(ctx, hip)
+
+    cc_toolchain = find_cpp_toolchain(ctx)
+    feature_configuration = _cc_common.configure_features(
+        ctx = ctx,
+        cc_toolchain = cc_toolchain,
+        requested_features = ctx.features,
+        unsupported_features = ctx.disabled_features,
+    )
+    dep_ctx = _cc_common.merge_cc_infos(cc_infos = [d[_CcInfo] for d in ctx.attr.deps]).compilation_context
+    dep_flags = []
+    for d in dep_ctx.includes.to_list():
+        dep_flags += ["-I", d]
+    for d in dep_ctx.quote_includes.to_list():
+        dep_flags += ["-iquote", d]
+    for d in dep_ctx.system_includes.to_list():
+        dep_flags += ["-isystem", d]
+    dep_flags += _define_flags(dep_ctx.defines.to_list())
+
+    # The host compile embeds this; HipEmbed swaps in the real bundle. Its
+    # bytes never change, so neither does the host compile's action key.
+    placeholder = ctx.actions.declare_file("_hip/{}/placeholder.hipfb".format(ctx.label.name))
+    ctx.actions.write(placeholder, "rules_rocm: replaced by HipEmbed with the offload bundle\n")
+    host_objects = []
+    bundles = []
+    for src in ctx.files.srcs:
+        entries = [(t, per_target[t][src.path]) for t in targets if src.path in per_target[t]]
+
+        # Always embed a bundle: without one clang leaves __hip_fatbin
+        # undefined. A host-only bundle loads fine; launches then fail with
+        # hipErrorNoBinaryForGpu, as for any GPU the wheel was not built for.
+        bundle = _bundle(ctx, hip, src, entries, compress)
+        host = ctx.actions.declare_file("_hip/{}/{}.host.o".format(ctx.label.name, _stem(src)))
+        obj = ctx.actions.declare_file("_hip/{}/{}.pic.o".format(ctx.label.name, _stem(src)))
+        args = ctx.actions.args()
+        args.add_all([
+            "-x",
+            "hip",
+            "--cuda-host-only",
+            "--offload-arch=" + hip.host_offload_arch,
+            "-fPIC",
+            "-O2",
+            "-std=c++17",
+            "--rocm-path=" + hip.rocm_path,
+        ])
+        args.add_all(_include_flags(ctx) + dep_flags + _define_flags(ctx.attr.defines + ctx.attr.local_defines) + ctx.attr.copts)
+        args.add_all(["-Xclang", "-fcuda-include-gpubinary", "-Xclang", placeholder.path])
+        args.add_all(["-c", src.path, "-o", host.path])
+        ctx.actions.run(
+            executable = hip.rocm.executable,
+            arguments = [args],
+            inputs = depset([src, placeholder] + ctx.files.hdrs, transitive = [dep_ctx.headers]),
+            outputs = [host],
+            mnemonic = "HipHostCompile",
+            progress_message = "Compiling HIP host code %s" % src.short_path,
+        )
+        ctx.actions.run(
+            executable = hip.objcopy,
+            arguments = ["--update-section", ".hip_fatbin=" + bundle.path, host.path, obj.path],
+            inputs = [host, bundle],
+            outputs = [obj],
+            mnemonic = "HipEmbed",
+            progress_message = "Embedding %s (%d device target(s))" % (bundle.short_path, len(entries)),
+        )
+        bundles.append(bundle)
+        host_objects.append(obj)
+
+    compilation_context = _cc_common.create_compilation_context(
+        headers = depset(ctx.files.hdrs),
+        defines = depset(ctx.attr.defines),
+    )
+    compilation_outputs = _cc_common.create_compilation_outputs(
+        objects = depset(host_objects),
+        pic_objects = depset(host_objects),
+    )
+    linking_context, _ = _cc_common.create_linking_context_from_compilation_outputs(
+        actions = ctx.actions,
+        feature_configuration = feature_configuration,
+        cc_toolchain = cc_toolchain,
+        compilation_outputs = compilation_outputs,
+        name = ctx.label.name,
+        alwayslink = True,
+        user_link_flags = ["-L" + hip.runtime_lib_dir, "-lamdhip64"],
+        linking_contexts = [d[_CcInfo].linking_context for d in ctx.attr.deps if _CcInfo in d],
+        disallow_dynamic_library = True,
+    )
+    cc_info = _cc_common.merge_cc_infos(
+        direct_cc_infos = [_CcInfo(compilation_context = compilation_context, linking_context = linking_context)],
+        cc_infos = [d[_CcInfo] for d in ctx.attr.deps if _CcInfo in d],
+    )
+    device_objects = {t: [per_target[t][k] for k in sorted(per_target[t].keys())] for t in targets}
+    return [
+        cc_info,
+        HipInfo(targets = targets, bundles = bundles, device_objects = device_objects),
+        DefaultInfo(files = depset(host_objects)),
+        OutputGroupInfo(
+            bundles = depset(bundles),
+            device_objects = depset([f for fs in device_objects.values() for f in fs]),
+        ),
+    ]
+
+hip_library_rule = rule(
+    implementation = _hip_library_impl,
+    attrs = dict(_COMMON_ATTRS, **dict(GFX_ATTRS, **{
+        "deps": attr.label_list(providers = [_CcInfo], doc = "cc_library deps of the host code."),
+        "device": attr.label(
+            mandatory = True,
+            cfg = gfx_device_split,
+            providers = [_HipDeviceInfo],
+            doc = "The hip_device_code target (made by the hip_library macro).",
+        ),
+        "local_defines": attr.string_list(doc = "Defines for this library's host compile only."),
+        "_allowlist_function_transition": attr.label(
+            default = "@bazel_tools//tools/allowlists/function_transition_allowlist",
+        ),
+        "_cc_toolchain": attr.label(default = "@bazel_tools//tools/cpp:current_cc_toolchain"),
+        "_compression": attr.label(default = Label("//:hip_bundle_compression")),
+    })),
+    # The C++ toolchain type too: Bazel >= 7 resolves the C++ toolchain
+    # through it (find_cpp_toolchain), Bazel 4 through _cc_toolchain.
+    toolchains = [str(HIP_TOOLCHAIN_TYPE), str(ROCM_WHEEL_TOOLCHAIN_TYPE), "@bazel_tools//tools/cpp:toolchain_type"],
+    fragments = ["cpp"],
+    doc = "Internal rule behind the hip_library macro.",
+)
+
+def hip_library(
+        name,
+        srcs,
+        hdrs = [],
+        deps = [],
+        copts = [],
+        device_copts = [],
+        defines = [],
+        local_defines = [],
+        includes = [],
+        self_contained = False,
+        skip_unsupported_targets = False,
+        **kwargs):
+    """A HIP library compiled for every gfx target of --//:gfx.
+
+    Args:
+      name: target name; provides _CcInfo (link it from cc_binary/cc_library) and HipInfo.
+      srcs: .hip sources (host + device code, non-RDC: one bundle per source).
+      hdrs: headers visible to host and device compiles.
+      deps: cc_library deps of the host code.
+      copts: ROCm clang flags for host and device compiles.
+      device_copts: flags for device compiles only (also given to the second compiler).
+      defines: defines for host and device, propagated to dependents.
+      local_defines: defines for this library's host compile only.
+      includes: include directories relative to the package.
+      self_contained: device code uses no HIP headers/device libraries, so the
+        second compiler (zig clang) may build targets the ROCm clang lacks.
+      skip_unsupported_targets: targets no compiler supports get no device code
+        (a runtime launch then fails with hipErrorNoBinaryForGpu) instead of an
+        analysis error.
+      **kwargs: visibility, tags, testonly, target_compatible_with, ...
+    """
+
+    # "manual": only meaningful under hip_library's split transition, so
+    # keep it out of `//...` and `:all`.
+    device_kwargs = {k: v for k, v in kwargs.items() if k in ("testonly",)}
+    device_kwargs["tags"] = kwargs.get("tags", []) + ["manual"]
+    hip_device_code(
+        name = name + "_device",
+        srcs = srcs,
+        hdrs = hdrs,
+        copts = copts,
+        device_copts = device_copts,
+        defines = defines,
+        includes = includes,
+        self_contained = self_contained,
+        skip_unsupported_targets = skip_unsupported_targets,
+        visibility = ["//visibility:private"],
+        **device_kwargs
+    )
+    hip_library_rule(
+        name = name,
+        srcs = srcs,
+        hdrs = hdrs,
+        deps = deps,
+        copts = copts,
+        device_copts = device_copts,
+        defines = defines,
+        local_defines = local_defines,
+        includes = includes,
+        self_contained = self_contained,
+        skip_unsupported_targets = skip_unsupported_targets,
+        device = ":" + name + "_device",
+        **kwargs
+    )

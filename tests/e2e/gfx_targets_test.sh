@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# GPU targets end to end (issue 4), in the workspace's own output base so it
+# shares the cache with `make bazel-test`:
+#  1. for several --//:gfx values, `bazel aquery` over //:wheels shows device
+#     compiles for exactly the expanded targets, and the built pjrt wheel's
+#     .hip_fatbin holds exactly those (checked with rocm-wheel inspect and an
+#     independent parser, tests/gfx/bundle_targets.py);
+#  2. narrowing gfx1200,gfx1201 -> gfx1201 re-runs no device or host compile,
+#     only bundle, embed, link and wheel (Bazel's execution log);
+#  3. errors: unknown family (with did-you-mean), empty value, a target the
+#     configured compiler cannot build;
+#  4. $(ROCM_OFFLOAD_ARCH_COPTS) for hipcc-style cc_library copts.
+set -euo pipefail
+export LC_ALL=C
+cd "$(dirname "$0")/../.."
+BAZEL=${BAZEL:-bazel}
+FLAGS=(--config=offline)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/gfx_e2e.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+WHEEL=bazel-bin/examples/pjrt/jax_rocm7_pjrt-0.7.1-py3-none-manylinux_2_28_x86_64.whl
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+# The bundle parser needs zstandard (compressed bundles): the repo's venv.
+PY="${ROCM_WHEEL_VENV:-$PWD/.venv}/bin/python"
+[[ -x $PY ]] || fail "$PY missing: run \`make setup\` first"
+
+rocm_wheel() {
+  local rw
+  rw="$("$BAZEL" info "${FLAGS[@]}" output_base 2>/dev/null)/external/rocm_wheel_tools/rocm-wheel"
+  [[ -x $rw ]] || fail "rocm-wheel not built at $rw"
+  "$rw" "$@"
+}
+
+# Targets of the device-compile actions of //:wheels (analysis only); each
+# action's arguments must name exactly one target (besides its file names).
+aquery_targets() {
+  "$BAZEL" aquery "${FLAGS[@]}" "--//:gfx=$1" --output=jsonproto \
+    'mnemonic("HipDeviceCompile", deps(//:wheels))' >"$tmp/aquery.json" 2>"$tmp/aquery.err" \
+    || { cat "$tmp/aquery.err" >&2; fail "aquery with --//:gfx=$1"; }
+  python3 - "$tmp/aquery.json" <<'PY'
+import json, re, sys
+actions = json.load(open(sys.argv[1])).get("actions", [])
+found = set()
+for a in actions:
+    names = set()
+    for arg in a.get("arguments", []):
+        if re.search(r"\.(hip|co|o)$", arg):
+            continue  # file names carry the target too
+        names.update(re.findall(r"gfx[0-9a-z]+", arg))
+    if len(names) != 1:
+        sys.exit("FAIL: a device compile names %s: %s" % (sorted(names), " ".join(a.get("arguments", []))))
+    found |= names
+print("\n".join(sorted(found)))
+PY
+}
+
+check_set() {
+  local value=$1
+  shift
+  local want
+  want=$(printf '%s\n' "$@" | sort -u)
+  echo "--- --//:gfx=$value (want: $*)"
+  local got
+  got=$(aquery_targets "$value")
+  [[ $got == "$want" ]] || fail "aquery for $value: device compiles for [$(echo $got)], want [$(echo $want)]"
+  "$BAZEL" build "${FLAGS[@]}" "--//:gfx=$value" //examples/pjrt:wheel 2>"$tmp/build.err" \
+    || { tail -30 "$tmp/build.err" >&2; fail "build of //examples/pjrt:wheel with --//:gfx=$value"; }
+  got=$("$PY" tests/gfx/bundle_targets.py "$WHEEL")
+  [[ $got == "$want" ]] || fail "bundles in $WHEEL hold [$(echo $got)], want [$(echo $want)]"
+  rocm_wheel inspect "$WHEEL" --json >"$tmp/inspect.json" || fail "rocm-wheel inspect $WHEEL"
+  got=$(python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+print("\n".join(sorted({t.split(":")[0] for e in r["elf_files"] for t in e["targets"]})))' "$tmp/inspect.json")
+  [[ $got == "$want" ]] || fail "rocm-wheel inspect $WHEEL lists [$(echo $got)], want [$(echo $want)]"
+}
+
+# 1. Sets. The pjrt wheel has a self-contained kernel (every target) and a
+# rocPRIM kernel (clang-15 targets only), so the union is the whole set.
+check_set gfx120X-all gfx1200 gfx1201
+check_set gfx94X-dcgpu gfx942
+check_set gfx950-dcgpu gfx950
+check_set gfx90X-dcgpu gfx906 gfx908 gfx90a
+check_set gfx120X-all,gfx94X-dcgpu gfx1200 gfx1201 gfx942
+
+# Compressed bundles (what ROCm >= 6.2 runtimes read) and the manylinux check.
+echo "--- --//:hip_bundle_compression=zstd, rocm-wheel check"
+"$BAZEL" build "${FLAGS[@]}" --//:gfx=gfx120X-all --//:hip_bundle_compression=zstd //examples/pjrt:wheel 2>"$tmp/build.err" \
+  || { tail -30 "$tmp/build.err" >&2; fail "build with zstd bundles"; }
+rocm_wheel inspect "$WHEEL" >"$tmp/inspect.txt"
+grep -qE 'offload bundles: 2 \(1 uncompressed, 1 zstd v[23]\)' "$tmp/inspect.txt" \
+  || { cat "$tmp/inspect.txt" >&2; fail "want one zstd bundle (vector_add) and one host-only bundle (radix_sort)"; }
+[[ $("$PY" tests/gfx/bundle_targets.py "$WHEEL" | tr '\n' ' ') == "gfx1200 gfx1201 " ]] || fail "zstd bundles do not hold gfx1200 gfx1201"
+rocm_wheel check "$WHEEL" >"$tmp/check.txt" 2>&1 || { cat "$tmp/check.txt" >&2; fail "rocm-wheel check rejects the manylinux_2_28 tag"; }
+
+# 2. No device recompile when a target is dropped.
+echo "--- gfx1200,gfx1201 -> gfx1201 re-runs no device compile"
+"$BAZEL" build "${FLAGS[@]}" --//:gfx=gfx1200,gfx1201 //examples/pjrt:wheel 2>"$tmp/build.err" \
+  || { tail -30 "$tmp/build.err" >&2; fail "build gfx1200,gfx1201"; }
+"$BAZEL" build "${FLAGS[@]}" --//:gfx=gfx1201 --execution_log_json_file="$tmp/exec.json" //examples/pjrt:wheel \
+  2>"$tmp/build.err" || { tail -30 "$tmp/build.err" >&2; fail "build gfx1201"; }
+python3 - "$tmp/exec.json" <<'PY'
+import collections, json, sys
+text = open(sys.argv[1]).read()
+dec = json.JSONDecoder()
+pos, spawns = 0, []
+while True:
+    while pos < len(text) and text[pos].isspace():
+        pos += 1
+    if pos >= len(text):
+        break
+    obj, pos = dec.raw_decode(text, pos)
+    spawns.append(obj)
+counts = collections.Counter(s.get("mnemonic", "?") for s in spawns)
+print("executed spawns:", dict(counts))
+# Host compiles embed a constant placeholder (the bundle goes in by HipEmbed),
+# so they do not depend on the set either.
+for m in ("HipDeviceCompile", "HipDeviceLink", "HipHostCompile"):
+    if counts[m]:
+        sys.exit("FAIL: %d %s action(s) re-ran after narrowing the set" % (counts[m], m))
+for m in ("HipBundle", "HipEmbed", "CppLink", "RocmWheel"):
+    if not counts[m]:
+        sys.exit("FAIL: no %s action ran; the narrowed set must rebuild bundles, embed, link and wheel" % m)
+PY
+[[ $("$PY" tests/gfx/bundle_targets.py "$WHEEL") == gfx1201 ]] || fail "wheel after narrowing does not hold exactly gfx1201"
+
+# 3. Errors.
+expect_error() {
+  local value=$1 target=$2
+  shift 2
+  echo "--- error: --//:gfx='$value' $target"
+  if "$BAZEL" build "${FLAGS[@]}" --nobuild "--//:gfx=$value" "$target" >"$tmp/err.log" 2>&1; then
+    fail "--//:gfx='$value' was accepted for $target"
+  fi
+  local needle
+  for needle in "$@"; do
+    grep -qF -- "$needle" "$tmp/err.log" || { tail -20 "$tmp/err.log" >&2; fail "error for '$value' lacks: $needle"; }
+  done
+}
+expect_error gfx120x-al //examples/pjrt:wheel "unknown amdgpu family or gfx target 'gfx120x-al'" \
+  "Did you mean 'gfx120X-all'?" "Valid families:" "gfx94X-dcgpu"
+expect_error gfx94X-dcgpu,gfx9001 //examples/pjrt:wheel "unknown amdgpu family or gfx target 'gfx9001'"
+expect_error "" //examples/pjrt:wheel "--//:gfx is empty"
+# rocPRIM-style code needs the ROCm clang (Debian clang-15 here), which has no gfx1201.
+expect_error gfx1201 //tests/gfx:needs_rocm_clang "cannot compile device code for gfx1201" \
+  "//tests/gfx:needs_rocm_clang" "clang version" "zig clang"
+
+# 4. Make variables for cc_library copts.
+echo "--- \$(ROCM_OFFLOAD_ARCH_COPTS)"
+"$BAZEL" build "${FLAGS[@]}" --//:gfx=gfx90X-dgpu,gfx103X-igpu //tests/gfx:offload_copts 2>"$tmp/build.err" \
+  || { tail -30 "$tmp/build.err" >&2; fail "build //tests/gfx:offload_copts"; }
+got=$(cat bazel-bin/tests/gfx/offload_copts.txt)
+want="--offload-arch=gfx906 --offload-arch=gfx1033 --offload-arch=gfx1035 --offload-arch=gfx1036"
+[[ $got == "$want" ]] || fail "ROCM_OFFLOAD_ARCH_COPTS is '$got', want '$want'"
+
+echo "PASS"

@@ -1,0 +1,29 @@
+"""Runs inside a fresh venv with jax-rocm7-pjrt installed (wheel_install_test)."""
+
+import ctypes
+import importlib
+import importlib.metadata as md
+import os
+import re
+import sys
+
+eps = [ep for ep in md.entry_points(group="jax_plugins") if ep.name == "xla_rocm7"]
+assert len(eps) == 1, "jax_plugins entry point xla_rocm7 missing: %r" % (eps,)
+assert eps[0].value == "jax_plugins.xla_rocm7", eps[0].value
+mod = eps[0].load()
+assert mod is importlib.import_module("jax_plugins.xla_rocm7")
+
+# jax_plugins is a namespace package, shared with other plugins.
+import jax_plugins  # noqa: E402
+
+assert getattr(jax_plugins, "__file__", None) is None, "jax_plugins must stay a namespace package"
+
+plugin = os.path.join(os.path.dirname(mod.__file__), "xla_rocm_plugin.so")
+assert os.path.isfile(plugin), plugin
+lib = ctypes.CDLL(plugin)
+lib.GetPjrtApi.restype = ctypes.POINTER(ctypes.c_size_t)
+assert lib.GetPjrtApi().contents.value == 64, "PJRT_Api.struct_size"
+
+targets = mod.gfx_targets()
+assert targets and all(re.fullmatch(r"gfx[0-9a-f]+", t) for t in targets), targets
+print("python", sys.argv[1], "plugin ok, targets", ",".join(targets))

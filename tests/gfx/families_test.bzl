@@ -1,0 +1,82 @@
+"""Analysis-time checks of the family table and of expand_gfx, reported by a
+generated test script (fails listing every mismatch)."""
+
+load("//rules:defs.bzl", "GFX_TARGETS", "expand_gfx", "sort_gfx_targets", FAMILIES = "GFX_FAMILIES", LEGACY_FAMILIES = "GFX_LEGACY_FAMILIES")
+
+# (flag value, expected targets or None, substrings the error must contain)
+_CASES = [
+    ("gfx120X-all", ["gfx1200", "gfx1201"], []),
+    ("gfx94X-dcgpu", ["gfx942"], []),
+    ("gfx950-dcgpu", ["gfx950"], []),
+    ("gfx90X-dcgpu", ["gfx906", "gfx908", "gfx90a"], []),
+    ("gfx90X-dgpu", ["gfx906"], []),
+    (" gfx94X-dcgpu , gfx950-dcgpu ", ["gfx942", "gfx950"], []),
+    ("gfx1201,gfx120X-all,gfx1201", ["gfx1200", "gfx1201"], []),
+    ("dcgpu-all", ["gfx908", "gfx90a", "gfx942", "gfx950", "gfx1250"], []),
+    ("gfx103X-all", ["gfx1030", "gfx1031", "gfx1032", "gfx1033", "gfx1034", "gfx1035", "gfx1036"], []),
+    ("gfx103X-dgpu,gfx103X-igpu", ["gfx1030", "gfx1031", "gfx1032", "gfx1033", "gfx1034", "gfx1035", "gfx1036"], []),
+    ("gfx90a,gfx1100", ["gfx90a", "gfx1100"], []),
+    ("gfx120x-al", None, ["unknown amdgpu family or gfx target 'gfx120x-al'", "Did you mean 'gfx120X-all'?", "Valid families: dcgpu-all"]),
+    ("GFX942", None, ["Did you mean 'gfx942'?"]),
+    ("gfx94X-dcgpu,bogus-family-name", None, ["'bogus-family-name'", "Legacy aliases: gfx90X-all"]),
+    ("", None, ["is empty"]),
+    (" , ", None, ["is empty"]),
+    ("gfx942,,gfx950", None, ["empty entry"]),
+]
+
+def _check(errors):
+    for value, want, needles in _CASES:
+        got = expand_gfx(value)
+        if want != None:
+            if got.error:
+                errors.append("{!r}: unexpected error {}".format(value, got.error))
+            elif got.targets != want:
+                errors.append("{!r}: got {}, want {}".format(value, got.targets, want))
+        elif not got.error:
+            errors.append("{!r}: accepted as {}, want an error".format(value, got.targets))
+        else:
+            for n in needles:
+                if n not in got.error:
+                    errors.append("{!r}: error lacks {!r}: {}".format(value, n, got.error))
+
+    # Table invariants: sizes from TheRock's list, every family sorted and
+    # known, every target a family of its own.
+    sizes = {"dgpu-all": 14, "igpu-all": 9, "dcgpu-all": 5, "gfx103X-all": 7, "gfx115X-all": 4}
+    for fam, n in sizes.items():
+        if len(FAMILIES[fam]) != n:
+            errors.append("{} has {} targets, want {}".format(fam, len(FAMILIES[fam]), n))
+    for table in (FAMILIES, LEGACY_FAMILIES):
+        for fam, targets in table.items():
+            r = expand_gfx(fam)
+            if r.error or r.targets != sort_gfx_targets(targets):
+                errors.append("family {} expands to {} / {}".format(fam, r.targets, r.error))
+    for t in GFX_TARGETS:
+        r = expand_gfx(t)
+        if r.targets != [t]:
+            errors.append("target {} expands to {}".format(t, r.targets))
+    if GFX_TARGETS.index("gfx90a") > GFX_TARGETS.index("gfx1010"):
+        errors.append("gfx targets are not in ISA order: {}".format(GFX_TARGETS))
+    if len(GFX_TARGETS) != 28:
+        errors.append("{} gfx targets, want 28: {}".format(len(GFX_TARGETS), GFX_TARGETS))
+
+def _families_test_impl(ctx):
+    errors = []
+    _check(errors)
+    script = ctx.actions.declare_file(ctx.label.name + ".sh")
+    lines = ["#!/usr/bin/env bash", "# Generated: results of the analysis-time checks."]
+    if errors:
+        lines += ["echo " + repr("FAIL: " + e) + " >&2" for e in errors] + ["exit 1"]
+    else:
+        lines.append("echo 'PASS: {} expansion cases, {} families, {} targets'".format(
+            len(_CASES),
+            len(FAMILIES) + len(LEGACY_FAMILIES),
+            len(GFX_TARGETS),
+        ))
+    ctx.actions.write(script, "\n".join(lines) + "\n", is_executable = True)
+    return [DefaultInfo(executable = script)]
+
+families_test = rule(
+    implementation = _families_test_impl,
+    test = True,
+    doc = "Checks the amdgpu family table and --//:gfx expansion.",
+)
