@@ -32,8 +32,11 @@ cleanup() {
   e2e_stop_buildgrid
   [[ -d $OB2 ]] && (cd / && timeout 300 "$BAZEL" --output_base="$OB2" clean --expunge >/dev/null 2>&1 || true)
   e2e_shutdown_servers
+  # Bazel leaves read-only directories when --expunge did not finish.
+  [[ -d $OB2 ]] && chmod -R u+w "$OB2" 2>/dev/null
   if ((ok)); then
     rm -rf "$RUN"
+    rmdir "$E2E_TMP" 2>/dev/null || true
   else
     rm -rf "$COPY" "$RUN/cas" "$OB2"
     echo "remote_cache_test: logs kept in $RUN" >&2

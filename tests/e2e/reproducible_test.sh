@@ -23,7 +23,12 @@ OB=$E2E_MAIN_OB
 ok=0
 cleanup() {
   e2e_shutdown_servers
-  if ((ok)); then rm -rf "$RUN"; else echo "reproducible_test: logs kept in $RUN" >&2; fi
+  if ((ok)); then
+    rm -rf "$RUN"
+    rmdir "$E2E_TMP" 2>/dev/null || true
+  else
+    echo "reproducible_test: logs kept in $RUN" >&2
+  fi
 }
 trap cleanup EXIT
 
