@@ -6,7 +6,9 @@
 #   B' copy, remote cache, --//:python_versions listed in another order: same
 #   C  copy, no cache            every action re-executed at the other path
 #                                gives the same bytes (a cache hit would hide an
-#                                output that embeds the checkout path)
+#                                output that embeds the checkout path); built
+#                                with --config=rbe minus the executor, so every
+#                                spawn must resolve to the RBE exec platform
 # and the negative controls (//tests/remote:leak_*, each embeds the checkout
 # path) must FAIL the same check: proof that it can fail.
 #
@@ -89,10 +91,13 @@ else
   echo "--- SKIPPED B': no //:python_versions flag yet (set REMOTE_CACHE_TEST_REORDERED to force)"
 fi
 
-# C: every action executed again at the other path, no cache at all.
+# C: every action executed again at the other path, no cache at all. With
+# --config=rbe minus the executor (the strategy list falls back to the local
+# sandbox): every spawn must also resolve to the RBE exec platform, i.e. all
+# toolchains are compatible with it and its exec_properties reach the spawns.
 e2e_bazel "$COPY" "$OB2" clean >/dev/null 2>&1
-e2e_build "$RUN" C "$COPY" "$OB2" "${E2E_LOCAL_FLAGS[@]}" "${TARGETS[@]}"
-e2e_check "$RUN" A C --max-hit-rate 0
+e2e_build "$RUN" C "$COPY" "$OB2" --config=rbe "${E2E_LOCAL_FLAGS[@]}" --jobs=auto "${TARGETS[@]}"
+e2e_check "$RUN" A C --max-hit-rate 0 --require-exec-property container-image
 
 # Negative controls through the very same steps and checks: both must fail.
 e2e_build "$RUN" B_leak "$COPY" "$OB2" "${REMOTE[@]}" \

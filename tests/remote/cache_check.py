@@ -18,7 +18,9 @@ Each build is described by the files Bazel wrote for it:
     non-deterministic; the mnemonic and path say which action);
   - the top-level outputs differ in name set or sha256;
   - there is nothing to compare (no cacheable spawn ran, no top-level file),
-    so a warm local cache cannot make the check pass vacuously.
+    so a warm local cache cannot make the check pass vacuously;
+  - with --require-exec-property, a spawn lacks that platform property (its
+    exec platform is not the one under test).
 
 Standard library only: no dependency beyond the interpreter.
 """
@@ -178,6 +180,9 @@ def main(argv=None):
     c.add_argument("--min-hit-rate", type=float, help="e.g. 0.99: required remote-cache hit rate")
     c.add_argument("--max-hit-rate", type=float,
                    help="e.g. 0: the build must execute its spawns itself (a local rebuild)")
+    c.add_argument("--require-exec-property", metavar="NAME",
+                   help="every spawn must carry this exec property: its exec platform "
+                        "resolved to the one that sets it (e.g. the RBE platform)")
     c.add_argument("--max-report", type=int, default=20, help="misses/diffs printed in full")
     a = p.parse_args(argv)
     if a.command == "record":
@@ -212,6 +217,19 @@ def compare(a):
     if a.max_hit_rate is not None and cacheable and rate > a.max_hit_rate:
         failures.append(f"remote cache hit rate {rate:.1%} > {a.max_hit_rate:.1%}: "
                         "this build was meant to execute its actions itself")
+
+    if a.require_exec_property:
+        lacking = [s for s in spawns
+                   if a.require_exec_property not in
+                   {p.get("name") for p in s.get("platform", {}).get("properties", [])}]
+        print(f"[{a.name}] {len(spawns) - len(lacking)} of {len(spawns)} spawns carry "
+              f"exec property {a.require_exec_property}")
+        for s in lacking[: a.max_report]:
+            print(f"[{a.name}] NO-PLATFORM {s.get('mnemonic', '?')} -> "
+                  f"{', '.join(s.get('listedOutputs', [])[:3])}")
+        if lacking:
+            failures.append(f"{len(lacking)} spawns did not resolve to the exec platform that sets "
+                            f"{a.require_exec_property} (a toolchain incompatible with it?)")
 
     # Every output both builds produced must have the same bytes.
     ref_outputs = {}
