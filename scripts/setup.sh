@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 APT_PACKAGES=(
   bazel-bootstrap bazel-platforms
   hipcc librocprim-dev libamdhip64-dev rocm-device-libs
-  binutils patchelf zip unzip
+  binutils patchelf zip unzip gcc libc6-dev util-linux iproute2
 )
 missing=()
 for p in "${APT_PACKAGES[@]}"; do

@@ -66,7 +66,12 @@ def _abs_label(label):
 def _rocm_wheel_cargo_repository_impl(rctx):
     cargo = _find_cargo(rctx)
     manifest = rctx.path(Label("//tools:Cargo.toml"))
-    tools_dir = str(manifest.dirname)
+
+    # The real path: through local_repository the same sources appear under
+    # another name, which would change RUSTFLAGS and force a full rebuild.
+    real = rctx.execute(["realpath", str(manifest.dirname)])
+    tools_dir = real.stdout.strip() if real.return_code == 0 else str(manifest.dirname)
+    manifest = rctx.path(tools_dir + "/Cargo.toml")
     _watch_sources(rctx, tools_dir)
 
     # ROCM_WHEEL_CARGO_TARGET_DIR lets several output bases of one checkout

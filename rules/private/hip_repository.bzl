@@ -10,8 +10,8 @@ The targets each compiler can build are probed (clang -print-supported-cpus,
 and for the ROCm clang the device library's ISA bitcode files).
 
 Second device compiler (optional): `zig` attribute, else $ROCM_ZIG, else the
-`ziglang` package in <rules_rocm checkout>/.venv. Used for self-contained
-device code on targets the ROCm clang lacks.
+`ziglang` package in <rules_rocm checkout>/.venv; "none" disables it. Used
+for self-contained device code on targets the ROCm clang lacks.
 """
 
 load(":gfx_families.bzl", "GFX_TARGETS")
@@ -81,12 +81,15 @@ def _isa_bitcode(rctx, device_lib_path):
     return {"gfx" + v: True for v in isa}
 
 def _find_zig(rctx):
+    # "none" turns the second compiler off.
     if rctx.attr.zig:
-        return rctx.attr.zig
+        return None if rctx.attr.zig == "none" else rctx.attr.zig
     env = rctx.os.environ.get("ROCM_ZIG", "")
     if env:
-        return env
-    venv_lib = rctx.path(Label("//:WORKSPACE")).dirname.get_child(".venv").get_child("lib")
+        return None if env == "none" else env
+
+    # MODULE.bazel: present in a checkout and in a BCR archive alike.
+    venv_lib = rctx.path(Label("//:MODULE.bazel")).dirname.get_child(".venv").get_child("lib")
     if venv_lib.exists:
         for py in sorted([str(e) for e in venv_lib.readdir()], reverse = True):
             z = py + "/site-packages/ziglang/zig"
@@ -242,7 +245,7 @@ rocm_hip_repository = repository_rule(
     attrs = {
         "clang": attr.string(doc = "Explicit ROCm clang++ (default: found under the ROCm root)."),
         "rocm_path": attr.string(doc = "ROCm root; default $ROCM_PATH, /opt/rocm, /usr."),
-        "zig": attr.string(doc = "zig binary for the second device compiler; default $ROCM_ZIG or <rules_rocm>/.venv's ziglang."),
+        "zig": attr.string(doc = "zig binary for the second device compiler ('none': no second compiler); default $ROCM_ZIG or <rules_rocm>/.venv's ziglang."),
     },
     environ = ["ROCM_PATH", "ROCM_ZIG", "HIP_CLANG_PATH"],
     local = True,

@@ -338,6 +338,79 @@ mod tests {
     use super::*;
 
     #[test]
+    fn metadata_fields_in_fixed_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let readme = dir.path().join("README.md");
+        std::fs::write(&readme, "# Title\n\nBody, no trailing newline").unwrap();
+        let json = serde_json::json!({
+            "distribution": "Jax-ROCm7-Plugin", "version": "0.7.1", "tags": ["py3-none-any"], "files": [],
+            "metadata": {
+                "description": {"src": readme, "content_type": "text/markdown"},
+                "provides_extra": ["test", "gpu"],
+                "requires_dist": ["a==1", "b; extra == 'test'"],
+                "requires_python": ">=3.10",
+                "classifiers": ["Programming Language :: Python :: 3"],
+                "keywords": ["jax", "rocm"],
+                "license_files": [{"path": "LICENSE", "src": "x"}, {"path": "sub/NOTICE", "src": "y"}],
+                "license_expression": "Apache-2.0",
+                "maintainer_email": "m@x", "maintainer": "M", "author_email": "a@x", "author": "A",
+                "project_urls": [["Source", "https://s.example"], ["Homepage", "https://h.example"]],
+                "summary": "S"
+            }
+        });
+        let m = Manifest::from_json(&json.to_string()).unwrap();
+        assert_eq!(
+            render_metadata(&m).unwrap(),
+            "Metadata-Version: 2.4\nName: Jax-ROCm7-Plugin\nVersion: 0.7.1\nSummary: S\n\
+             Project-URL: Source, https://s.example\nProject-URL: Homepage, https://h.example\n\
+             Author: A\nAuthor-email: a@x\nMaintainer: M\nMaintainer-email: m@x\n\
+             License-Expression: Apache-2.0\nLicense-File: LICENSE\nLicense-File: sub/NOTICE\n\
+             Keywords: jax,rocm\nClassifier: Programming Language :: Python :: 3\n\
+             Requires-Python: >=3.10\nRequires-Dist: a==1\nRequires-Dist: b; extra == 'test'\n\
+             Provides-Extra: test\nProvides-Extra: gpu\nDescription-Content-Type: text/markdown\n\
+             \n# Title\n\nBody, no trailing newline\n"
+        );
+    }
+
+    #[test]
+    fn metadata_field_errors() {
+        let bad = |md: serde_json::Value, want: &str| {
+            let json = serde_json::json!({"distribution": "a", "version": "1", "tags": ["py3-none-any"], "files": [], "metadata": md});
+            let e = format!(
+                "{:#}",
+                render_metadata(&Manifest::from_json(&json.to_string()).unwrap()).unwrap_err()
+            );
+            assert!(e.contains(want), "{want:?} not in: {e}");
+        };
+        bad(
+            serde_json::json!({"project_urls": [["Home", "example.org"]]}),
+            "is not a URL",
+        );
+        bad(
+            serde_json::json!({"project_urls": [["A label that is far too long for PyPI", "https://x"]]}),
+            "at most 32",
+        );
+        bad(serde_json::json!({"keywords": ["a,b"]}), "contains a comma");
+        bad(
+            serde_json::json!({"classifiers": ["Bad ::  x"]}),
+            "malformed",
+        );
+        bad(
+            serde_json::json!({"description": {"src": "/nonexistent/README.md"}}),
+            "description file",
+        );
+        bad(
+            serde_json::json!({"description": {"src": "x", "content_type": "text/html"}}),
+            "text/html",
+        );
+        bad(serde_json::json!({"author": ""}), "is empty");
+        bad(
+            serde_json::json!({"requires_dist": ["numpy>=1.26; python_version >= 3.12"]}),
+            "invalid requirement",
+        );
+    }
+
+    #[test]
     fn license_expressions() {
         for ok in [
             "Apache-2.0",
