@@ -44,7 +44,7 @@ cleanup() {
     echo "remote_cache_test: logs kept in $RUN" >&2
   fi
 }
-trap cleanup EXIT
+e2e_traps cleanup
 
 e2e_start_buildgrid "$RUN"
 REMOTE=(--config=remote-cache "--remote_cache=grpc://127.0.0.1:$E2E_CACHE_PORT")

@@ -30,7 +30,7 @@ cleanup() {
     echo "reproducible_test: logs kept in $RUN" >&2
   fi
 }
-trap cleanup EXIT
+e2e_traps cleanup
 
 # X1: `bazel clean` so that every action runs (the tool, an external
 # repository, survives it), then the build.

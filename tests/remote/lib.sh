@@ -51,7 +51,39 @@ e2e_bazel() {
     for s in "${E2E_SERVERS[@]}"; do [[ $s == "$ob" ]] && break; done
     [[ ${s:-} == "$ob" ]] || E2E_SERVERS+=("$ob")
   fi
-  (cd "$ws" && timeout --kill-after=30 "$(e2e_remaining)" "$BAZEL" "${startup[@]}" "$@")
+  local left rc=0
+  left=$(e2e_remaining) || e2e_fail "time budget exhausted (raise the test's *_TIMEOUT variable)"
+  # In the background + `wait`: a signal to the test interrupts `wait` at
+  # once (not after bazel returns), and e2e_on_exit can stop this client.
+  (cd "$ws" && exec timeout --kill-after=30 "$left" "$BAZEL" "${startup[@]}" "$@") &
+  E2E_CHILD=$!
+  wait "$E2E_CHILD" || rc=$?
+  E2E_CHILD=""
+  return "$rc"
+}
+
+# e2e_traps FUNCTION: FUNCTION runs on every exit, also on SIGINT/SIGTERM/
+# SIGHUP (a CI timeout), after the running bazel client is stopped.
+E2E_CHILD=""
+E2E_ON_EXIT=""
+e2e_on_exit() {
+  # A signal may land while a build's output is redirected to its log:
+  # report on the test's own stderr (saved by e2e_traps).
+  exec 1>&9 2>&9
+  if [[ -n $E2E_CHILD ]]; then
+    kill -TERM "$E2E_CHILD" 2>/dev/null || true
+    wait "$E2E_CHILD" 2>/dev/null || true
+    E2E_CHILD=""
+  fi
+  [[ -z $E2E_ON_EXIT ]] || "$E2E_ON_EXIT"
+}
+e2e_traps() {
+  E2E_ON_EXIT=$1
+  exec 9>&2
+  trap e2e_on_exit EXIT
+  trap 'exit 130' INT
+  trap 'exit 143' TERM
+  trap 'exit 129' HUP
 }
 
 # e2e_output_base WORKSPACE OUTPUT_BASE: the directory itself.
