@@ -7,6 +7,7 @@ use std::io::{BufReader, Read};
 use std::path::Path;
 
 use anyhow::{anyhow, bail, Context, Result};
+use wheel_inspect::record::{Digest, HashingReader, Record};
 
 use crate::elf::{read_elf, ElfFacts, MAGIC};
 use crate::sparse::{sparse_image, HEAD_CAP, SPARSE_THRESHOLD};
@@ -159,21 +160,35 @@ pub fn read_wheel_with_threshold(path: &Path, sparse_threshold: u64) -> Result<W
         }
     }
 
+    // Every member is verified against RECORD while it is read for the
+    // checks (shared with `rocm-wheel inspect`), so a modified member is
+    // an unreadable wheel rather than a clean report.
+    let record_name = format!("{dist_info}/RECORD");
+    let mut record_text = String::new();
+    zip.by_name(&record_name)
+        .with_context(|| format!("not a valid wheel: {record_name} is missing"))?
+        .read_to_string(&mut record_text)
+        .with_context(|| format!("{record_name} is not UTF-8 text"))?;
+    let mut record = Record::parse(&record_name, &record_text)?;
+
     let mut members = Vec::new();
     let mut elfs = Vec::new();
     for (i, name) in names.iter().enumerate() {
         if name.ends_with('/') {
             continue;
         }
+        let expected = record.expect(name)?;
         let (installed, in_data_purelib) = installed_path(name, &dist_data);
         let member = Member {
             name: name.clone(),
             installed,
             in_data_purelib,
         };
-        let mut entry = zip
+        let entry = zip
             .by_index(i)
             .with_context(|| format!("reading wheel member {name}"))?;
+        let size = entry.size();
+        let mut entry = HashingReader::new(entry);
         let mut head = [0u8; 4];
         let mut got = 0;
         while got < 4 {
@@ -185,38 +200,50 @@ pub fn read_wheel_with_threshold(path: &Path, sparse_threshold: u64) -> Result<W
             }
             got += n;
         }
+        let corrupt =
+            || format!("reading wheel member {name}: the zip entry is corrupt (rebuild the wheel)");
         if got == 4 && head == MAGIC {
-            let size = entry.size();
+            // The digest of the first complete read of the member.
+            let mut digest: Option<Digest> = None;
             let bytes = if size > sparse_threshold {
                 drop(entry);
                 let mut reopen = |f: &mut dyn FnMut(&mut dyn Read) -> Result<()>| -> Result<()> {
-                    let mut e = zip.by_index(i)?;
-                    f(&mut e)
+                    let mut e = HashingReader::new(zip.by_index(i)?);
+                    f(&mut e)?;
+                    if digest.is_none() {
+                        digest = e.complete_digest().cloned();
+                    }
+                    Ok(())
                 };
-                sparse_image(&mut reopen, size, HEAD_CAP).with_context(|| {
-                    format!(
-                        "reading wheel member {name}: the zip entry is corrupt (rebuild the wheel)"
-                    )
-                })?
+                sparse_image(&mut reopen, size, HEAD_CAP).with_context(corrupt)?
             } else {
                 let mut bytes = Vec::with_capacity(size as usize);
                 bytes.extend_from_slice(&head);
-                entry.read_to_end(&mut bytes).with_context(|| {
-                    format!(
-                        "reading wheel member {name}: the zip entry is corrupt (rebuild the wheel)"
-                    )
-                })?;
+                entry.read_to_end(&mut bytes).with_context(corrupt)?;
+                digest = entry.complete_digest().cloned();
                 bytes
             };
+            if let Some(expected) = &expected {
+                // sparse_image reads every member to the end at least once.
+                let digest = digest.ok_or_else(|| {
+                    anyhow!("internal error: wheel member {name} was never read to the end")
+                })?;
+                expected.verify(&digest)?;
+            }
             let facts = read_elf(&bytes).with_context(|| {
                 format!(
                     "wheel member {name} starts like an ELF file but cannot be read — it is truncated or corrupt; rebuild the wheel"
                 )
             })?;
             elfs.push((member.clone(), facts));
+        } else if let Some(expected) = &expected {
+            std::io::copy(&mut entry, &mut std::io::sink()).with_context(corrupt)?;
+            expected.verify(entry.complete_digest().expect("io::copy reads to the end"))?;
         }
         members.push(member);
     }
+
+    record.finish()?;
 
     Ok(Wheel {
         name_platform_tags: platform_tags_from_name(&file_name),

@@ -664,3 +664,82 @@ fn sparse_reading_gives_the_same_report() {
     assert_eq!(sparse.to_json(), whole.to_json());
     assert!(whole.has_errors(), "the fixture should exercise findings");
 }
+
+/// Rewrites the zip at `w` with `edit` applied to its `(name, bytes)` list
+/// (RECORD is left as it was, so it no longer describes the members).
+fn tamper(w: &Path, edit: impl FnOnce(&mut Vec<(String, Vec<u8>)>)) {
+    use std::io::{Read, Write};
+    let mut zip = zip::ZipArchive::new(std::fs::File::open(w).unwrap()).unwrap();
+    let mut members = Vec::new();
+    for i in 0..zip.len() {
+        let mut f = zip.by_index(i).unwrap();
+        let mut b = Vec::new();
+        f.read_to_end(&mut b).unwrap();
+        members.push((f.name().to_string(), b));
+    }
+    edit(&mut members);
+    let mut out = zip::ZipWriter::new(std::fs::File::create(w).unwrap());
+    for (n, b) in members {
+        out.start_file(n, zip::write::SimpleFileOptions::default())
+            .unwrap();
+        out.write_all(&b).unwrap();
+    }
+    out.finish().unwrap();
+}
+
+/// Members that do not match RECORD make the wheel unreadable input (exit
+/// 2), with the member named, whether it is an ELF file read whole or
+/// sparsely, or any other file.
+#[test]
+fn record_mismatches_are_unreadable_input() {
+    let so = format!("pkg/ext_old{EXT}");
+    const DIST_RECORD: &str = "rec-1.0.dist-info/RECORD";
+    let dist_record = DIST_RECORD;
+    type Edit = Box<dyn FnOnce(&mut Vec<(String, Vec<u8>)>)>;
+    let flip = |target: String| -> Edit {
+        Box::new(move |m| {
+            let b = &mut m.iter_mut().find(|(n, _)| *n == target).unwrap().1;
+            let mid = b.len() / 2;
+            b[mid] ^= 0x55;
+        })
+    };
+    let cases: Vec<(Edit, String)> = vec![
+        (flip(so.clone()), format!("RECORD hash mismatch for {so}")),
+        (
+            flip("pkg/data.bin".into()),
+            "RECORD hash mismatch for pkg/data.bin".into(),
+        ),
+        (
+            Box::new(|m| m.push(("pkg/extra.txt".into(), b"x".to_vec()))),
+            format!("pkg/extra.txt is not listed in {dist_record}"),
+        ),
+        (
+            Box::new(|m| m.retain(|(n, _)| n != "pkg/data.bin")),
+            format!("{dist_record} lists pkg/data.bin, which is not in the wheel"),
+        ),
+        (
+            Box::new(|m| m.retain(|(n, _)| n != DIST_RECORD)),
+            format!("not a valid wheel: {dist_record} is missing"),
+        ),
+    ];
+    for (edit, want) in cases {
+        let (_t, w) = wheel_of(
+            &format!("rec-1.0-cp312-cp312-{M17}.whl"),
+            &["ext_old"],
+            &[("pkg/data.bin", vec![7u8; 1000])],
+        );
+        // Untampered, the wheel is fine.
+        check(&w);
+        tamper(&w, edit);
+        let e = format!(
+            "{:#}",
+            check_wheel_file(&w, &Options::default()).unwrap_err()
+        );
+        assert!(e.contains(&want), "want `{want}`, got: {e}");
+        let e = format!(
+            "{:#}",
+            manylinux_check::wheel::read_wheel_with_threshold(&w, 0).unwrap_err()
+        );
+        assert!(e.contains(&want), "sparse: want `{want}`, got: {e}");
+    }
+}

@@ -228,11 +228,18 @@ impl CodeObjectHeader {
 
 /// Reads the ELF header of an AMDGPU code object. `name` is used in errors.
 pub fn read_code_object_header(data: &[u8], name: &str) -> Result<CodeObjectHeader> {
-    if data.len() < 64 || &data[..4] != b"\x7fELF" {
+    if !data.starts_with(b"\x7fELF") {
         bail!("{name}: not an ELF file; expected an AMDGPU code object (e.g. from `clang -x hip --cuda-device-only --no-gpu-bundle-output`)");
     }
-    if data[4] != 2 || data[5] != 1 {
+    if data.len() < 6 || data[4] != 2 || data[5] != 1 {
         bail!("{name}: not a 64-bit little-endian ELF file; AMDGPU code objects are ELF64 LSB");
+    }
+    if data.len() < 64 {
+        bail!(
+            "{name}: truncated ELF: the file is {} bytes, shorter than the 64-byte ELF64 \
+             header; the file was cut short — rebuild or copy it again",
+            data.len()
+        );
     }
     let u16_at = |o: usize| u16::from_le_bytes([data[o], data[o + 1]]);
     let e_machine = u16_at(18);
@@ -249,11 +256,18 @@ pub fn read_code_object_header(data: &[u8], name: &str) -> Result<CodeObjectHead
     })
 }
 
-/// Checks that a code object fits the entry id it is bundled under: same
-/// processor and, for code object V4+, the same xnack/sramecc settings.
+/// Checks that a code object is a whole, well-formed ELF file that fits
+/// the entry id it is bundled under: same processor and, for code object
+/// V4+, the same xnack/sramecc settings.
 pub fn check_code_object(id: &str, data: &[u8], name: &str) -> Result<()> {
     let e = EntryId::parse(id);
     let hdr = read_code_object_header(data, name)?;
+    crate::elf_layout::check_elf64_layout(data, name)?;
+    // Beyond the layout: symbol, string and dynamic tables must parse too.
+    #[cfg(feature = "elf")]
+    if let Err(err) = goblin::elf::Elf::parse(data) {
+        bail!("{name}: corrupt ELF: {err}; rebuild the code object");
+    }
     // The runtime loads only linked code objects.
     if hdr.e_type != ET_DYN {
         bail!(

@@ -283,3 +283,84 @@ fn failed_write_keeps_an_existing_output() {
     assert!(write_bundle_file(&request(out.clone(), vec![(device_id("gfx90a"), co906)])).is_err());
     assert_eq!(std::fs::read(&out).unwrap(), b"previous");
 }
+
+/// A code object cut short anywhere is refused as truncated, naming what is
+/// cut off; the whole file (from clang-15 and from zig's clang + lld) is
+/// accepted. `readelf` is the oracle for where the tables lie.
+#[test]
+fn truncated_code_objects_are_refused() {
+    let f = fixtures();
+    for (id, co) in [
+        (device_id("gfx906"), f.code_object("gfx906")),
+        (device_id("gfx1200"), f.zig_code_object("gfx1200")),
+    ] {
+        let data = std::fs::read(&co).unwrap();
+        offload_bundle::check_code_object(&id, &data, "co").unwrap();
+        for cut in 6..data.len() {
+            let e = err_of(offload_bundle::check_code_object(&id, &data[..cut], "co"));
+            assert!(e.starts_with("co: truncated ELF: "), "cut {cut}: {e}");
+        }
+        // Where readelf puts the section header table, we say it is cut.
+        let out = run(std::process::Command::new("readelf").arg("-h").arg(&co));
+        let text = String::from_utf8(out.stdout).unwrap();
+        let shoff: usize = text
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("Start of section headers:"))
+            .and_then(|v| v.split_whitespace().next())
+            .unwrap()
+            .parse()
+            .unwrap();
+        let e = err_of(offload_bundle::check_code_object(
+            &id,
+            &data[..shoff + 1],
+            "co",
+        ));
+        assert!(e.contains("the section header table"), "{e}");
+        let e = err_of(offload_bundle::check_code_object(&id, &data[..60], "co"));
+        assert!(e.contains("shorter than the 64-byte ELF64 header"), "{e}");
+    }
+
+    // Intact tables, but a segment and a section claiming bytes past the
+    // end (e.g. a file whose tail was overwritten by a bad patch).
+    let data = std::fs::read(f.code_object("gfx906")).unwrap();
+    let u64_at = |b: &[u8], o: usize| u64::from_le_bytes(b[o..o + 8].try_into().unwrap());
+    let phoff = u64_at(&data, 32) as usize;
+    let mut seg = data.clone();
+    seg[phoff + 32..phoff + 40].copy_from_slice(&(data.len() as u64 + 1).to_le_bytes());
+    let e = err_of(offload_bundle::check_code_object(
+        &device_id("gfx906"),
+        &seg,
+        "co",
+    ));
+    assert!(e.contains("truncated ELF: segment 0"), "{e}");
+    let shoff = u64_at(&data, 40) as usize;
+    let shentsize = u16::from_le_bytes([data[58], data[59]]) as usize;
+    let shstrndx = u16::from_le_bytes([data[62], data[63]]) as usize;
+    let mut sec = data.clone();
+    let o = shoff + shstrndx * shentsize + 24;
+    sec[o..o + 8].copy_from_slice(&(data.len() as u64).to_le_bytes());
+    let e = err_of(offload_bundle::check_code_object(
+        &device_id("gfx906"),
+        &sec,
+        "co",
+    ));
+    assert!(
+        e.contains(&format!("truncated ELF: section {shstrndx}")),
+        "{e}"
+    );
+
+    // Through the writer: nothing is written.
+    let dir = tempfile::tempdir().unwrap();
+    let half = dir.path().join("half.co");
+    std::fs::write(&half, &data[..data.len() / 2]).unwrap();
+    let out = dir.path().join("out.hipfb");
+    let e = err_of(write_bundle_file(&request(
+        out.clone(),
+        vec![(device_id("gfx906"), half.clone())],
+    )));
+    assert!(
+        e.contains(&format!("{}: truncated ELF", half.display())),
+        "{e}"
+    );
+    assert!(!out.exists());
+}

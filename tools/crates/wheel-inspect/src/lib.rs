@@ -63,9 +63,9 @@ use std::io::Read;
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
-use base64::Engine;
 use serde::Serialize;
-use sha2::{Digest, Sha256};
+
+pub mod record;
 
 pub const SCHEMA_VERSION: u32 = 1;
 
@@ -345,36 +345,6 @@ fn header<'a>(h: &'a [(String, String)], key: &str) -> Option<&'a str> {
         .map(|(_, v)| v.as_str())
 }
 
-/// Splits one CSV record (RECORD files quote fields holding commas).
-fn csv_fields(line: &str) -> Result<Vec<String>> {
-    let mut fields = Vec::new();
-    let mut cur = String::new();
-    let mut chars = line.chars().peekable();
-    let mut quoted = false;
-    while let Some(c) = chars.next() {
-        match (quoted, c) {
-            (true, '"') if chars.peek() == Some(&'"') => {
-                cur.push('"');
-                chars.next();
-            }
-            (true, '"') => quoted = false,
-            (false, '"') if cur.is_empty() => quoted = true,
-            (false, ',') => fields.push(std::mem::take(&mut cur)),
-            (_, c) => cur.push(c),
-        }
-    }
-    if quoted {
-        bail!("unterminated quote");
-    }
-    fields.push(cur);
-    Ok(fields)
-}
-
-struct RecordLine {
-    hash: Option<String>,
-    size: Option<u64>,
-}
-
 fn inspect_wheel(path: &Path) -> Result<(WheelInfo, Vec<ElfInfo>, Vec<BundleFileInfo>)> {
     let filename = path
         .file_name()
@@ -446,39 +416,13 @@ fn inspect_wheel(path: &Path) -> Result<(WheelInfo, Vec<ElfInfo>, Vec<BundleFile
         bail!("WHEEL has no Tag field");
     }
 
-    // RECORD: path,sha256=<urlsafe b64>,size
-    let mut record: BTreeMap<String, RecordLine> = BTreeMap::new();
-    for (i, line) in record_text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let f = csv_fields(line).with_context(|| format!("{record_name} line {}", i + 1))?;
-        if f.len() != 3 {
-            bail!(
-                "{record_name} line {}: expected PATH,HASH,SIZE, got `{line}`",
-                i + 1
-            );
-        }
-        let hash = (!f[1].is_empty()).then(|| f[1].clone());
-        let size = if f[2].is_empty() {
-            None
-        } else {
-            Some(f[2].parse::<u64>().with_context(|| {
-                format!(
-                    "{record_name} line {}: size `{}` is not a number",
-                    i + 1,
-                    f[2]
-                )
-            })?)
-        };
-        record.insert(f[0].clone(), RecordLine { hash, size });
-    }
+    let mut record = record::Record::parse(&record_name, &record_text)?;
 
     let mut files = Vec::new();
     let mut elf_files = Vec::new();
     let mut bundle_files = Vec::new();
     for i in 0..zip.len() {
-        let mut m = zip.by_index(i)?;
+        let m = zip.by_index(i)?;
         if m.is_dir() {
             continue;
         }
@@ -487,30 +431,13 @@ fn inspect_wheel(path: &Path) -> Result<(WheelInfo, Vec<ElfInfo>, Vec<BundleFile
             path: mname.clone(),
             size: m.size(),
         });
-        let is_signature = mname == record_name
-            || mname == format!("{record_name}.jws")
-            || mname == format!("{record_name}.p7s");
-        if is_signature {
-            // RECORD lists itself without a hash.
-            record.remove(&mname);
-            continue;
-        }
-        let rec = record.remove(&mname).with_context(|| {
-            format!(
-                "{mname} is not listed in {record_name}; the wheel was modified after it was built"
-            )
-        })?;
-        let Some(hash) = rec.hash else {
-            bail!("{record_name} has no hash for {mname}");
-        };
-        let Some(b64) = hash.strip_prefix("sha256=") else {
-            bail!("{record_name}: hash of {mname} is `{hash}`, expected sha256=...");
+        let Some(expected) = record.expect(&mname)? else {
+            continue; // RECORD and its signatures are not hashed
         };
         // Hash while reading; keep the bytes only of ELF and bundle members.
-        let mut hasher = Sha256::new();
+        let mut m = record::HashingReader::new(m);
         let mut head = Vec::new();
         let mut buf = vec![0u8; 1 << 16];
-        let mut total = 0u64;
         // None: undecided until CLASSIFY_LEN bytes (or the end) are seen.
         let mut content: Option<Content> = None;
         loop {
@@ -520,8 +447,6 @@ fn inspect_wheel(path: &Path) -> Result<(WheelInfo, Vec<ElfInfo>, Vec<BundleFile
             if n == 0 {
                 break;
             }
-            hasher.update(&buf[..n]);
-            total += n as u64;
             if content != Some(Content::Other) {
                 head.extend_from_slice(&buf[..n]);
             }
@@ -533,18 +458,7 @@ fn inspect_wheel(path: &Path) -> Result<(WheelInfo, Vec<ElfInfo>, Vec<BundleFile
             }
         }
         let content = content.unwrap_or_else(|| classify(&head));
-        let got = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(hasher.finalize());
-        if got != b64.trim_end_matches('=') {
-            bail!(
-                "RECORD hash mismatch for {mname}: RECORD says sha256={b64}, the file has sha256={got}; \
-                 the wheel is corrupt or was modified after it was built"
-            );
-        }
-        if let Some(size) = rec.size {
-            if size != total {
-                bail!("RECORD size mismatch for {mname}: RECORD says {size} bytes, the file has {total}");
-            }
-        }
+        expected.verify(m.complete_digest().expect("the loop reads to the end"))?;
         match content {
             Content::Elf => {
                 elf_files.push(inspect_elf(&mname, &head).with_context(|| mname.clone())?)
@@ -554,9 +468,7 @@ fn inspect_wheel(path: &Path) -> Result<(WheelInfo, Vec<ElfInfo>, Vec<BundleFile
             Content::Other => {}
         }
     }
-    if let Some(missing) = record.keys().next() {
-        bail!("{record_name} lists {missing}, which is not in the wheel");
-    }
+    record.finish()?;
     let wheel = WheelInfo {
         filename,
         name,
@@ -665,17 +577,6 @@ fn write_bundles(s: &mut String, bundles: &[BundleInfo], targets: &BTreeMap<Stri
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn csv_quoting() {
-        assert_eq!(csv_fields("a,b,c").unwrap(), ["a", "b", "c"]);
-        assert_eq!(
-            csv_fields("\"a,b\",sha256=x,3").unwrap(),
-            ["a,b", "sha256=x", "3"]
-        );
-        assert_eq!(csv_fields("\"a\"\"b\",,").unwrap(), ["a\"b", "", ""]);
-        assert!(csv_fields("\"a,b").is_err());
-    }
 
     #[test]
     fn wheel_names() {

@@ -6,6 +6,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use wheel_inspect::record::Digest;
+
 /// Repository root (tools/crates/manylinux-check -> ../../..).
 pub fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../..")
@@ -86,13 +88,17 @@ pub fn make_wheel(
     zip.write_all(wheel_meta.as_bytes()).unwrap();
     zip.start_file(format!("{dist_info}/METADATA"), opts)
         .unwrap();
-    zip.write_all(format!("Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n").as_bytes())
-        .unwrap();
-    // auditwheel lists files from RECORD; hashes are not needed for that.
-    let mut record: String = members.iter().map(|(m, _)| format!("{m},,\n")).collect();
-    for f in ["WHEEL", "METADATA", "RECORD"] {
-        record.push_str(&format!("{dist_info}/{f},,\n"));
-    }
+    let metadata = format!("Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n");
+    zip.write_all(metadata.as_bytes()).unwrap();
+    let row = |member: &str, bytes: &[u8]| {
+        let mut d = Digest::default();
+        d.update(bytes);
+        format!("{member},{},{}\n", d.record_hash(), d.len())
+    };
+    let mut record: String = members.iter().map(|(m, b)| row(m, b)).collect();
+    record.push_str(&row(&format!("{dist_info}/WHEEL"), wheel_meta.as_bytes()));
+    record.push_str(&row(&format!("{dist_info}/METADATA"), metadata.as_bytes()));
+    record.push_str(&format!("{dist_info}/RECORD,,\n"));
     zip.start_file(format!("{dist_info}/RECORD"), opts).unwrap();
     zip.write_all(record.as_bytes()).unwrap();
     zip.finish().unwrap();

@@ -236,7 +236,10 @@ mod tests {
         e[16] = 3; // ET_DYN
         e[17] = 0;
         e[18..20].copy_from_slice(&224u16.to_le_bytes());
+        // No program or section headers: a structurally valid ELF file.
+        e[20..64].fill(0);
         e[48..52].copy_from_slice(&(mach as u32 | 0x100).to_le_bytes()); // xnack any
+        e[52] = 64; // e_ehsize
         e
     }
 
