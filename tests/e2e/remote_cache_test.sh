@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# Remote cache across checkouts (issue 6). A real REAPI server (BuildGrid) on
+# 127.0.0.1; //:wheels built in this checkout, then in a copy of it at another
+# path with a fresh output base:
+#   B  copy, remote cache        hit rate >= 99 % of cacheable spawns, same wheels
+#   B' copy, remote cache, --//:python_versions listed in another order: same
+#   C  copy, no cache            every action re-executed at the other path
+#                                gives the same bytes (a cache hit would hide an
+#                                output that embeds the checkout path); built
+#                                with --config=rbe minus the executor, so every
+#                                spawn must resolve to the RBE exec platform
+# and the negative controls (//tests/remote:leak_*, each embeds the checkout
+# path) must FAIL the same check: proof that it can fail.
+#
+# Environment: REMOTE_CACHE_TEST_TARGETS (default //:wheels),
+# REMOTE_CACHE_TEST_MIN_HIT_RATE (0.99), REMOTE_CACHE_TEST_TIMEOUT (s, 1800),
+# REMOTE_CACHE_TEST_REORDERED ("--//:python_versions=..." for B'; default: the
+# discovered versions reversed when //:python_versions exists, else B' skipped).
+set -euo pipefail
+source "$(dirname "$0")/../remote/lib.sh"
+
+read -r -a TARGETS <<<"${REMOTE_CACHE_TEST_TARGETS:-//:wheels}"
+MIN_HIT_RATE=${REMOTE_CACHE_TEST_MIN_HIT_RATE:-0.99}
+LEAKS=(//tests/remote:leak_output //tests/remote:leak_env)
+
+e2e_require_tools
+e2e_deadline "${REMOTE_CACHE_TEST_TIMEOUT:-1800}"
+mkdir -p "$E2E_TMP"
+RUN=$(mktemp -d "$E2E_TMP/remote-cache.XXXXXX")
+COPY=$RUN/copy-$RANDOM/rules_rocm_copy
+OB2=$RUN/ob-copy
+ok=0
+cleanup() {
+  e2e_stop_buildgrid
+  [[ -d $OB2 ]] && (cd / && timeout 300 "$BAZEL" --output_base="$OB2" clean --expunge >/dev/null 2>&1 || true)
+  e2e_shutdown_servers
+  # Bazel leaves read-only directories when --expunge did not finish.
+  [[ -d $OB2 ]] && chmod -R u+w "$OB2" 2>/dev/null
+  if ((ok)); then
+    rm -rf "$RUN"
+    rmdir "$E2E_TMP" 2>/dev/null || true
+  else
+    rm -rf "$COPY" "$RUN/cas" "$OB2"
+    echo "remote_cache_test: logs kept in $RUN" >&2
+  fi
+}
+e2e_traps cleanup
+
+e2e_start_buildgrid "$RUN"
+REMOTE=(--config=remote-cache "--remote_cache=grpc://127.0.0.1:$E2E_CACHE_PORT")
+
+# A: reference build in this checkout. `bazel clean` keeps the cargo-built
+# tool (an external repository) but drops the local action cache, so every
+# action executes and is uploaded to the empty server.
+e2e_bazel "$E2E_ROOT" "$E2E_MAIN_OB" clean >/dev/null 2>&1
+e2e_build "$RUN" A "$E2E_ROOT" "$E2E_MAIN_OB" "${REMOTE[@]}" "${TARGETS[@]}"
+e2e_check "$RUN" A A --max-hit-rate 0 # the server started empty
+e2e_build "$RUN" A_leak "$E2E_ROOT" "$E2E_MAIN_OB" "${REMOTE[@]}" \
+  --action_env=RULES_ROCM_E2E_CHECKOUT="$E2E_ROOT" "${LEAKS[@]}"
+
+# The copy: another path, another directory name, not a git worktree.
+e2e_copy_checkout "$COPY"
+
+# B: fresh output base at the other path, cache hits expected.
+e2e_build "$RUN" B "$COPY" "$OB2" "${REMOTE[@]}" "${TARGETS[@]}"
+tool_a=$(e2e_tool_sha "$E2E_ROOT" "$E2E_MAIN_OB")
+tool_b=$(e2e_tool_sha "$COPY" "$OB2")
+[[ $tool_a == "$tool_b" ]] ||
+  e2e_fail "the cargo-built rocm-wheel differs between checkouts ($tool_a vs $tool_b): it is an input of every wheel action, so nothing can hit the cache; see --remap-path-prefix in rules/private/cargo_repository.bzl"
+echo "rocm-wheel binary identical in both checkouts: $tool_a"
+e2e_check "$RUN" A B --min-hit-rate "$MIN_HIT_RATE"
+
+# B': the same with the Python versions listed in another order.
+reordered=${REMOTE_CACHE_TEST_REORDERED:-}
+if [[ -z $reordered ]] && e2e_bazel "$COPY" "$OB2" query --config=offline //:python_versions >/dev/null 2>&1; then
+  versions=$("$E2E_PY" - "$OB2/external/rocm_python/versions.bzl" <<'EOF'
+import ast, re, sys
+text = open(sys.argv[1]).read()
+m = re.search(r"^PYTHON_VERSIONS = (\[.*?\])", text, re.M | re.S)
+print(",".join(reversed(ast.literal_eval(m.group(1)))) if m else "")
+EOF
+  )
+  [[ -n $versions ]] || e2e_fail "//:python_versions exists but PYTHON_VERSIONS is not in @rocm_python//:versions.bzl; set REMOTE_CACHE_TEST_REORDERED"
+  reordered="--//:python_versions=$versions"
+fi
+if [[ -n $reordered ]]; then
+  e2e_bazel "$COPY" "$OB2" clean >/dev/null 2>&1
+  e2e_build "$RUN" B_reordered "$COPY" "$OB2" "${REMOTE[@]}" "$reordered" "${TARGETS[@]}"
+  e2e_check "$RUN" A B_reordered --min-hit-rate "$MIN_HIT_RATE"
+else
+  echo "--- SKIPPED B': no //:python_versions flag yet (set REMOTE_CACHE_TEST_REORDERED to force)"
+fi
+
+# C: every action executed again at the other path, no cache at all. With
+# --config=rbe minus the executor (the strategy list falls back to the local
+# sandbox): every spawn must also resolve to the RBE exec platform, i.e. all
+# toolchains are compatible with it and its exec_properties reach the spawns.
+e2e_bazel "$COPY" "$OB2" clean >/dev/null 2>&1
+e2e_build "$RUN" C "$COPY" "$OB2" --config=rbe "${E2E_LOCAL_FLAGS[@]}" --jobs=auto "${TARGETS[@]}"
+e2e_check "$RUN" A C --max-hit-rate 0 --require-exec-property container-image
+
+# Negative controls through the very same steps and checks: both must fail.
+e2e_build "$RUN" B_leak "$COPY" "$OB2" "${REMOTE[@]}" \
+  --action_env=RULES_ROCM_E2E_CHECKOUT="$COPY" "${LEAKS[@]}"
+e2e_bazel "$COPY" "$OB2" clean >/dev/null 2>&1
+e2e_build "$RUN" C_leak "$COPY" "$OB2" "${E2E_LOCAL_FLAGS[@]}" \
+  --action_env=RULES_ROCM_E2E_CHECKOUT="$COPY" "${LEAKS[@]}"
+expect_caught() {
+  local cand=$1
+  shift
+  if e2e_check "$RUN" A_leak "$cand" "$@" >"$RUN/$cand.check" 2>&1; then
+    cat "$RUN/$cand.check"
+    e2e_fail "the check passed on a non-hermetic action: it cannot detect what it is meant to"
+  fi
+  cat "$RUN/$cand.check"
+}
+expect_caught B_leak --min-hit-rate "$MIN_HIT_RATE"
+grep -q 'MISS NonHermetic -> .*/leak_env.txt' "$RUN/B_leak.check" ||
+  e2e_fail "B_leak: the checkout path in leak_env's environment was not reported as a cache miss"
+grep -q 'env RULES_ROCM_E2E_CHECKOUT' "$RUN/B_leak.check" ||
+  e2e_fail "B_leak: the miss was not explained by the environment variable that differs"
+expect_caught C_leak --max-hit-rate 0
+grep -q 'DIFF NonHermetic -> .*/leak_output.txt' "$RUN/C_leak.check" ||
+  e2e_fail "C_leak: leak_output (checkout path in its output only) was not reported as differing"
+echo "negative controls caught: leak_env (cache miss), leak_output (output differs)"
+
+ok=1
+echo "remote_cache_test: PASS"
