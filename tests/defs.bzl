@@ -1,11 +1,11 @@
 """Test rules used by this repository's own tests."""
 
-def _shell_quote(s):
-    return "'" + s.replace("'", "'\\''") + "'"
+# buildifier: disable=bzl-visibility
+load("//rules/private:shell.bzl", "shell_quote")
 
 def _wheel_tools_test_impl(ctx):
     script = ctx.actions.declare_file(ctx.label.name + ".sh")
-    venv = _shell_quote(ctx.attr.venv)
+    venv = shell_quote(ctx.attr.venv)
     lines = [
         "#!/usr/bin/env bash",
         "# Generated: the real packaging clients must accept every wheel.",
@@ -15,11 +15,11 @@ def _wheel_tools_test_impl(ctx):
         'tmp="${TEST_TMPDIR:-$(mktemp -d)}"',
     ]
     for w in ctx.files.wheels:
-        q = _shell_quote(w.short_path)
+        q = shell_quote(w.short_path)
         lines += [
             'echo "== {}"'.format(w.basename),
             '"$venv/bin/twine" check --strict {}'.format(q),
-            '"$venv/bin/check-wheel-contents" {} {}'.format(" ".join([_shell_quote(a) for a in ctx.attr.check_wheel_contents_args]), q),
+            '"$venv/bin/check-wheel-contents" {} {}'.format(" ".join([shell_quote(a) for a in ctx.attr.check_wheel_contents_args]), q),
             # `wheel unpack` verifies every RECORD hash and size.
             'rm -rf "$tmp/unpack" && "$venv/bin/wheel" unpack -d "$tmp/unpack" {}'.format(q),
         ]

@@ -1,7 +1,6 @@
 """`bazel run` target that copies wheels into a directory (make wheels -> dist/)."""
 
-def _shell_quote(s):
-    return "'" + s.replace("'", "'\\''") + "'"
+load(":shell.bzl", "shell_quote")
 
 def _wheel_dist_impl(ctx):
     wheels = ctx.files.wheels
@@ -18,7 +17,7 @@ for f in {files}; do
   mv -f "$tmp" "$dest/$(basename "$f")"
   echo "$dest/$(basename "$f")"
 done
-""".format(files = " ".join([_shell_quote(f.short_path) for f in wheels])), is_executable = True)
+""".format(files = " ".join([shell_quote(f.short_path) for f in wheels])), is_executable = True)
     return [DefaultInfo(
         executable = script,
         runfiles = ctx.runfiles(files = wheels),

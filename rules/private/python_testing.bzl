@@ -4,9 +4,7 @@ Python-independent ones (`--no-index`) into a fresh venv of that version and
 runs a check script there."""
 
 load(":python_wheel.bzl", "PythonWheelSetInfo")
-
-def _sq(s):
-    return "'" + s.replace("'", "'\\''") + "'"
+load(":shell.bzl", "shell_quote", "venv_install_check_lines")
 
 def _impl(ctx):
     info = ctx.attr.wheels[PythonWheelSetInfo]
@@ -18,8 +16,8 @@ def _impl(ctx):
         "set -euo pipefail",
         'tmp="${TEST_TMPDIR:-$(mktemp -d)}"',
         "export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_CACHE_DIR=1 PIP_NO_INPUT=1 PYTHONDONTWRITEBYTECODE=1",
-        "check=\"$PWD/\"{}".format(_sq(ctx.file.check.short_path)),
-        "dists=({})".format(" ".join([_sq(d) for d in ctx.attr.distributions])),
+        "check=\"$PWD/\"{}".format(shell_quote(ctx.file.check.short_path)),
+        "dists=({})".format(" ".join([shell_quote(d) for d in ctx.attr.distributions])),
     ]
     all_files = list(info.independent)
     for version in sorted(info.by_version.keys()):
@@ -28,16 +26,10 @@ def _impl(ctx):
         interpreter = info.interpreters[version]
         lines += [
             "",
-            'echo "== Python {v} ({i})"'.format(v = version, i = interpreter),
             'links="$tmp/wheels-{v}"; rm -rf "$links"; mkdir -p "$links"'.format(v = version),
         ]
-        lines += ['cp {} "$links/"'.format(_sq(f.short_path)) for f in wheels]
-        lines += [
-            'venv="$tmp/venv-{v}"'.format(v = version),
-            '{i} -m venv --clear "$venv"'.format(i = _sq(interpreter)),
-            '"$venv/bin/python" -m pip install -q --no-index --find-links "$links" "${dists[@]}"',
-            '(cd "$tmp" && "$venv/bin/python" -I "$check" {v})'.format(v = version),
-        ]
+        lines += ['cp {} "$links/"'.format(shell_quote(f.short_path)) for f in wheels]
+        lines += venv_install_check_lines(version, interpreter)
     lines.append('echo "PASS: Python {}"'.format(", ".join(sorted(info.by_version.keys()))))
     script = ctx.actions.declare_file(ctx.label.name + ".sh")
     ctx.actions.write(script, "\n".join(lines) + "\n", is_executable = True)

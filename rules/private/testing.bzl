@@ -1,8 +1,7 @@
 """wheel_install_test: installs wheels with pip into a fresh venv of each
 Python version and runs a check script there."""
 
-def _shell_quote(s):
-    return "'" + s.replace("'", "'\\''") + "'"
+load(":shell.bzl", "shell_quote", "venv_install_check_lines")
 
 def _wheel_install_test_impl(ctx):
     wheels = ctx.files.wheels
@@ -19,17 +18,11 @@ def _wheel_install_test_impl(ctx):
         "export PYTHONDONTWRITEBYTECODE=1",
     ]
     for f in wheels:
-        lines.append('cp {} "$links/"'.format(_shell_quote(f.short_path)))
-    lines.append("check={}".format(_shell_quote(ctx.file.check.short_path)))
-    lines.append("dists=({})".format(" ".join([_shell_quote(d) for d in ctx.attr.distributions])))
+        lines.append('cp {} "$links/"'.format(shell_quote(f.short_path)))
+    lines.append("check=\"$PWD/\"{}".format(shell_quote(ctx.file.check.short_path)))
+    lines.append("dists=({})".format(" ".join([shell_quote(d) for d in ctx.attr.distributions])))
     for version, interpreter in sorted(ctx.attr.interpreters.items()):
-        lines += [
-            'echo "== Python {v} ({i})"'.format(v = version, i = interpreter),
-            'venv="$tmp/venv-{v}"'.format(v = version),
-            "{i} -m venv --clear \"$venv\"".format(i = _shell_quote(interpreter)),
-            '"$venv/bin/python" -m pip install -q --no-index --find-links "$links" "${dists[@]}"',
-            '(cd "$tmp" && "$venv/bin/python" -I "$OLDPWD/$check" {v})'.format(v = version),
-        ]
+        lines += venv_install_check_lines(version, interpreter)
     lines.append('echo "PASS: {} Python version(s)"'.format(len(ctx.attr.interpreters)))
     ctx.actions.write(script, "\n".join(lines) + "\n", is_executable = True)
     return [DefaultInfo(

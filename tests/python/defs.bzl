@@ -1,23 +1,26 @@
 """Test rules for tests/python (not public API)."""
 
-def _sq(s):
-    return "'" + s.replace("'", "'\\''") + "'"
+# buildifier: disable=bzl-visibility
+load("//rules/private:shell.bzl", "shell_quote")
+
+# buildifier: disable=bzl-visibility
+load("//rules/private:toolchain.bzl", "ROCM_WHEEL_TOOLCHAIN_TYPE", "rocm_wheel_tool")
 
 def _manylinux_test_impl(ctx):
     wheels = [f for f in ctx.files.wheels if "-manylinux_" in f.basename]
     if not wheels:
         fail("{}: no manylinux-tagged wheels among {}".format(ctx.label, [f.basename for f in ctx.files.wheels]))
-    tool = ctx.toolchains["//rules:rocm_wheel_toolchain_type"].rocm_wheel
+    tool = rocm_wheel_tool(ctx)
     lines = [
         "#!/usr/bin/env bash",
         "# Generated: rocm-wheel check and auditwheel (the reference implementation) must accept",
         "# each wheel's manylinux tag.",
         "set -euo pipefail",
-        "check={}".format(_sq(tool.short_path)),
-        "venv={}".format(_sq(ctx.attr.venv)),
+        "check={}".format(shell_quote(tool.short_path)),
+        "venv={}".format(shell_quote(ctx.attr.venv)),
         '[[ -x "$venv/bin/auditwheel" ]] || { echo "no auditwheel in $venv: run make setup first" >&2; exit 1; }',
     ]
-    lines.append("for w in {}; do".format(" ".join([_sq(w.short_path) for w in wheels])))
+    lines.append("for w in {}; do".format(" ".join([shell_quote(w.short_path) for w in wheels])))
     lines += [
         'declared=$(sed -E "s/.*-manylinux_2_([0-9]+)_x86_64\\.whl$/\\1/" <<<"$w")',
         '"$check" check "$w" || { echo "FAIL: rocm-wheel check rejects $w"; exit 1; }',
@@ -42,6 +45,6 @@ manylinux_test = rule(
         "wheels": attr.label_list(allow_files = [".whl"]),
     },
     test = True,
-    toolchains = ["//rules:rocm_wheel_toolchain_type"],
+    toolchains = [str(ROCM_WHEEL_TOOLCHAIN_TYPE)],
     doc = "rocm-wheel check and auditwheel show agree with the manylinux tag of every manylinux wheel.",
 )
