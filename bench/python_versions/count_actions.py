@@ -6,23 +6,14 @@ usage: count_actions.py LOG  -> prints JSON {"total", "python_dependent", "pytho
 """
 
 import json
+import os
 import re
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "lib"))
+from exec_log import read_spawns  # noqa: E402
+
 PER_PYTHON = re.compile(r"(\.cpython-3\d+-[^/]*\.so|-cp3\d+-cp3\d+t?-[^/]*\.whl)$")
-
-
-def spawns(path):
-    text = open(path).read()
-    dec = json.JSONDecoder()
-    i = 0
-    while True:
-        while i < len(text) and text[i].isspace():
-            i += 1
-        if i >= len(text):
-            return
-        obj, i = dec.raw_decode(text, i)
-        yield obj
 
 
 def config_of(path):
@@ -31,7 +22,7 @@ def config_of(path):
 
 
 actions = []
-for s in spawns(sys.argv[1]):
+for s in read_spawns(sys.argv[1]):
     outs = list(s.get("listedOutputs", []))
     actions.append(({config_of(o) for o in outs}, outs))
 per_python = {config_of(o) for _, outs in actions for o in outs if PER_PYTHON.search(o)}

@@ -99,18 +99,10 @@ echo "--- gfx1200,gfx1201 -> gfx1201 re-runs no device compile"
   || { tail -30 "$tmp/build.err" >&2; fail "build gfx1200,gfx1201"; }
 "$BAZEL" build "${FLAGS[@]}" --//:gfx=gfx1201 --execution_log_json_file="$tmp/exec.json" //examples/pjrt:wheel \
   2>"$tmp/build.err" || { tail -30 "$tmp/build.err" >&2; fail "build gfx1201"; }
-python3 - "$tmp/exec.json" <<'PY'
-import collections, json, sys
-text = open(sys.argv[1]).read()
-dec = json.JSONDecoder()
-pos, spawns = 0, []
-while True:
-    while pos < len(text) and text[pos].isspace():
-        pos += 1
-    if pos >= len(text):
-        break
-    obj, pos = dec.raw_decode(text, pos)
-    spawns.append(obj)
+PYTHONPATH=tests/lib python3 - "$tmp/exec.json" <<'PY'
+import collections, sys
+from exec_log import read_spawns
+spawns = read_spawns(sys.argv[1])
 counts = collections.Counter(s.get("mnemonic", "?") for s in spawns)
 print("executed spawns:", dict(counts))
 # Host compiles embed a constant placeholder (the bundle goes in by HipEmbed),

@@ -6,25 +6,15 @@ usage: exec_log_once.py LOG VERSION...   (e.g. LOG 3.10 3.11 3.12 3.13)
 """
 
 import collections
-import json
+import os
 import re
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from exec_log import read_spawns  # noqa: E402
+
 # Per-Python configurations are recognized by the cpXY wheels they write.
 PER_PYTHON_WHEEL = re.compile(r"-cp3(\d+)-cp3\d+t?-[^/]*\.whl$")
-
-
-def spawns(path):
-    text = open(path).read()
-    dec = json.JSONDecoder()
-    i = 0
-    while True:
-        while i < len(text) and text[i].isspace():
-            i += 1
-        if i >= len(text):
-            return
-        obj, i = dec.raw_decode(text, i)
-        yield obj
 
 
 def split(path):
@@ -38,7 +28,7 @@ def split(path):
 def main():
     log, versions = sys.argv[1], sys.argv[2:]
     actions = []  # (mnemonic, configuration, [config-free outputs])
-    for s in spawns(log):
+    for s in read_spawns(log):
         # listedOutputs: declared output paths (present even if the spawn failed).
         outs = list(s.get("listedOutputs", [])) or [o["path"] for o in s.get("actualOutputs", [])]
         configs = {split(o)[0] for o in outs}

@@ -32,22 +32,8 @@ import os
 import sys
 import urllib.parse
 
-
-def read_exec_log(path):
-    """Bazel 4-8 write the JSON execution log as concatenated objects."""
-    with open(path, encoding="utf-8") as f:
-        text = f.read()
-    decoder = json.JSONDecoder()
-    spawns = []
-    i = 0
-    n = len(text)
-    while True:
-        while i < n and text[i].isspace():
-            i += 1
-        if i >= n:
-            return spawns
-        obj, i = decoder.raw_decode(text, i)
-        spawns.append(obj)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from exec_log import read_spawns  # noqa: E402
 
 
 def read_bep_files(path):
@@ -191,8 +177,8 @@ def main(argv=None):
 
 
 def compare(a):
-    ref_spawns = read_exec_log(a.ref_log)
-    spawns = read_exec_log(a.log)
+    ref_spawns = read_spawns(a.ref_log)
+    spawns = read_spawns(a.log)
     failures = []
 
     # Hit rate over the spawns the remote cache could serve.
