@@ -13,7 +13,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BAZEL=${BAZEL:-bazel}
-FLAGS=(--config=offline --jobs=2)
+FLAGS=(--jobs=2)
 HIPCC=${HIPCC:-hipcc}
 out=$(mktemp -d "${TMPDIR:-/tmp}/hip_split.XXXXXX")
 trap 'rm -rf "$out"' EXIT

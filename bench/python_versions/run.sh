@@ -20,7 +20,7 @@ else
   bz() { bazel "$@"; }
 fi
 read -r -a extra <<<"${BENCH_BAZEL_FLAGS:-}"
-FLAGS=(--config=offline --disk_cache= --remote_cache= "${extra[@]}")
+FLAGS=(--disk_cache= --remote_cache= "${extra[@]}")
 PY=.venv/bin/python
 [[ -x $PY ]] || { echo "run \`make setup\` first ($PY missing)" >&2; exit 1; }
 mkdir -p bench/out

@@ -1,7 +1,7 @@
 """hip_library: per-gfx device compiles, one bundle, one host compile, CcInfo.
 
 For each source file and each gfx target of --//:gfx:
-  HipDeviceCompile (+ HipDeviceLink for the second compiler) -> <src>.<gfx>.co
+  HipDeviceCompile  clang++ --cuda-device-only --offload-arch=<gfx> -> <src>.<gfx>.co
 in that target's own device configuration (split transition; the action's
 command line names only its own target), and per source file:
   HipHostCompile  clang++ --cuda-host-only -fcuda-include-gpubinary <placeholder>
@@ -19,10 +19,10 @@ load("@bazel_tools//tools/cpp:toolchain_utils.bzl", "find_cpp_toolchain")
 load(":gfx.bzl", "GFX_ATTRS", "GfxDeviceTargetInfo", "gfx_device_split")
 load(":gfx_families.bzl", "sort_gfx_targets")
 load(":hip_toolchain.bzl", "HIP_TOOLCHAIN_TYPE", "hip_toolchain_info")
+load(":rocm_library.bzl", "RocmLibraryInfo")
 load(":toolchain.bzl", "ROCM_WHEEL_TOOLCHAIN_TYPE", "rocm_wheel_tool")
 
-# The @rules_cc shim for Bazel 4.2.3 has no cc/common; these are the globals
-# rules_cc re-exports.
+# The globals rules_cc re-exports (rules_cc 0.0.11 has no cc/common yet).
 _CcInfo = CcInfo  # buildifier: disable=native-cc-info
 _cc_common = cc_common  # buildifier: disable=native-cc-common
 
@@ -39,7 +39,6 @@ _HipDeviceInfo = provider(
     doc = "Device code objects of one gfx configuration.",
     fields = {
         "target": "gfx target",
-        "compiler": "name of the compiler used, '' when skipped",
         "objects": "dict source path -> code object File",
     },
 )
@@ -76,31 +75,53 @@ def _include_flags(ctx):
 def _define_flags(defines):
     return ["-D" + d for d in defines]
 
-def _choose_compiler(ctx, hip, target):
+def _library_name(ctx):
+    # The device half is "<name>_device"; messages name the hip_library.
+    name = ctx.label.name
+    name = name[:-len("_device")] if name.endswith("_device") else name
+    repo = "@" + ctx.label.workspace_name if ctx.label.workspace_name else ""
+    return "{}//{}:{}".format(repo, ctx.label.package, name)
+
+def _refusal(ctx, hip, target):
+    """Why `target` cannot be built ('' when it can)."""
     rocm = hip.rocm
-    second = hip.second
-    if rocm and (target in rocm.targets or (ctx.attr.self_contained and target in rocm.nogpulib_targets)):
-        return rocm
-    if second and ctx.attr.self_contained and target in second.targets:
-        return second
+    if target not in rocm.targets and not (ctx.attr.self_contained and target in rocm.nogpulib_targets):
+        if target in rocm.nogpulib_targets:
+            return ("{compiler} accepts {target} only with -nogpulib: {lib} has no oclc_isa_version file for it, " +
+                    "so only code that needs no device library builds (self_contained = True)").format(
+                compiler = rocm.name,
+                target = target,
+                lib = hip.device_lib_path,
+            )
+        return "{} does not know {} (it compiles {})".format(rocm.name, target, ", ".join(rocm.targets))
+    for lib in ctx.attr.rocm_libs:
+        info = lib[RocmLibraryInfo]
+        if info.unavailable:
+            fail("{}: {}".format(_library_name(ctx), info.unavailable))
+        if target in info.refused:
+            return "{} {} (ROCm {}) cannot compile device code for {}: {}".format(
+                info.name,
+                info.version,
+                info.rocm_version,
+                target,
+                info.refused[target],
+            )
+    return ""
+
+def _check_target(ctx, hip, target):
+    """True if device code for `target` is built; False if it is left out; fails otherwise."""
+    why = _refusal(ctx, hip, target)
+    if not why:
+        return True
     if ctx.attr.skip_unsupported_targets:
-        return None
-    tried = []
-    if rocm:
-        tried.append("{} compiles {}".format(rocm.name, ", ".join(rocm.targets) or "nothing"))
-    if second:
-        tried.append("{} compiles {}{}".format(
-            second.name,
-            ", ".join(second.targets) or "nothing",
-            "" if ctx.attr.self_contained else " (self-contained code only; this library is not self_contained)",
-        ))
-    else:
-        tried.append("no second device compiler is configured (set ROCM_ZIG or rocm_hip_repository(zig = ...))")
-    fail(("{label}: cannot compile device code for {target}: no configured HIP compiler supports it.\n  " +
-          "\n  ".join(tried) +
-          "\nDrop {target} from --//:gfx, use a ROCm whose clang knows {target} (ROCM_PATH), " +
-          "or set skip_unsupported_targets = True on this hip_library.").format(
-        label = ctx.label,
+        # buildifier: disable=print
+        print("WARNING: {}: no device code for {}: {}. skip_unsupported_targets = True leaves it out; GPUs of that target fail at launch (hipErrorNoBinaryForGpu).".format(_library_name(ctx), target, why))
+        return False
+    fail(("{label}: {why}.\nFix: drop {target} from --//:gfx (families and their targets: docs/gfx.md), " +
+          "use a ROCm whose libraries support it (ROCM_PATH=...), " +
+          "or set skip_unsupported_targets = True on {label} to build it without {target} code.").format(
+        label = _library_name(ctx),
+        why = why,
         target = target,
     ))
 
@@ -109,9 +130,9 @@ def _hip_device_code_impl(ctx):
     if not target:
         fail("{}: device code is built through hip_library (it needs a gfx device configuration)".format(ctx.label))
     hip = hip_toolchain_info(ctx)
-    compiler = _choose_compiler(ctx, hip, target)
-    if compiler == None:
-        return [_HipDeviceInfo(target = target, compiler = "", objects = {}), DefaultInfo()]
+    if not hip.rocm or not _check_target(ctx, hip, target):
+        return [_HipDeviceInfo(target = target, objects = {}), DefaultInfo()]
+    compiler = hip.rocm
     hdrs = ctx.files.hdrs
     incs = _include_flags(ctx)
     defs = _define_flags(ctx.attr.defines)
@@ -119,82 +140,46 @@ def _hip_device_code_impl(ctx):
     outs = []
     for src in ctx.files.srcs:
         co = ctx.actions.declare_file("_hip/{}/{}.{}.co".format(ctx.label.name, _stem(src), target))
-        if compiler.kind == "rocm":
-            args = ctx.actions.args()
-            args.add_all([
-                "-x",
-                "hip",
-                "--offload-arch=" + target,
-                "--cuda-device-only",
-                "--no-gpu-bundle-output",
-                "-O3",
-                "-std=c++17",
-                "--rocm-path=" + hip.rocm_path,
-                "--rocm-device-lib-path=" + hip.device_lib_path,
-            ])
-            if target in compiler.nogpulib_targets:
-                args.add("-nogpulib")
-            args.add_all(incs + defs + ctx.attr.copts + ctx.attr.device_copts)
-            args.add_all(["-c", src.path, "-o", co.path])
-            ctx.actions.run(
-                executable = compiler.executable,
-                arguments = [args],
-                inputs = [src] + hdrs,
-                outputs = [co],
-                mnemonic = "HipDeviceCompile",
-                progress_message = "Compiling HIP device code %s for %s" % (src.short_path, target),
-            )
-        else:
-            obj = ctx.actions.declare_file("_hip/{}/{}.{}.o".format(ctx.label.name, _stem(src), target))
-            args = ctx.actions.args()
-            args.add_all([
-                "clang",
-                "-cc1",
-                "-triple",
-                "amdgcn-amd-amdhsa",
-                "-target-cpu",
-                target,
-                "-x",
-                "hip",
-                "-fcuda-is-device",
-                "-O3",
-                "-std=c++17",
-                "-fvisibility=hidden",
-                "-fapply-global-visibility-to-externs",
-            ])
-            args.add_all(incs + defs + ctx.attr.device_copts)
-            args.add_all(["-emit-obj", src.path, "-o", obj.path])
-            ctx.actions.run(
-                executable = compiler.executable,
-                arguments = [args],
-                inputs = [src] + hdrs,
-                outputs = [obj],
-                mnemonic = "HipDeviceCompile",
-                progress_message = "Compiling HIP device code %s for %s (zig clang)" % (src.short_path, target),
-            )
-            ctx.actions.run(
-                executable = compiler.executable,
-                arguments = ["ld.lld", "-shared", "--no-undefined", obj.path, "-o", co.path],
-                inputs = [obj],
-                outputs = [co],
-                mnemonic = "HipDeviceLink",
-                progress_message = "Linking HIP code object %s" % co.short_path,
-            )
+        args = ctx.actions.args()
+        args.add_all([
+            "-x",
+            "hip",
+            "--offload-arch=" + target,
+            "--cuda-device-only",
+            "--no-gpu-bundle-output",
+            "-O3",
+            "-std=c++17",
+            "--rocm-path=" + hip.rocm_path,
+            "--rocm-device-lib-path=" + hip.device_lib_path,
+        ])
+        if target in compiler.nogpulib_targets:
+            args.add("-nogpulib")
+        args.add_all(incs + defs + ctx.attr.copts + ctx.attr.device_copts)
+        args.add_all(["-c", src.path, "-o", co.path])
+        ctx.actions.run(
+            executable = compiler.executable,
+            arguments = [args],
+            inputs = [src] + hdrs,
+            outputs = [co],
+            mnemonic = "HipDeviceCompile",
+            progress_message = "Compiling HIP device code %s for %s" % (src.short_path, target),
+        )
         objects[src.path] = co
         outs.append(co)
     return [
-        _HipDeviceInfo(target = target, compiler = compiler.name, objects = objects),
+        _HipDeviceInfo(target = target, objects = objects),
         DefaultInfo(files = depset(outs)),
     ]
 
 _COMMON_ATTRS = {
     "copts": attr.string_list(doc = "Flags for every ROCm-clang compile (host and device)."),
     "defines": attr.string_list(doc = "Preprocessor defines (propagate to dependents)."),
-    "device_copts": attr.string_list(doc = "Flags for device compiles only (both compilers: keep them to -D/-I/-f/-m flags)."),
+    "device_copts": attr.string_list(doc = "Flags for device compiles only."),
     "hdrs": attr.label_list(allow_files = _HDR_EXTS, doc = "Headers for host and device code."),
     "includes": attr.string_list(doc = "Include directories relative to the package."),
-    "self_contained": attr.bool(doc = "Device code needs no HIP headers or device libraries, so the second compiler may build targets the ROCm clang lacks."),
-    "skip_unsupported_targets": attr.bool(doc = "Targets no configured compiler supports get no device code instead of an error."),
+    "self_contained": attr.bool(doc = "Device code needs no device library, so targets the compiler accepts only with -nogpulib build too."),
+    "skip_unsupported_targets": attr.bool(doc = "Targets the compiler or a ROCm library dep cannot build get no device code (and a build warning) instead of an analysis error."),
+    "rocm_libs": attr.label_list(providers = [RocmLibraryInfo], doc = "ROCm libraries the sources use (@rules_rocm//rocm:rocprim, ...): a target one of them refuses is an analysis error (or left out with skip_unsupported_targets)."),
     "srcs": attr.label_list(allow_files = _SRC_EXTS, doc = "HIP sources; each gets one bundle."),
 }
 
@@ -286,7 +271,8 @@ def _hip_library_impl(ctx):
         requested_features = ctx.features,
         unsupported_features = ctx.disabled_features,
     )
-    dep_ctx = _cc_common.merge_cc_infos(cc_infos = [d[_CcInfo] for d in ctx.attr.deps]).compilation_context
+    cc_deps = ctx.attr.deps + ctx.attr.rocm_libs
+    dep_ctx = _cc_common.merge_cc_infos(cc_infos = [d[_CcInfo] for d in cc_deps]).compilation_context
     dep_flags = []
     for d in dep_ctx.includes.to_list():
         dep_flags += ["-I", d]
@@ -360,12 +346,12 @@ def _hip_library_impl(ctx):
         name = ctx.label.name,
         alwayslink = True,
         user_link_flags = ["-L" + hip.runtime_lib_dir, "-lamdhip64"],
-        linking_contexts = [d[_CcInfo].linking_context for d in ctx.attr.deps if _CcInfo in d],
+        linking_contexts = [d[_CcInfo].linking_context for d in cc_deps],
         disallow_dynamic_library = True,
     )
     cc_info = _cc_common.merge_cc_infos(
         direct_cc_infos = [_CcInfo(compilation_context = compilation_context, linking_context = linking_context)],
-        cc_infos = [d[_CcInfo] for d in ctx.attr.deps if _CcInfo in d],
+        cc_infos = [d[_CcInfo] for d in cc_deps],
     )
     device_objects = {t: [per_target[t][k] for k in sorted(per_target[t].keys())] for t in targets}
     return [
@@ -395,8 +381,7 @@ hip_library_rule = rule(
         "_cc_toolchain": attr.label(default = "@bazel_tools//tools/cpp:current_cc_toolchain"),
         "_compression": attr.label(default = Label("//:hip_bundle_compression")),
     })),
-    # The C++ toolchain type too: Bazel >= 7 resolves the C++ toolchain
-    # through it (find_cpp_toolchain), Bazel 4 through _cc_toolchain.
+    # The C++ toolchain type too: find_cpp_toolchain resolves through it.
     toolchains = [str(HIP_TOOLCHAIN_TYPE), str(ROCM_WHEEL_TOOLCHAIN_TYPE), "@bazel_tools//tools/cpp:toolchain_type"],
     fragments = ["cpp"],
     doc = "Internal rule behind the hip_library macro.",
@@ -407,6 +392,7 @@ def hip_library(
         srcs,
         hdrs = [],
         deps = [],
+        rocm_libs = [],
         copts = [],
         device_copts = [],
         defines = [],
@@ -422,16 +408,20 @@ def hip_library(
       srcs: .hip sources (host + device code, non-RDC: one bundle per source).
       hdrs: headers visible to host and device compiles.
       deps: cc_library deps of the host code.
+      rocm_libs: ROCm libraries the sources use (@rules_rocm//rocm:rocprim,
+        @rules_rocm//rocm:hipcub): a --//:gfx target the installed version
+        refuses is an analysis error naming the library, or is left out with
+        skip_unsupported_targets.
       copts: ROCm clang flags for host and device compiles.
-      device_copts: flags for device compiles only (also given to the second compiler).
+      device_copts: flags for device compiles only.
       defines: defines for host and device, propagated to dependents.
       local_defines: defines for this library's host compile only.
       includes: include directories relative to the package.
-      self_contained: device code uses no HIP headers/device libraries, so the
-        second compiler (zig clang) may build targets the ROCm clang lacks.
-      skip_unsupported_targets: targets no compiler supports get no device code
-        (a runtime launch then fails with hipErrorNoBinaryForGpu) instead of an
-        analysis error.
+      self_contained: device code needs no device library, so targets the
+        compiler accepts only with -nogpulib (no ISA bitcode) build too.
+      skip_unsupported_targets: targets the compiler or a rocm_libs entry
+        cannot build get no device code and a build warning (a launch there
+        fails with hipErrorNoBinaryForGpu) instead of an analysis error.
       **kwargs: visibility, tags, testonly, target_compatible_with, ...
     """
 
@@ -447,6 +437,7 @@ def hip_library(
         device_copts = device_copts,
         defines = defines,
         includes = includes,
+        rocm_libs = rocm_libs,
         self_contained = self_contained,
         skip_unsupported_targets = skip_unsupported_targets,
         visibility = ["//visibility:private"],
@@ -462,6 +453,7 @@ def hip_library(
         defines = defines,
         local_defines = local_defines,
         includes = includes,
+        rocm_libs = rocm_libs,
         self_contained = self_contained,
         skip_unsupported_targets = skip_unsupported_targets,
         device = ":" + name + "_device",

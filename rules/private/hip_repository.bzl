@@ -1,20 +1,18 @@
-"""Repository rule: a HIP toolchain from a ROCm installation.
+"""Repository rule: a HIP toolchain from a local ROCm installation.
 
 ROCm root: the `rocm_path` attribute, else $ROCM_PATH, else /opt/rocm, else
 /usr (Debian/Ubuntu packages). Layouts understood:
   /opt/rocm and TheRock tarballs: llvm/bin or lib/llvm/bin, amdgcn/bitcode or
   lib/llvm/amdgcn/bitcode, lib/libamdhip64.so;
-  Debian: /usr/lib/llvm-<N>/bin, /usr/lib/<triple>/amdgcn/bitcode,
+  Debian: /usr/lib/llvm-<N>/bin, the device libraries in clang's resource
+  directory (<resource dir>/amdgcn/bitcode) or /usr/lib/<triple>/amdgcn/bitcode,
   /usr/lib/<triple>/libamdhip64.so.
-The targets each compiler can build are probed (clang -print-supported-cpus,
-and for the ROCm clang the device library's ISA bitcode files).
-
-Second device compiler (optional): `zig` attribute, else $ROCM_ZIG, else the
-`ziglang` package in <rules_rocm checkout>/.venv; "none" disables it. Used
-for self-contained device code on targets the ROCm clang lacks.
+`detect` finds everything and returns a struct; the BUILD file is then
+written from templates/rocm_hip.BUILD.tpl.
 """
 
 load(":gfx_families.bzl", "GFX_TARGETS")
+load(":rocm_libraries.bzl", "ROCM_LIBRARIES", "parse_version_header", "refused_targets")
 
 def _exists(rctx, p):
     return p and rctx.path(p).exists
@@ -26,7 +24,7 @@ def _first(rctx, candidates):
     return None
 
 def _llvm_dirs(rctx, root):
-    # /usr/lib/llvm-15/bin etc., newest first.
+    # /usr/lib/llvm-21/bin etc., newest first.
     lib = rctx.path(root + "/lib")
     if not lib.exists:
         return []
@@ -48,8 +46,8 @@ def _find_root(rctx):
             return c, "default search"
     return None, None
 
-def _probe_cpus(rctx, argv):
-    r = rctx.execute(argv + ["--target=amdgcn-amd-amdhsa", "-nogpulib", "-print-supported-cpus"], timeout = 60)
+def _probe_cpus(rctx, clang):
+    r = rctx.execute([clang, "--target=amdgcn-amd-amdhsa", "-nogpulib", "-print-supported-cpus"], timeout = 60)
     cpus = {}
     for line in (r.stdout + "\n" + r.stderr).splitlines():
         w = line.strip()
@@ -57,20 +55,12 @@ def _probe_cpus(rctx, argv):
             cpus[w] = True
     return cpus
 
-def _version(rctx, root):
+def _hip_version(rctx, root):
     h = root + "/include/hip/hip_version.h"
     if not _exists(rctx, h):
         return ""
-    major = ""
-    minor = ""
-    for line in rctx.read(h).splitlines():
-        parts = [p for p in line.replace("\t", " ").split(" ") if p]
-        if len(parts) == 3 and parts[0] == "#define":
-            if parts[1] == "HIP_VERSION_MAJOR":
-                major = parts[2]
-            elif parts[1] == "HIP_VERSION_MINOR":
-                minor = parts[2]
-    return major + "." + minor if major else ""
+    v = parse_version_header(rctx.read(h), "HIP_VERSION")
+    return ".".join(v.split(".")[:2])
 
 def _isa_bitcode(rctx, device_lib_path):
     """Targets with oclc_isa_version_*.bc; None when the layout has no per-ISA files."""
@@ -80,161 +70,183 @@ def _isa_bitcode(rctx, device_lib_path):
         return None
     return {"gfx" + v: True for v in isa}
 
-def _find_zig(rctx):
-    # "none" turns the second compiler off.
-    if rctx.attr.zig:
-        return None if rctx.attr.zig == "none" else rctx.attr.zig
-    env = rctx.os.environ.get("ROCM_ZIG", "")
-    if env:
-        return None if env == "none" else env
+def _device_lib(rctx, root, clang):
+    candidates = [
+        root + "/amdgcn/bitcode",
+        root + "/lib/llvm/amdgcn/bitcode",
+        root + "/llvm/amdgcn/bitcode",
+    ]
 
-    # MODULE.bazel: present in a checkout and in a BCR archive alike.
-    venv_lib = rctx.path(Label("//:MODULE.bazel")).dirname.get_child(".venv").get_child("lib")
-    if venv_lib.exists:
-        for py in sorted([str(e) for e in venv_lib.readdir()], reverse = True):
-            z = py + "/site-packages/ziglang/zig"
-            if _exists(rctx, z):
-                return z
-    return None
+    # Debian's rocm-device-libs-<N> installs into clang's resource directory.
+    r = rctx.execute([clang, "-print-resource-dir"], timeout = 30)
+    if r.return_code == 0 and r.stdout.strip():
+        candidates.append(r.stdout.strip() + "/amdgcn/bitcode")
+    candidates += [
+        root + "/lib/x86_64-linux-gnu/amdgcn/bitcode",
+        root + "/lib64/amdgcn/bitcode",
+    ]
+    for c in candidates:
+        if _exists(rctx, c + "/ocml.bc"):
+            return c, candidates
+    return None, candidates
 
-def _sort(targets):
-    return [t for t in GFX_TARGETS if t in targets]
+def _libraries(rctx, root, rocm_version):
+    libs = {}
+    for name, lib in ROCM_LIBRARIES.items():
+        header = root + "/include/" + lib.header
+        if not _exists(rctx, header):
+            libs[name] = struct(
+                version = "",
+                refused = {},
+                unavailable = "{} is not installed in the ROCm at {} ({} missing); install {}".format(
+                    lib.display,
+                    root,
+                    header,
+                    lib.package,
+                ),
+            )
+            continue
+        version = parse_version_header(rctx.read(header), lib.macro)
+        libs[name] = struct(version = version, refused = refused_targets(name, version), unavailable = "")
+    return libs
 
-def _rocm_hip_repository_impl(rctx):
+def _wrapper(rctx, name, target):
+    # A script, not a symlink: remote workers get a copy of what Bazel
+    # uploads, and a copied clang finds neither its resource directory nor
+    # ld.lld. The script runs the installed tool where it lives.
+    rctx.file("bin/" + name, "#!/bin/sh\nexec '{}' \"$@\"\n".format(target), executable = True)
+
+def _unusable(root, how, version):
+    return lambda why: struct(root = root, how = how, version = version, unavailable = why)
+
+def detect(rctx):
+    """Finds the ROCm installation; returns a struct (see the template for its use)."""
     root, how = _find_root(rctx)
-    unavailable = ""
-    clang = None
-    bundler = None
-    objcopy = None
-    device_lib = ""
-    runtime_dir = ""
-    clang_targets = []
-    nogpulib = []
-    clang_name = ""
-    version = ""
     if not root:
-        unavailable = ("no ROCm installation found (looked at $ROCM_PATH, /opt/rocm, /usr). " +
-                       "Install ROCm (or Debian's hipcc + rocm-device-libs) or set ROCM_PATH / " +
-                       "rocm_hip_repository(rocm_path = ...).")
-    else:
-        version = _version(rctx, root)
-        clang_dirs = []
-        if rctx.os.environ.get("HIP_CLANG_PATH"):
-            clang_dirs.append(rctx.os.environ["HIP_CLANG_PATH"])
-        clang_dirs += [root + "/llvm/bin", root + "/lib/llvm/bin"] + _llvm_dirs(rctx, root)
-        clang = rctx.attr.clang or _first(rctx, [d + "/clang++" for d in clang_dirs])
-        if not clang:
-            unavailable = "ROCm root {} ({}) has no clang++ under {}".format(root, how, ", ".join(clang_dirs))
+        return struct(root = None, how = None, version = "", unavailable = (
+            "no ROCm installation found (looked at $ROCM_PATH, /opt/rocm, /usr). " +
+            "Install ROCm (or Debian's hipcc + rocm-device-libs) or set ROCM_PATH / " +
+            "rocm_hip_repository(rocm_path = ...)."
+        ))
+    version = _hip_version(rctx, root)
+    fail_with = _unusable(root, how, version)
+    clang_dirs = []
+    if rctx.os.environ.get("HIP_CLANG_PATH"):
+        clang_dirs.append(rctx.os.environ["HIP_CLANG_PATH"])
+    clang_dirs += [root + "/llvm/bin", root + "/lib/llvm/bin"] + _llvm_dirs(rctx, root)
+    clang = rctx.attr.clang or _first(rctx, [d + "/clang++" for d in clang_dirs])
+    if not clang:
+        return fail_with("ROCm root {} ({}) has no clang++ under {}".format(root, how, ", ".join(clang_dirs)))
+    clang_dir = str(rctx.path(clang).realpath.dirname)
+    bundler = _first(rctx, [clang_dir + "/clang-offload-bundler"] + [d + "/clang-offload-bundler" for d in clang_dirs])
+    objcopy = _first(rctx, [clang_dir + "/llvm-objcopy"] + [d + "/llvm-objcopy" for d in clang_dirs])
+    if not bundler or not objcopy:
+        return fail_with("the LLVM at {} lacks clang-offload-bundler or llvm-objcopy".format(clang_dir))
+    device_lib, looked = _device_lib(rctx, root, clang)
+    if not device_lib:
+        return fail_with("no AMDGPU device library (ocml.bc) for {} in {}; install rocm-device-libs (Debian: rocm-device-libs-<clang major>)".format(clang, ", ".join(looked)))
+    runtime = _first(rctx, [
+        root + "/lib/libamdhip64.so",
+        root + "/lib64/libamdhip64.so",
+        root + "/lib/x86_64-linux-gnu/libamdhip64.so",
+    ])
+    if not runtime:
+        return fail_with("ROCm root {} has no libamdhip64.so; install the HIP runtime (libamdhip64-dev)".format(root))
+
+    cpus = _probe_cpus(rctx, clang)
+    isa = _isa_bitcode(rctx, device_lib)
+    targets = []
+    nogpulib = []
+    for t in GFX_TARGETS:
+        if t not in cpus:
+            continue
+        if isa == None or t in isa:
+            targets.append(t)
         else:
-            clang_dir = str(rctx.path(clang).realpath.dirname)
-            bundler = _first(rctx, [clang_dir + "/clang-offload-bundler"] + [d + "/clang-offload-bundler" for d in clang_dirs])
-            objcopy = _first(rctx, [clang_dir + "/llvm-objcopy"] + [d + "/llvm-objcopy" for d in clang_dirs])
-            device_lib = _first(rctx, [
-                root + "/amdgcn/bitcode",
-                root + "/lib/llvm/amdgcn/bitcode",
-                root + "/llvm/amdgcn/bitcode",
-                root + "/lib/x86_64-linux-gnu/amdgcn/bitcode",
-                root + "/lib64/amdgcn/bitcode",
-            ])
-            runtime = _first(rctx, [
-                root + "/lib/libamdhip64.so",
-                root + "/lib64/libamdhip64.so",
-                root + "/lib/x86_64-linux-gnu/libamdhip64.so",
-            ])
-            runtime_dir = str(rctx.path(runtime).dirname) if runtime else ""
-            if not device_lib:
-                unavailable = "ROCm root {} has no device library (amdgcn/bitcode/ocml.bc); install rocm-device-libs".format(root)
-            elif not bundler or not objcopy:
-                unavailable = "the ROCm LLVM at {} lacks clang-offload-bundler or llvm-objcopy".format(clang_dir)
-            elif not runtime:
-                unavailable = "ROCm root {} has no libamdhip64.so; install the HIP runtime (libamdhip64-dev)".format(root)
-            else:
-                cpus = _probe_cpus(rctx, [clang])
-                isa = _isa_bitcode(rctx, device_lib)
-                for t in GFX_TARGETS:
-                    if t not in cpus:
-                        continue
-                    if isa == None or t in isa:
-                        clang_targets.append(t)
-                    else:
-                        # Accepted by the compiler but without ISA bitcode:
-                        # only code that needs no device library builds.
-                        nogpulib.append(t)
-                r = rctx.execute([clang, "--version"])
-                first = r.stdout.splitlines()[0] if r.stdout else "clang"
-                clang_name = "{} (ROCm {} at {})".format(first.strip(), version or "?", root)
-                rctx.symlink(clang, "bin/clang++")
-                rctx.symlink(bundler, "bin/clang-offload-bundler")
-                rctx.symlink(objcopy, "bin/llvm-objcopy")
-
-    zig = _find_zig(rctx)
-    zig_targets = []
-    zig_name = ""
-    if zig:
-        if not _exists(rctx, zig):
-            fail("rocm_hip_repository: the zig compiler {} does not exist (from the zig attribute or $ROCM_ZIG)".format(zig))
-        zig_targets = _sort(_probe_cpus(rctx, [zig, "clang"]))
-        r = rctx.execute([zig, "clang", "--version"])
-        zig_name = "zig clang {}".format(r.stdout.splitlines()[0].replace("clang version ", "").split(" ")[0] if r.stdout else "?")
-        rctx.symlink(zig, "bin/zig")
-
-    host_arch = clang_targets[0] if clang_targets else ""
-    rctx.file("BUILD.bazel", """\
-load("{bzl}", "hip_toolchain")
-
-package(default_visibility = ["//visibility:public"])
-
-# Generated by rocm_hip_repository. ROCm root: {root} ({how}).
-hip_toolchain(
-    name = "hip",
-    bundler = {bundler},
-    objcopy = {objcopy},
-    clang = {clang},
-    clang_name = {clang_name},
-    clang_nogpulib_targets = {nogpulib},
-    clang_targets = {clang_targets},
-    device_lib_path = {device_lib},
-    host_offload_arch = {host_arch},
-    rocm_path = {root_str},
-    rocm_version = {version},
-    runtime_lib_dir = {runtime_dir},
-    second_compiler = {zig},
-    second_compiler_name = {zig_name},
-    second_compiler_targets = {zig_targets},
-    unavailable = {unavailable},
-)
-
-toolchain(
-    name = "toolchain",
-    exec_compatible_with = [
-        "@platforms//os:linux",
-        "@platforms//cpu:x86_64",
-    ],
-    toolchain = ":hip",
-    toolchain_type = "{toolchain_type}",
-)
-""".format(
-        bzl = _abs_label(Label("//rules/private:hip_toolchain.bzl")),
-        toolchain_type = _abs_label(Label("//rules:hip_toolchain_type")),
+            # Accepted by the compiler but without ISA bitcode: only code
+            # that needs no device library builds.
+            nogpulib.append(t)
+    r = rctx.execute([clang, "--version"])
+    first = r.stdout.splitlines()[0].strip() if r.stdout else "clang"
+    return struct(
         root = root,
         how = how,
-        bundler = repr(":bin/clang-offload-bundler") if not unavailable else "None",
-        objcopy = repr(":bin/llvm-objcopy") if not unavailable else "None",
-        clang = repr(":bin/clang++") if not unavailable else "None",
-        clang_name = repr(clang_name),
-        nogpulib = repr(nogpulib),
-        clang_targets = repr(clang_targets),
-        device_lib = repr(device_lib or ""),
-        host_arch = repr(host_arch),
-        root_str = repr(root or ""),
-        version = repr(version),
-        runtime_dir = repr(runtime_dir),
-        zig = repr(":bin/zig") if zig else "None",
-        zig_name = repr(zig_name),
-        zig_targets = repr(zig_targets),
-        unavailable = repr(unavailable),
+        version = version,
+        unavailable = "",
+        clang = clang,
+        clang_name = "{} (ROCm {} at {})".format(first, version or "?", root),
+        bundler = bundler,
+        objcopy = objcopy,
+        device_lib = device_lib,
+        runtime_dir = str(rctx.path(runtime).dirname),
+        targets = targets,
+        nogpulib = nogpulib,
+        libraries = _libraries(rctx, root, version),
+    )
+
+def _library_targets(found):
+    out = []
+    for name in sorted(ROCM_LIBRARIES.keys()):
+        lib = ROCM_LIBRARIES[name]
+        info = found.libraries[name] if found.unavailable == "" else struct(
+            version = "",
+            refused = {},
+            unavailable = "no usable ROCm: " + found.unavailable,
+        )
+        out.append("""\
+rocm_library(
+    name = {name},
+    deps = {deps},
+    display_name = {display},
+    include_dir = {include_dir},
+    refused = {refused},
+    rocm_version = {rocm_version},
+    unavailable = {unavailable},
+    version = {version},
+)
+""".format(
+            name = repr(name),
+            deps = repr([":" + d for d in lib.uses]),
+            display = repr(lib.display),
+            include_dir = repr("" if found.root in (None, "/usr") else found.root + "/include"),
+            refused = repr(info.refused),
+            rocm_version = repr(found.version),
+            unavailable = repr(info.unavailable),
+            version = repr(info.version),
+        ))
+    return "\n".join(out)
+
+def _rocm_hip_repository_impl(rctx):
+    found = detect(rctx)
+    ok = found.unavailable == ""
+    if ok:
+        _wrapper(rctx, "clang++", found.clang)
+        _wrapper(rctx, "clang-offload-bundler", found.bundler)
+        _wrapper(rctx, "llvm-objcopy", found.objcopy)
+    rctx.template("BUILD.bazel", Label("//rules/private/templates:rocm_hip.BUILD.tpl"), {
+        "{ROOT}": str(found.root),
+        "{HOW}": str(found.how),
+        "{HIP_TOOLCHAIN_BZL}": _abs_label(Label("//rules/private:hip_toolchain.bzl")),
+        "{ROCM_LIBRARY_BZL}": _abs_label(Label("//rules/private:rocm_library.bzl")),
+        "{TOOLCHAIN_TYPE}": _abs_label(Label("//rules:hip_toolchain_type")),
+        "{BUNDLER}": repr(":bin/clang-offload-bundler" if ok else None),
+        "{OBJCOPY}": repr(":bin/llvm-objcopy" if ok else None),
+        "{CLANG}": repr(":bin/clang++" if ok else None),
+        "{CLANG_NAME}": repr(found.clang_name if ok else ""),
+        "{NOGPULIB}": repr(found.nogpulib if ok else []),
+        "{TARGETS}": repr(found.targets if ok else []),
+        "{DEVICE_LIB}": repr(found.device_lib if ok else ""),
+        "{HOST_ARCH}": repr(found.targets[0] if ok and found.targets else ""),
+        "{ROCM_PATH}": repr(found.root or ""),
+        "{ROCM_VERSION}": repr(found.version),
+        "{RUNTIME_DIR}": repr(found.runtime_dir if ok else ""),
+        "{UNAVAILABLE}": repr(found.unavailable),
+        "{LIBRARIES}": _library_targets(found),
+    })
+    rctx.file("targets.bzl", "ROCM_CLANG_TARGETS = {}\nROCM_NOGPULIB_TARGETS = {}\n".format(
+        repr(found.targets if ok else []),
+        repr(found.nogpulib if ok else []),
     ))
-    rctx.file("targets.bzl", "ROCM_CLANG_TARGETS = {}\nSECOND_COMPILER_TARGETS = {}\n".format(repr(clang_targets), repr(zig_targets)))
 
 def _abs_label(label):
     s = str(label)
@@ -243,11 +255,10 @@ def _abs_label(label):
 rocm_hip_repository = repository_rule(
     implementation = _rocm_hip_repository_impl,
     attrs = {
-        "clang": attr.string(doc = "Explicit ROCm clang++ (default: found under the ROCm root)."),
+        "clang": attr.string(doc = "Explicit clang++ (default: found under the ROCm root)."),
         "rocm_path": attr.string(doc = "ROCm root; default $ROCM_PATH, /opt/rocm, /usr."),
-        "zig": attr.string(doc = "zig binary for the second device compiler ('none': no second compiler); default $ROCM_ZIG or <rules_rocm>/.venv's ziglang."),
     },
-    environ = ["ROCM_PATH", "ROCM_ZIG", "HIP_CLANG_PATH"],
+    environ = ["ROCM_PATH", "HIP_CLANG_PATH"],
     local = True,
-    doc = "Configures a HIP toolchain from a local ROCm installation.",
+    doc = "Configures a HIP toolchain and the ROCm libraries from a local ROCm installation.",
 )

@@ -1,20 +1,17 @@
-"""The HIP toolchain: ROCm clang (+ an optional second device compiler).
+"""The HIP toolchain: the ROCm clang for host code and every device target.
 
 Configured by `rocm_hip_repository` (hip_repository.bzl) from a ROCm root.
-The ROCm clang compiles host code and every device target it supports; the
-second compiler (the clang in PyPI's `ziglang`) compiles self-contained device
-code for targets the ROCm clang lacks.
 """
 
 HIP_TOOLCHAIN_TYPE = Label("//rules:hip_toolchain_type")
 
 HipCompilerInfo = provider(
-    doc = "One device compiler.",
+    doc = "The device compiler of a HIP toolchain.",
     fields = {
-        "name": "human-readable name for messages, e.g. 'clang 15.0.6 (ROCm 5.2 at /usr)'",
-        "kind": "'rocm' (clang++ driver with ROCm device libraries) or 'zig' (zig clang -cc1)",
-        "executable": "File",
-        "targets": "list of gfx targets it compiles",
+        "name": "human-readable name for messages, e.g. 'Debian clang version 21.1.8 (ROCm 6.4 at /usr)'",
+        "executable": "File: the clang++ driver",
+        "targets": "gfx targets it compiles with the device libraries",
+        "nogpulib_targets": "gfx targets it accepts only with -nogpulib (no device library ISA bitcode): self-contained code only",
     },
 )
 
@@ -22,21 +19,11 @@ def _hip_toolchain_impl(ctx):
     a = ctx.attr
     rocm = None
     if ctx.executable.clang:
-        rocm = struct(
+        rocm = HipCompilerInfo(
             name = a.clang_name,
-            kind = "rocm",
             executable = ctx.executable.clang,
             targets = a.clang_targets,
             nogpulib_targets = a.clang_nogpulib_targets,
-        )
-    second = None
-    if ctx.executable.second_compiler:
-        second = struct(
-            name = a.second_compiler_name,
-            kind = "zig",
-            executable = ctx.executable.second_compiler,
-            targets = a.second_compiler_targets,
-            nogpulib_targets = [],
         )
     return [platform_common.ToolchainInfo(
         hip = struct(
@@ -47,7 +34,6 @@ def _hip_toolchain_impl(ctx):
             runtime_lib_dir = a.runtime_lib_dir,
             host_offload_arch = a.host_offload_arch,
             rocm = rocm,
-            second = second,
             bundler = ctx.executable.bundler,
             objcopy = ctx.executable.objcopy,
         ),
@@ -56,7 +42,7 @@ def _hip_toolchain_impl(ctx):
 hip_toolchain = rule(
     implementation = _hip_toolchain_impl,
     attrs = {
-        "bundler": attr.label(executable = True, allow_single_file = True, cfg = "exec", doc = "clang-offload-bundler (fallback bundle writer)."),
+        "bundler": attr.label(executable = True, allow_single_file = True, cfg = "exec", doc = "clang-offload-bundler (writes host-only bundles)."),
         "clang": attr.label(executable = True, allow_single_file = True, cfg = "exec", doc = "ROCm clang++ (host + device)."),
         "clang_name": attr.string(),
         "clang_nogpulib_targets": attr.string_list(doc = "Targets compiled with -nogpulib (no device-library ISA bitcode)."),
@@ -65,11 +51,8 @@ hip_toolchain = rule(
         "host_offload_arch": attr.string(doc = "Any target the ROCm clang accepts; host-only compiles need one."),
         "objcopy": attr.label(executable = True, allow_single_file = True, cfg = "exec", doc = "llvm-objcopy of the ROCm LLVM (replaces .hip_fatbin)."),
         "rocm_path": attr.string(doc = "The ROCm root (headers under include/)."),
-        "rocm_version": attr.string(doc = "major.minor of HIP, e.g. 5.2."),
+        "rocm_version": attr.string(doc = "major.minor of HIP, e.g. 6.4."),
         "runtime_lib_dir": attr.string(doc = "Directory holding libamdhip64.so."),
-        "second_compiler": attr.label(executable = True, allow_single_file = True, cfg = "exec", doc = "zig (used as `zig clang -cc1` and `zig ld.lld`)."),
-        "second_compiler_name": attr.string(),
-        "second_compiler_targets": attr.string_list(),
         "unavailable": attr.string(doc = "Non-empty: why no ROCm was found (reported when a HIP rule is built)."),
     },
     doc = "Declares a HIP toolchain (see rocm_hip_repository).",

@@ -1,9 +1,10 @@
 """Repository rule: finds local CPython installations and records their facts.
 
-Looks in $(pyenv root)/versions (PYENV_ROOT, `pyenv root`, ~/.pyenv) or in
-the `interpreters` attribute ({"3.12": "/path/to/python3.12"}). For each
-minor version it keeps the newest patch release and asks the interpreter
-itself for SOABI, EXT_SUFFIX and its include directory.
+Looks in $(pyenv root)/versions (PYENV_ROOT, `pyenv root`, ~/.pyenv) and for
+python3.N on PATH (Debian's python3.13, python3.14, ...), or takes the
+`interpreters` attribute ({"3.12": "/path/to/python3.12"}). Each interpreter
+is asked for its version, SOABI, EXT_SUFFIX and include directory; per minor
+version the newest patch release with headers (Python.h) wins.
 """
 
 _PROBE = """
@@ -44,9 +45,9 @@ def _is_release(name):
             return False
     return True
 
-def _discover(rctx):
-    """Returns {"3.12": "/abs/python3.12", ...}, newest patch per minor."""
-    found = {}
+def _candidates(rctx):
+    """Interpreters to probe: pyenv's releases, then python3.N on PATH."""
+    out = []
     root = _pyenv_root(rctx)
     versions_dir = rctx.path(root + "/versions")
     if versions_dir.exists:
@@ -55,54 +56,79 @@ def _discover(rctx):
             if not _is_release(name):
                 continue
             minor = ".".join(name.split(".")[:2])
-            if _version_key(minor) < _version_key(rctx.attr.min_version):
-                continue
             exe = rctx.path(str(d) + "/bin/python" + minor)
-            if not exe.exists:
-                continue
-            prev = found.get(minor)
-            if prev == None or _version_key(name) > _version_key(prev[0]):
-                found[minor] = (name, str(exe))
-    where = "{} (versions >= {}; set PYENV_ROOT or pass interpreters to change)".format(
-        versions_dir,
+            if exe.exists:
+                out.append((minor, str(exe)))
+
+    # System interpreters (Debian's python3.13, python3.14, ...).
+    for n in range(0, 40):
+        minor = "3." + str(n)
+        exe = rctx.which("python" + minor)
+        if exe:
+            out.append((minor, str(exe)))
+    return out, "{}/versions and python3.N on PATH".format(root)
+
+def _discover(rctx):
+    """Returns ({"3.12": facts}, where, skipped): newest patch release with headers per minor."""
+    found = {}
+    skipped = []
+    candidates, where = _candidates(rctx)
+    for minor, exe in candidates:
+        if _version_key(minor) < _version_key(rctx.attr.min_version):
+            continue
+        info = _probe(rctx, exe, minor)
+        if not rctx.path(info["include"] + "/Python.h").exists:
+            skipped.append("{} ({}): no headers".format(exe, info["full_version"]))
+            continue
+        prev = found.get(minor)
+        if prev == None or _version_key(info["full_version"]) > _version_key(prev["full_version"]):
+            found[minor] = info
+    where = "{} (versions >= {}; set PYENV_ROOT, PATH or pass interpreters to change)".format(
+        where,
         rctx.attr.min_version,
     )
-    return {k: found[k][1] for k in found}, where
+    return found, where, skipped
+
+def _probe(rctx, exe, minor):
+    r = rctx.execute([exe, "-I", "-c", _PROBE])
+    if r.return_code != 0:
+        fail("rules_rocm: Python interpreter {} for {} does not run: {}".format(exe, minor, r.stderr))
+    info = json.decode(r.stdout)
+    if info["version"] != minor:
+        fail("rules_rocm: {} reports Python {}, expected {}".format(exe, info["version"], minor))
+    info["interpreter"] = exe
+    return info
 
 def _local_python_repository_impl(rctx):
+    skipped = []
     if rctx.attr.interpreters:
-        interpreters = dict(rctx.attr.interpreters)
         looked = "the `interpreters` attribute of @{}".format(rctx.name)
-        for minor in interpreters:
+        facts = {}
+        for minor, exe in rctx.attr.interpreters.items():
             parts = minor.split(".")
             if len(parts) != 2 or not parts[0].isdigit() or not parts[1].isdigit():
                 fail("rules_rocm: malformed Python version '{}' in python_interpreters; use the minor version, e.g. \"3.12\"".format(minor))
+            if not rctx.path(exe).exists:
+                fail("rules_rocm: the interpreter given for Python {} ({}) does not exist; looked in {}".format(minor, exe, looked))
+            info = _probe(rctx, exe, minor)
+            if not rctx.path(info["include"] + "/Python.h").exists:
+                fail("rules_rocm: Python {} at {} has no headers ({}/Python.h missing); ".format(minor, exe, info["include"]) +
+                     "install its development files")
+            facts[minor] = info
     else:
-        interpreters, looked = _discover(rctx)
-    facts = {}
-    for minor in sorted(interpreters.keys(), key = _version_key):
-        exe = interpreters[minor]
-        if not rctx.path(exe).exists:
-            fail("rules_rocm: the interpreter given for Python {} ({}) does not exist; looked in {}".format(minor, exe, looked))
-        r = rctx.execute([exe, "-I", "-c", _PROBE])
-        if r.return_code != 0:
-            fail("rules_rocm: Python interpreter {} for {} does not run: {}".format(exe, minor, r.stderr))
-        info = json.decode(r.stdout)
-        if info["version"] != minor:
-            fail("rules_rocm: {} reports Python {}, expected {}".format(exe, info["version"], minor))
-        if not rctx.path(info["include"] + "/Python.h").exists:
-            fail("rules_rocm: Python {} at {} has no headers ({}/Python.h missing); ".format(minor, exe, info["include"]) +
-                 "install its development files")
-
+        facts, looked, skipped = _discover(rctx)
+    facts = {m: facts[m] for m in sorted(facts.keys(), key = _version_key)}
+    for minor in facts:
         # Headers are symlinked in so cc actions see them as repository files.
-        rctx.symlink(info["include"], "include/" + minor)
-        info["interpreter"] = exe
-        facts[minor] = info
+        rctx.symlink(facts[minor]["include"], "include/" + minor)
     rctx.file("versions.bzl", """\
 \"\"\"Generated by local_python_repository: the Python installations found.\"\"\"
 
 # Where the installations were looked for (used in error messages).
 SEARCHED = {searched}
+
+# Interpreters found but not usable (no headers).
+SKIPPED = {skipped}
 
 # {{"3.12": {{"version", "full_version", "interpreter", "include", "soabi", "ext_suffix", "tag", "abiflags"}}}}
 PYTHONS = {facts}
@@ -110,6 +136,7 @@ PYTHONS = {facts}
 PYTHON_VERSIONS = {versions}
 """.format(
         searched = repr(looked),
+        skipped = repr(skipped),
         facts = json.encode_indent(facts, indent = "    "),
         versions = repr(sorted(facts.keys(), key = _version_key)),
     ))

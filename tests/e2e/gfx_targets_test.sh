@@ -7,29 +7,28 @@
 #     independent parser, tests/gfx/bundle_targets.py);
 #  2. narrowing gfx1200,gfx1201 -> gfx1201 re-runs no device or host compile,
 #     only bundle, embed, link and wheel (Bazel's execution log);
-#  3. errors: unknown family (with did-you-mean), empty value, a target the
-#     configured compiler cannot build;
-#  4. $(ROCM_OFFLOAD_ARCH_COPTS) for hipcc-style cc_library copts.
+#  3. errors: unknown family (with did-you-mean), empty value, a target
+#     rocPRIM refuses, a target without device library; a library that
+#     leaves refused targets out (warning, no code for them);
+#  4. bundle compression: auto (zstd for ROCm >= 6.2), none, zlib;
+#  5. $(ROCM_OFFLOAD_ARCH_COPTS) for hipcc-style cc_library copts.
 set -euo pipefail
 export LC_ALL=C
 cd "$(dirname "$0")/../.."
 BAZEL=${BAZEL:-bazel}
-FLAGS=(--config=offline)
+FLAGS=()
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/gfx_e2e.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-WHEEL=bazel-bin/examples/pjrt/jax_rocm7_pjrt-0.7.1-py3-none-manylinux_2_28_x86_64.whl
+WHEEL=bazel-bin/examples/pjrt/jax_rocm7_pjrt-0.7.1-py3-none-manylinux_2_39_x86_64.whl
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 # The bundle parser needs zstandard (compressed bundles): the repo's venv.
 PY="${ROCM_WHEEL_VENV:-$PWD/.venv}/bin/python"
 [[ -x $PY ]] || fail "$PY missing: run \`make setup\` first"
 
-rocm_wheel() {
-  local rw
-  rw="$("$BAZEL" info "${FLAGS[@]}" output_base 2>/dev/null)/external/rocm_wheel_tools/rocm-wheel"
-  [[ -x $rw ]] || fail "rocm-wheel not built at $rw"
-  "$rw" "$@"
-}
+source tests/lib/rocm_wheel.sh
+RW=$(rocm_wheel_path) || fail "cannot build //tools:rocm-wheel"
+rocm_wheel() { "$RW" "$@"; }
 
 # Targets of the device-compile actions of //:wheels (analysis only); each
 # action's arguments must name exactly one target (besides its file names).
@@ -73,25 +72,35 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 print("\n".join(sorted({t.split(":")[0] for e in r["elf_files"] for t in e["targets"]})))' "$tmp/inspect.json")
   [[ $got == "$want" ]] || fail "rocm-wheel inspect $WHEEL lists [$(echo $got)], want [$(echo $want)]"
+  # Both kernels (vector_add and the rocPRIM radix sort) for every target:
+  # one bundle per source, each holding every target.
+  got=$("$PY" tests/gfx/bundle_targets.py "$WHEEL" --per-bundle | sort | uniq -c | awk '{print $1}' | tr '\n' ' ')
+  [[ $got == "2 " ]] || fail "want 2 bundles with the same target set, got counts [$got]"
 }
 
-# 1. Sets. The pjrt wheel has a self-contained kernel (every target) and a
-# rocPRIM kernel (clang-15 targets only), so the union is the whole set.
+# 1. Sets. Both pjrt kernels (a self-contained one and a rocPRIM radix sort)
+# build for every target rocPRIM 3.4 supports.
 check_set gfx120X-all gfx1200 gfx1201
-check_set gfx94X-dcgpu gfx942
-check_set gfx950-dcgpu gfx950
-check_set gfx90X-dcgpu gfx906 gfx908 gfx90a
+check_set gfx94X-dcgpu,gfx1151 gfx942 gfx1151
+check_set gfx110X-all,gfx90a-dcgpu gfx90a gfx1100 gfx1101 gfx1102 gfx1103
 check_set gfx120X-all,gfx94X-dcgpu gfx1200 gfx1201 gfx942
 
-# Compressed bundles (what ROCm >= 6.2 runtimes read) and the manylinux check.
-echo "--- --//:hip_bundle_compression=zstd, rocm-wheel check"
-"$BAZEL" build "${FLAGS[@]}" --//:gfx=gfx120X-all --//:hip_bundle_compression=zstd //examples/pjrt:wheel 2>"$tmp/build.err" \
-  || { tail -30 "$tmp/build.err" >&2; fail "build with zstd bundles"; }
-rocm_wheel inspect "$WHEEL" >"$tmp/inspect.txt"
-grep -qE 'offload bundles: 2 \(1 uncompressed, 1 zstd v[23]\)' "$tmp/inspect.txt" \
-  || { cat "$tmp/inspect.txt" >&2; fail "want one zstd bundle (vector_add) and one host-only bundle (radix_sort)"; }
-[[ $("$PY" tests/gfx/bundle_targets.py "$WHEEL" | tr '\n' ' ') == "gfx1200 gfx1201 " ]] || fail "zstd bundles do not hold gfx1200 gfx1201"
-rocm_wheel check "$WHEEL" >"$tmp/check.txt" 2>&1 || { cat "$tmp/check.txt" >&2; fail "rocm-wheel check rejects the manylinux_2_28 tag"; }
+# 4. Compression: `auto` is zstd on ROCm 6.4 (runtimes read CCOB from 6.2).
+compression() {
+  local value=$1 want=$2
+  echo "--- --//:hip_bundle_compression=$value: $want"
+  "$BAZEL" build "${FLAGS[@]}" --//:gfx=gfx120X-all "--//:hip_bundle_compression=$value" //examples/pjrt:wheel 2>"$tmp/build.err" \
+    || { tail -30 "$tmp/build.err" >&2; fail "build with --//:hip_bundle_compression=$value"; }
+  rocm_wheel inspect "$WHEEL" >"$tmp/inspect.txt"
+  grep -qE "offload bundles: 2 \\(2 $want\\)" "$tmp/inspect.txt" \
+    || { cat "$tmp/inspect.txt" >&2; fail "want 2 $want bundles for --//:hip_bundle_compression=$value"; }
+  [[ $("$PY" tests/gfx/bundle_targets.py "$WHEEL" | tr '\n' ' ') == "gfx1200 gfx1201 " ]] \
+    || fail "$value bundles do not hold gfx1200 gfx1201"
+}
+compression none uncompressed
+compression zlib "zlib v[23]"
+compression auto "zstd v[23]"
+rocm_wheel check "$WHEEL" >"$tmp/check.txt" 2>&1 || { cat "$tmp/check.txt" >&2; fail "rocm-wheel check rejects the manylinux_2_39 tag"; }
 
 # 2. No device recompile when a target is dropped.
 echo "--- gfx1200,gfx1201 -> gfx1201 re-runs no device compile"
@@ -107,7 +116,7 @@ counts = collections.Counter(s.get("mnemonic", "?") for s in spawns)
 print("executed spawns:", dict(counts))
 # Host compiles embed a constant placeholder (the bundle goes in by HipEmbed),
 # so they do not depend on the set either.
-for m in ("HipDeviceCompile", "HipDeviceLink", "HipHostCompile"):
+for m in ("HipDeviceCompile", "HipHostCompile"):
     if counts[m]:
         sys.exit("FAIL: %d %s action(s) re-ran after narrowing the set" % (counts[m], m))
 for m in ("HipBundle", "HipEmbed", "CppLink", "RocmWheel"):
@@ -133,11 +142,25 @@ expect_error gfx120x-al //examples/pjrt:wheel "unknown amdgpu family or gfx targ
   "Did you mean 'gfx120X-all'?" "Valid families:" "gfx94X-dcgpu"
 expect_error gfx94X-dcgpu,gfx9001 //examples/pjrt:wheel "unknown amdgpu family or gfx target 'gfx9001'"
 expect_error "" //examples/pjrt:wheel "--//:gfx is empty"
-# rocPRIM-style code needs the ROCm clang (Debian clang-15 here), which has no gfx1201.
-expect_error gfx1201 //tests/gfx:needs_rocm_clang "cannot compile device code for gfx1201" \
-  "//tests/gfx:needs_rocm_clang" "clang version" "zig clang"
+# rocPRIM 3.4 (ROCm 6.4) has no 128-bit atomics for gfx950: the library,
+# the target, the ROCm version and the fixes.
+expect_error gfx950-dcgpu //examples/pjrt:wheel \
+  "//examples/pjrt:radix_sort: rocPRIM 3.4.1 (ROCm 6.4) cannot compile device code for gfx950" \
+  "128-bit atomics" "fixed in rocPRIM 4.0, ROCm 7.0" "drop gfx950 from --//:gfx" "skip_unsupported_targets = True"
+# clang 21 has no device library for gfx1250: only self-contained code.
+expect_error gfx1250 //tests/gfx:needs_device_lib "//tests/gfx:needs_device_lib" \
+  "accepts gfx1250 only with -nogpulib" "self_contained = True"
 
-# 4. Make variables for cc_library copts.
+# A library that leaves refused targets out: a warning, no gfx950 code.
+echo "--- skip_unsupported_targets: gfx950 left out of a rocPRIM library"
+"$BAZEL" build "${FLAGS[@]}" --//:gfx=gfx950-dcgpu,gfx94X-dcgpu //tests/gfx:librocprim_skip.so >"$tmp/skip.log" 2>&1 \
+  || { tail -30 "$tmp/skip.log" >&2; fail "build //tests/gfx:librocprim_skip.so"; }
+grep -qF "WARNING: //tests/gfx:rocprim_skip: no device code for gfx950: rocPRIM 3.4.1" "$tmp/skip.log" \
+  || { tail -30 "$tmp/skip.log" >&2; fail "no build warning for the left-out gfx950"; }
+[[ $("$PY" tests/gfx/bundle_targets.py bazel-bin/tests/gfx/librocprim_skip.so) == gfx942 ]] \
+  || fail "librocprim_skip.so must hold gfx942 code only"
+
+# 5. Make variables for cc_library copts.
 echo "--- \$(ROCM_OFFLOAD_ARCH_COPTS)"
 "$BAZEL" build "${FLAGS[@]}" --//:gfx=gfx90X-dgpu,gfx103X-igpu //tests/gfx:offload_copts 2>"$tmp/build.err" \
   || { tail -30 "$tmp/build.err" >&2; fail "build //tests/gfx:offload_copts"; }

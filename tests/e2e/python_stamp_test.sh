@@ -9,10 +9,10 @@ cd "$(dirname "$0")/../.."
 bz() { bazel "$@"; }
 OB="$(bazel info output_base 2>/dev/null)"
 # One version keeps this quick; the Python-independent wheels come along.
-FLAGS=(--config=offline --disk_cache= --remote_cache= --//:python_versions=3.12)
+FLAGS=(--disk_cache= --remote_cache= --//:python_versions=3.12)
 PY=.venv/bin/python
 [[ -x $PY ]] || { echo "FAIL: $PY missing; run \`make setup\` first" >&2; exit 1; }
-out="$(bz info --config=offline output_path 2>/dev/null)"
+out="$(bz info output_path 2>/dev/null)"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 

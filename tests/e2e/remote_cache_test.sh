@@ -13,9 +13,7 @@
 # path) must FAIL the same check: proof that it can fail.
 #
 # Environment: REMOTE_CACHE_TEST_TARGETS (default //:wheels),
-# REMOTE_CACHE_TEST_MIN_HIT_RATE (0.99), REMOTE_CACHE_TEST_TIMEOUT (s, 1800),
-# REMOTE_CACHE_TEST_REORDERED ("--//:python_versions=..." for B'; default: the
-# discovered versions reversed when //:python_versions exists, else B' skipped).
+# REMOTE_CACHE_TEST_MIN_HIT_RATE (0.99), REMOTE_CACHE_TEST_TIMEOUT (s, 1800).
 set -euo pipefail
 source "$(dirname "$0")/../remote/lib.sh"
 
@@ -70,26 +68,14 @@ tool_b=$(e2e_tool_sha "$COPY" "$OB2")
 echo "rocm-wheel binary identical in both checkouts: $tool_a"
 e2e_check "$RUN" A B --min-hit-rate "$MIN_HIT_RATE"
 
-# B': the same with the Python versions listed in another order.
-reordered=${REMOTE_CACHE_TEST_REORDERED:-}
-if [[ -z $reordered ]] && e2e_bazel "$COPY" "$OB2" query --config=offline //:python_versions >/dev/null 2>&1; then
-  versions=$("$E2E_PY" - "$OB2/external/rocm_python/versions.bzl" <<'EOF'
-import ast, re, sys
-text = open(sys.argv[1]).read()
-m = re.search(r"^PYTHON_VERSIONS = (\[.*?\])", text, re.M | re.S)
-print(",".join(reversed(ast.literal_eval(m.group(1)))) if m else "")
-EOF
-  )
-  [[ -n $versions ]] || e2e_fail "//:python_versions exists but PYTHON_VERSIONS is not in @rocm_python//:versions.bzl; set REMOTE_CACHE_TEST_REORDERED"
-  reordered="--//:python_versions=$versions"
-fi
-if [[ -n $reordered ]]; then
-  e2e_bazel "$COPY" "$OB2" clean >/dev/null 2>&1
-  e2e_build "$RUN" B_reordered "$COPY" "$OB2" "${REMOTE[@]}" "$reordered" "${TARGETS[@]}"
-  e2e_check "$RUN" A B_reordered --min-hit-rate "$MIN_HIT_RATE"
-else
-  echo "--- SKIPPED B': no //:python_versions flag yet (set REMOTE_CACHE_TEST_REORDERED to force)"
-fi
+# B': the same with the Python versions listed in another order (as a user
+# lists them, independently of rules_rocm's discovery).
+source "$E2E_ROOT/tests/lib/pythons.sh"
+versions=$(expected_python_versions | sort -r -V | paste -sd, -)
+[[ $versions == *,* ]] || e2e_fail "need two Python versions to reorder, found [$versions] (make setup)"
+e2e_bazel "$COPY" "$OB2" clean >/dev/null 2>&1
+e2e_build "$RUN" B_reordered "$COPY" "$OB2" "${REMOTE[@]}" "--//:python_versions=$versions" "${TARGETS[@]}"
+e2e_check "$RUN" A B_reordered --min-hit-rate "$MIN_HIT_RATE"
 
 # C: every action executed again at the other path, no cache at all. With
 # --config=rbe minus the executor (the strategy list falls back to the local

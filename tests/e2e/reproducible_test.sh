@@ -42,7 +42,7 @@ ob_dir=$(e2e_output_base "$E2E_ROOT" "$OB")
 
 echo "--- bazel clean --expunge"
 e2e_bazel "$E2E_ROOT" "$OB" clean --expunge >/dev/null 2>&1
-[[ ! -e $ob_dir/external/rocm_wheel_tools ]] || e2e_fail "bazel clean --expunge left $ob_dir/external behind"
+[[ ! -e $ob_dir/external ]] || e2e_fail "bazel clean --expunge left $ob_dir/external behind"
 
 # X2: everything from scratch.
 e2e_build "$RUN" X2 "$E2E_ROOT" "$OB" "${E2E_LOCAL_FLAGS[@]}" "${TARGETS[@]}"

@@ -5,6 +5,7 @@
 # Other output bases (the copy's) live under ${TMPDIR:-/tmp} and are removed.
 
 E2E_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
+source "$E2E_ROOT/tests/lib/rocm_wheel.sh"
 E2E_VENV=${ROCM_WHEEL_VENV:-$E2E_ROOT/.venv}
 E2E_PY=$E2E_VENV/bin/python
 E2E_CHECK=$E2E_ROOT/tests/remote/cache_check.py
@@ -24,8 +25,7 @@ e2e_fail() {
 
 e2e_require_tools() {
   [[ -x $E2E_PY ]] || e2e_fail "no Python venv at $E2E_VENV: run \`make setup\` first (or set ROCM_WHEEL_VENV)"
-  command -v "$BAZEL" >/dev/null || e2e_fail "bazel not found: run \`make setup\` first"
-  [[ -f $E2E_ROOT/.bazelrc.offline ]] || e2e_fail "$E2E_ROOT/.bazelrc.offline missing: run \`make setup\` first"
+  command -v "$BAZEL" >/dev/null || e2e_fail "bazel not found: run this inside the build root (scripts/buildroot)"
 }
 
 # e2e_deadline SECONDS: every later bazel call is bounded by what is left.
@@ -108,7 +108,7 @@ e2e_build() {
   local run=$1 name=$2 ws=$3 ob=$4
   shift 4
   echo "--- [$((SECONDS))s] build $name: $ws ($*)"
-  if ! e2e_bazel "$ws" "$ob" build --config=offline --disk_cache= \
+  if ! e2e_bazel "$ws" "$ob" build --disk_cache= \
     --execution_log_json_file="$run/$name.exec.json" \
     --build_event_json_file="$run/$name.bep.json" \
     "$@" >"$run/$name.log" 2>&1; then
@@ -117,7 +117,7 @@ e2e_build() {
   fi
   grep -E '^INFO: [0-9]+ processes' "$run/$name.log" || true
   local execroot
-  execroot=$(e2e_bazel "$ws" "$ob" info --config=offline execution_root 2>/dev/null) ||
+  execroot=$(e2e_bazel "$ws" "$ob" info execution_root 2>/dev/null) ||
     e2e_fail "bazel info execution_root failed for $name"
   "$E2E_PY" "$E2E_CHECK" record --bep "$run/$name.bep.json" --execroot "$execroot" \
     --out "$run/$name.top.json"
@@ -132,22 +132,19 @@ e2e_check() {
     --log "$run/$cand.exec.json" --top "$run/$cand.top.json" "$@"
 }
 
-# e2e_tool_sha WORKSPACE OUTPUT_BASE: sha256 of the cargo-built rocm-wheel
-# binary (fetched first when the targets built so far did not need it).
+# e2e_tool_sha WORKSPACE OUTPUT_BASE: sha256 of the rocm-wheel binary the
+# default toolchain uses (//tools:rocm-wheel).
 e2e_tool_sha() {
-  local bin
-  bin=$(e2e_output_base "$1" "$2")/external/rocm_wheel_tools/rocm-wheel
-  if [[ ! -e $bin ]]; then
-    e2e_bazel "$1" "$2" fetch --config=offline @rocm_wheel_tools//:all >/dev/null 2>&1 ||
-      e2e_fail "bazel fetch @rocm_wheel_tools//:all failed in $1"
-  fi
+  local bin startup=()
+  [[ -z $2 ]] || startup=(--output_base="$2")
+  bin=$(cd "$1" && BAZEL=$BAZEL rocm_wheel_path "${startup[@]}") || e2e_fail "cannot build //tools:rocm-wheel in $1"
   [[ -e $bin ]] || e2e_fail "no rocm-wheel binary at $bin"
   sha256sum "$(readlink -f "$bin")" | cut -d' ' -f1
 }
 
 # e2e_copy_checkout DEST: the checkout's files (tracked and untracked, not
-# ignored: what a fresh clone with the same edits has) at another path, with
-# its own .bazelrc.offline. Independent of git worktrees: a plain directory.
+# ignored: what a fresh clone with the same edits has) at another path.
+# Independent of git worktrees: a plain directory.
 e2e_copy_checkout() {
   local dest=$1
   git -C "$E2E_ROOT" rev-parse --is-inside-work-tree >/dev/null 2>&1 ||
@@ -158,9 +155,9 @@ e2e_copy_checkout() {
       # Deleted but still tracked files are not part of the tree being tested.
       [[ -e $f || -L $f ]] && printf '%s\0' "$f"
     done | tar --null -T - -cf -) | tar -C "$dest" -xf -
-  # The venv is a build input (the HIP toolchain finds zig in it): give the
-  # copy its own, at its own path, as a second clone would have. Hard links
-  # make that cheap; a plain copy when /tmp is another file system.
+  # Tests run the venv's tools by path: give the copy its own, at its own
+  # path, as a second clone would have. Hard links make that cheap; a plain
+  # copy when /tmp is another file system.
   if [[ -e $E2E_ROOT/.venv ]]; then
     local venv
     venv=$(readlink -f "$E2E_ROOT/.venv")
@@ -169,9 +166,6 @@ e2e_copy_checkout() {
   fi
   # buildifier only: not a build input.
   [[ -e $E2E_ROOT/node_modules ]] && ln -sfn "$(readlink -f "$E2E_ROOT/node_modules")" "$dest/node_modules"
-  (cd "$dest" && scripts/setup.sh) || e2e_fail "scripts/setup.sh failed in the copy $dest"
-  grep -q -- "$dest/third_party" "$dest/.bazelrc.offline" ||
-    e2e_fail "$dest/.bazelrc.offline does not point into the copy"
 }
 
 # --- BuildGrid on loopback --------------------------------------------------

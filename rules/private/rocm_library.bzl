@@ -1,0 +1,55 @@
+"""rocm_library: a ROCm header library (rocPRIM, hipCUB) as a hip_library dependency.
+
+Made by the HIP repository rule (`@rocm_hip//:rocprim`, re-exported as
+`@rules_rocm//rocm:rocprim`). It carries the version found and the gfx
+targets that version refuses, so hip_library can check the --//:gfx set at
+analysis time instead of failing deep inside a device compile.
+"""
+
+RocmLibraryInfo = provider(
+    doc = "A ROCm library found in the local ROCm installation.",
+    fields = {
+        "name": "display name, e.g. 'rocPRIM'",
+        "version": "version from its version header, e.g. '3.4.1'",
+        "rocm_version": "major.minor of the ROCm (HIP) it belongs to",
+        "refused": "dict gfx target -> why this version cannot compile code for it",
+        "unavailable": "non-empty: why the library was not found and how to install it",
+    },
+)
+
+def _rocm_library_impl(ctx):
+    refused = dict(ctx.attr.refused)
+    for dep in ctx.attr.deps:
+        info = dep[RocmLibraryInfo]
+        for t, why in info.refused.items():
+            refused.setdefault(t, "{} {}: {}".format(info.name, info.version, why))
+    includes = [ctx.attr.include_dir] if ctx.attr.include_dir else []
+    return [
+        RocmLibraryInfo(
+            name = ctx.attr.display_name,
+            version = ctx.attr.version,
+            rocm_version = ctx.attr.rocm_version,
+            refused = refused,
+            unavailable = ctx.attr.unavailable,
+        ),
+        # Headers live in the ROCm installation; a non-/usr root must be on
+        # the include path of plain C++ users too.
+        CcInfo(compilation_context = cc_common.create_compilation_context(
+            system_includes = depset(includes),
+        )),
+    ]
+
+rocm_library = rule(
+    implementation = _rocm_library_impl,
+    attrs = {
+        "deps": attr.label_list(providers = [RocmLibraryInfo], doc = "ROCm libraries this one is built on (their refusals apply too)."),
+        "display_name": attr.string(mandatory = True),
+        "include_dir": attr.string(doc = "Absolute include directory for plain C++ users ('' for /usr/include)."),
+        "refused": attr.string_dict(doc = "gfx target -> why this version cannot compile code for it."),
+        "rocm_version": attr.string(),
+        "unavailable": attr.string(doc = "Non-empty: the library is missing; reported when a target uses it."),
+        "version": attr.string(),
+    },
+    provides = [RocmLibraryInfo, CcInfo],
+    doc = "A ROCm header library found by rocm_hip_repository.",
+)

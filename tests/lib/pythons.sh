@@ -1,0 +1,20 @@
+# Sourced by e2e scripts. expected_python_versions: the CPython minor
+# versions >= 3.10 with headers that a user finds on this machine (pyenv's
+# releases, python3.N on PATH), listed without rules_rocm's own discovery
+# code, so that a discovery bug shows up as a mismatch.
+expected_python_versions() {
+  local root=${PYENV_ROOT:-$HOME/.pyenv} exe n
+  local -a candidates=()
+  for exe in "$root"/versions/*/bin/python3.*; do
+    [[ $exe =~ /versions/[0-9]+\.[0-9]+\.[0-9]+/bin/python[0-9]+\.[0-9]+$ ]] && candidates+=("$exe")
+  done
+  for n in $(seq 0 39); do
+    exe=$(command -v "python3.$n" 2>/dev/null) && candidates+=("$exe")
+  done
+  for exe in "${candidates[@]}"; do
+    "$exe" -I -c '
+import os, sys, sysconfig
+if sys.version_info >= (3, 10) and os.path.exists(os.path.join(sysconfig.get_path("include"), "Python.h")):
+    print("%d.%d" % sys.version_info[:2])'
+  done | sort -u -V
+}
