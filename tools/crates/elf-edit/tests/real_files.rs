@@ -59,10 +59,11 @@ fn debian_libstdcxx_grows_and_loads() {
 #[test]
 fn debian_libamdhip64_grows_and_loads() {
     let d = scratch();
+    // HIP 6.4's runtime, as the build root has it.
     let input = copy_to(
-        &Path::new(SYSLIB).join("libamdhip64.so.5"),
+        &Path::new(SYSLIB).join("libamdhip64.so.6"),
         d.path(),
-        "libamdhip64.so.5",
+        "libamdhip64.so.6",
     );
     let out = edit_and_compare(
         &input,
@@ -75,33 +76,80 @@ fn debian_libamdhip64_grows_and_loads() {
     assert!(got.starts_with("(0, "), "hipRuntimeGetVersion: {got}");
 }
 
+/// A distribution executable that carries a DT_RUNPATH: systemd's busctl
+/// (to its private library) on Debian 12, coreutils' expr on sid (the build
+/// root), ...
+fn executable_with_runpath() -> (PathBuf, String) {
+    let candidates = ["/usr/bin/busctl", "/usr/bin/expr", "/usr/bin/factor"];
+    for c in candidates {
+        let p = Path::new(c);
+        if !p.exists() {
+            continue;
+        }
+        let r = elf_edit::read_rpath(p).unwrap();
+        if let [e] = r.as_slice() {
+            if e.kind == RpathKind::Runpath {
+                return (p.to_path_buf(), e.value_lossy());
+            }
+        }
+    }
+    panic!(
+        "none of {candidates:?} exists with a DT_RUNPATH: run the tests inside the build root: \
+         scripts/buildroot cargo test --manifest-path tools/Cargo.toml --locked --workspace"
+    )
+}
+
+/// `name => path` of what ld.so loads for `exe` (ldd's mechanism).
+fn loaded_libraries(exe: &Path) -> Vec<(String, String)> {
+    let out = run(Command::new(exe).env("LD_TRACE_LOADED_OBJECTS", "1"));
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .filter_map(|l| {
+            let (name, rest) = l.trim().split_once(" => ")?;
+            let path = rest.split(" (").next()?.to_string();
+            Some((name.to_string(), path))
+        })
+        .collect()
+}
+
 #[test]
 fn usr_bin_executables_still_run() {
     let d = scratch();
-    // busctl carries a DT_RUNPATH to its private systemd library.
-    let busctl = copy_to(Path::new("/usr/bin/busctl"), d.path(), "busctl");
-    let want = stdout(Command::new(&busctl).arg("--version"));
-    let systemd = "/usr/lib/x86_64-linux-gnu/systemd";
+    let (orig, existing) = executable_with_runpath();
+    let exe = copy_to(&orig, d.path(), "exe");
+    let want = stdout(Command::new(&exe).arg("--version"));
+    // Its first library other than libc, copied where only the new RUNPATH
+    // leads: the edited executable must load that copy.
+    let (lib, from) = loaded_libraries(&exe)
+        .into_iter()
+        .find(|(n, _)| !n.starts_with("libc.so"))
+        .unwrap_or_else(|| panic!("{} needs no library but libc", orig.display()));
+    let private = d.path().join("private-libraries");
+    std::fs::create_dir(&private).unwrap();
+    std::fs::copy(&from, private.join(&lib)).unwrap();
     for rpath in [
-        systemd.to_string(),
-        format!("{systemd}:$ORIGIN/../lib/x86_64-linux-gnu/more"),
+        private.display().to_string(),
+        format!("$ORIGIN/private-libraries:{existing}:$ORIGIN/../lib/x86_64-linux-gnu/more"),
     ] {
-        let out = edit_and_compare(&busctl, d.path(), &set(&rpath, RpathKind::Runpath));
+        let out = edit_and_compare(&exe, d.path(), &set(&rpath, RpathKind::Runpath));
         assert_eq!(stdout(Command::new(&out).arg("--version")), want);
+        let loaded = loaded_libraries(&out);
+        let got = loaded.iter().find(|(n, _)| *n == lib).map(|(_, p)| p);
+        assert_eq!(
+            got.map(PathBuf::from),
+            Some(private.join(&lib)),
+            "{rpath}: {loaded:?}"
+        );
     }
-    // Shorter than the existing value: rewritten in place, same size.
-    let short = d.path().join("busctl-short");
-    let m = elf_edit::edit_file(
-        &busctl,
-        Some(&short),
-        &set("/usr/lib/x86_64-linux-gnu/systemd", RpathKind::Runpath),
-    )
-    .unwrap();
+    // Not longer than the existing value: rewritten in place, same size.
+    let short = d.path().join("exe-short");
+    let m = elf_edit::edit_file(&exe, Some(&short), &set(&existing, RpathKind::Runpath)).unwrap();
     assert_eq!(m, Method::Unchanged);
     let m = elf_edit::edit_file(
-        &busctl,
+        &exe,
         Some(&short),
-        &set("/usr/lib/x86_64-linux-gnu/systemd/", RpathKind::Runpath),
+        &set(&format!("{existing}/"), RpathKind::Runpath),
     )
     .unwrap();
     assert!(matches!(m, Method::Appended { .. }), "{m:?}");
@@ -140,9 +188,14 @@ impl Built {
     fn path(&self) -> &Path {
         self.dir.path()
     }
+    /// Compiles and links with `cc`: "gcc" (GNU ld) or "clang" (LLVM 21's).
     fn build(&self, name: &str, cc: &str, flags: &[&str], lib: bool) -> PathBuf {
         let out = self.path().join(name);
-        let mut cmd = Command::new(cc);
+        let mut cmd = match cc {
+            "gcc" => Command::new("gcc"),
+            "clang" => Command::new(llvm("clang")),
+            _ => panic!("unknown compiler {cc}"),
+        };
         if lib {
             cmd.args(["-shared", "-fPIC", "-Wl,-soname,libg.so"])
                 .arg(self.path().join("g.c"));
@@ -183,11 +236,11 @@ fn own_executables_find_their_library_through_the_new_rpath() {
         ),
         ("gcc-nopie", "gcc", &["-no-pie", "-Wl,-rpath,$ORIGIN/x"]),
         // lld leaves no spare dynamic slots: adding an entry moves .dynamic.
-        ("lld-none", "clang-15", &["-fuse-ld=lld"]),
-        ("lld-nopie", "clang-15", &["-fuse-ld=lld", "-no-pie"]),
+        ("lld-none", "clang", &["-fuse-ld=lld"]),
+        ("lld-nopie", "clang", &["-fuse-ld=lld", "-no-pie"]),
         (
             "lld-rpath",
-            "clang-15",
+            "clang",
             &[
                 "-fuse-ld=lld",
                 "-Wl,--disable-new-dtags",
@@ -267,7 +320,7 @@ fn own_libraries_with_rpath_and_runpath_match_patchelf() {
             ],
             true,
         ),
-        b.build("lld.so", "clang-15", &["-fuse-ld=lld"], true),
+        b.build("lld.so", "clang", &["-fuse-ld=lld"], true),
     ];
     for lib in &libs {
         for edit in [
@@ -431,11 +484,11 @@ fn files_without_section_headers_move_the_program_header_table() {
     let exes = [
         copy_to(Path::new("/usr/bin/ls"), b.path(), "ls"),
         b.build("pie", "gcc", &[], false),
-        b.build("nopie-lld", "clang-15", &["-fuse-ld=lld", "-no-pie"], false),
+        b.build("nopie-lld", "clang", &["-fuse-ld=lld", "-no-pie"], false),
         b.build("nopie-gnu", "gcc", &["-no-pie", "-Wl,-rpath,/x"], false),
     ];
     for exe in &exes {
-        run(Command::new("llvm-objcopy-15")
+        run(Command::new(llvm("llvm-objcopy"))
             .arg("--strip-sections")
             .arg(exe));
         let out = exe.with_extension("edited");
@@ -469,7 +522,7 @@ fn files_without_section_headers_move_the_program_header_table() {
         }
     }
     let lib = copy_to(&Path::new(SYSLIB).join("libz.so.1"), b.path(), "libz.so.1");
-    run(Command::new("llvm-objcopy-15")
+    run(Command::new(llvm("llvm-objcopy"))
         .arg("--strip-sections")
         .arg(&lib));
     let out = b.path().join("libz-edited.so");

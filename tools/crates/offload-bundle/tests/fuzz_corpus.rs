@@ -1,10 +1,15 @@
 //! Runs the fuzz target's body over the committed seed corpus
 //! (`fuzz/corpus/read_bundle`). Seeds named `ok-*` must read and list the
-//! targets in their name; seeds named `bad-*` must be rejected.
+//! targets in their name; seeds named `bad-*` must be rejected. The
+//! `ok-clang*` seeds were written by LLVM 21's clang-offload-bundler (plain,
+//! and `-compress` in CCOB versions 2 and 3), the others by our own writer
+//! or by hand; `regenerate_seed_corpus` makes them all.
+
+mod common;
 
 use std::path::{Path, PathBuf};
 
-use offload_bundle::{build_uncompressed, compress, fuzz_read, Method};
+use offload_bundle::{build_uncompressed, compress, fuzz_read, read_bundle, Limits, Method};
 
 fn corpus_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus/read_bundle")
@@ -31,6 +36,130 @@ fn fuzz_body_over_corpus() {
         }
     }
     assert!(seen >= 8, "seed corpus is missing files ({seen} seeds)");
+    for (name, _) in real_bundler_seeds() {
+        assert!(
+            corpus_dir().join(&name).exists(),
+            "seed {name} is missing: regenerate the corpus (see regenerate_seed_corpus)"
+        );
+    }
+}
+
+/// The fuzz body on bundles freshly written by the real tool.
+#[test]
+fn fuzz_body_over_clang_offload_bundler_output() {
+    for (name, data) in real_bundler_seeds() {
+        let targets = fuzz_read(&data).unwrap_or_else(|e| panic!("{name}: {e:#}"));
+        let want = name.trim_end_matches(".bin").rsplit('-').next().unwrap();
+        assert_eq!(targets.join("+"), want, "{name}");
+    }
+}
+
+/// The committed `ok-clang*` seeds are what clang-offload-bundler writes
+/// today: the plain one byte for byte; the compressed ones with the same
+/// CCOB header fields and the same bundle inside (the compressed bytes
+/// depend on the zstd library's version).
+#[test]
+fn committed_clang_seeds_match_the_tool() {
+    let limits = Limits::default();
+    for (name, fresh) in real_bundler_seeds() {
+        let committed = std::fs::read(corpus_dir().join(&name)).unwrap_or_else(|e| {
+            panic!("{name}: {e}: regenerate the corpus (see regenerate_seed_corpus)")
+        });
+        let (a, b) = (
+            read_bundle(&committed, &limits).unwrap(),
+            read_bundle(&fresh, &limits).unwrap(),
+        );
+        match (&a.compressed, &b.compressed) {
+            (None, None) => assert!(committed == fresh, "{name} differs from the tool's output"),
+            (Some(x), Some(y)) => {
+                assert_eq!(
+                    (x.version, x.method, x.uncompressed_size, x.hash),
+                    (y.version, y.method, y.uncompressed_size, y.hash),
+                    "{name}"
+                );
+                assert_eq!(a.uncompressed(), b.uncompressed(), "{name}");
+            }
+            _ => panic!("{name}: compressed and plain differ"),
+        }
+    }
+}
+
+/// A 64-byte AMDGPU ELF64 header with EF_AMDGPU_MACH `mach`: enough of a
+/// code object for the bundle formats, which do not look inside.
+fn fake_code_object(mach: u8) -> Vec<u8> {
+    let mut e = vec![0u8; 64];
+    e[..8].copy_from_slice(b"\x7fELF\x02\x01\x01\x40");
+    e[18] = 224;
+    e[48] = mach;
+    e
+}
+
+/// What LLVM 21's clang-offload-bundler writes for a host entry and fake
+/// code objects `(entry id, EF_AMDGPU_MACH)`: `extra` arguments, and
+/// `-compress` in CCOB format `version` if given.
+fn clang_bundle_bytes(entries: &[(&str, u8)], extra: &[&str], version: Option<u16>) -> Vec<u8> {
+    let dir = tempfile::tempdir().unwrap();
+    let mut targets = vec![format!("host-{}", common::HOST)];
+    let mut cmd = common::llvm_cmd("clang-offload-bundler");
+    cmd.arg("-type=o").args(extra).arg("-input=/dev/null");
+    for (i, (id, mach)) in entries.iter().enumerate() {
+        let p = dir.path().join(format!("{i}.co"));
+        std::fs::write(&p, fake_code_object(*mach)).unwrap();
+        targets.push(id.to_string());
+        cmd.arg(format!("-input={}", p.display()));
+    }
+    let out = dir.path().join("out.bin");
+    cmd.arg(format!("-targets={}", targets.join(",")))
+        .arg(format!("-output={}", out.display()));
+    if let Some(v) = version {
+        cmd.arg("-compress")
+            .env("COMPRESSED_BUNDLE_FORMAT_VERSION", v.to_string());
+    }
+    common::run(&mut cmd);
+    std::fs::read(&out).unwrap()
+}
+
+const TWO: [(&str, u8); 2] = [
+    ("hipv4-amdgcn-amd-amdhsa--gfx906", 0x2f),
+    ("hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+", 0x3f),
+];
+
+/// The seeds written by clang-offload-bundler, as (file name, contents):
+/// a plain one without alignment (the tool's default, keeps it tiny) and
+/// compressed ones laid out as the HIP driver asks (4096).
+fn real_bundler_seeds() -> Vec<(String, Vec<u8>)> {
+    let three = [
+        ("hipv4-amdgcn-amd-amdhsa--gfx1100", 0x41),
+        ("hipv4-amdgcn-amd-amdhsa--gfx1151", 0x4a),
+        ("hipv4-amdgcn-amd-amdhsa--gfx1201", 0x4e),
+    ];
+    let one = [("hipv4-amdgcn-amd-amdhsa--gfx1200", 0x48)];
+    vec![
+        (
+            "ok-clang-gfx1100+gfx1151+gfx1201.bin".to_string(),
+            clang_bundle_bytes(&three, &[], None),
+        ),
+        (
+            "ok-clangzstd2-gfx906+gfx90a.bin".to_string(),
+            clang_bundle_bytes(&TWO, &["-bundle-align=4096"], Some(2)),
+        ),
+        (
+            "ok-clangzstd3-gfx1200.bin".to_string(),
+            clang_bundle_bytes(&one, &["-bundle-align=4096"], Some(3)),
+        ),
+    ]
+}
+
+/// The hand-laid seeds have clang-offload-bundler's unaligned layout.
+#[test]
+fn hand_laid_seeds_match_clang_offload_bundler() {
+    let (a, b) = (fake_code_object(TWO[0].1), fake_code_object(TWO[1].1));
+    let ours = compact(&[
+        (&format!("host-{}-", common::HOST), &[]),
+        (TWO[0].0, &a),
+        (TWO[1].0, &b),
+    ]);
+    assert!(ours == clang_bundle_bytes(&TWO, &[], None));
 }
 
 /// A small hand-laid bundle (no alignment padding) so seeds stay tiny.
@@ -58,18 +187,11 @@ fn compact(entries: &[(&str, &[u8])]) -> Vec<u8> {
 fn regenerate_seed_corpus() {
     let dir = corpus_dir();
     std::fs::create_dir_all(&dir).unwrap();
-    let elf = |mach: u8| {
-        let mut e = vec![0u8; 64];
-        e[..8].copy_from_slice(b"\x7fELF\x02\x01\x01\x40");
-        e[18] = 224;
-        e[48] = mach;
-        e
-    };
-    let (a, b) = (elf(0x2f), elf(0x3f));
+    let (a, b) = (fake_code_object(TWO[0].1), fake_code_object(TWO[1].1));
     let two = compact(&[
         ("host-x86_64-unknown-linux-gnu-", &[]),
-        ("hipv4-amdgcn-amd-amdhsa--gfx906", &a),
-        ("hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+", &b),
+        (TWO[0].0, &a),
+        (TWO[1].0, &b),
     ]);
     let one = compact(&[
         ("host-x86_64-unknown-linux-gnu-", &[]),
@@ -115,4 +237,7 @@ fn regenerate_seed_corpus() {
         "bad-magic.bin",
         b"__CLANG_OFFLOAD_BUNDLX__\x01\0\0\0\0\0\0\0",
     );
+    for (name, data) in real_bundler_seeds() {
+        w(&name, &data);
+    }
 }

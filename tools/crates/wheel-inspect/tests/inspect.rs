@@ -1,5 +1,5 @@
-//! `inspect` on files made by the real tools of this machine: clang++-15's
-//! HIP driver, clang-offload-bundler-15, zig's clang 22, `wheel pack`.
+//! `inspect` on files made by the real tools of the build root: LLVM 21's
+//! HIP driver (clang++), clang-offload-bundler and lld, `wheel pack`.
 
 #[path = "../../offload-bundle/tests/common/mod.rs"]
 mod common;
@@ -16,28 +16,34 @@ fn targets(pairs: &[(&str, u32)]) -> BTreeMap<String, u32> {
     pairs.iter().map(|(k, v)| (k.to_string(), *v)).collect()
 }
 
-/// `clang++-15 -x hip --offload-arch=gfx906 --offload-arch=gfx90a -c`: the
-/// driver builds both device code objects and bundles them itself.
-fn driver_object(f: &Fixtures) -> PathBuf {
-    let out = f.path("driver.o");
+/// `clang++ -x hip --offload-arch=gfx906 --offload-arch=gfx90a -c`: the
+/// driver builds both device code objects and bundles them itself
+/// (uncompressed, unless `extra` has `--offload-compress`). A fixed `-cuid`
+/// (the compilation unit id clang hashes into a device symbol, by default
+/// from the options too) makes every variant carry the same device code.
+fn driver_object_with(f: &Fixtures, name: &str, extra: &[&str]) -> PathBuf {
+    let out = f.path(name);
     if !out.exists() {
-        run(Command::new(tool("clang++-15"))
+        run(llvm_cmd("clang++")
             .args([
                 "-x",
                 "hip",
                 "--offload-arch=gfx906",
                 "--offload-arch=gfx90a",
             ])
-            .args([
-                "--rocm-path=/usr",
-                &format!("--rocm-device-lib-path={BITCODE}"),
-            ])
-            .args(["-fPIC", "-O2", "-c"])
+            .arg("--rocm-path=/usr")
+            .arg(format!("--rocm-device-lib-path={}", bitcode().display()))
+            .args(["-cuid=k", "-fPIC", "-O2", "-c"])
+            .args(extra)
             .arg(f.path("k.hip"))
             .arg("-o")
             .arg(&out));
     }
     out
+}
+
+fn driver_object(f: &Fixtures) -> PathBuf {
+    driver_object_with(f, "driver.o", &[])
 }
 
 /// `readelf -d` as the oracle for the dynamic section.
@@ -81,7 +87,7 @@ fn object_and_shared_object_from_the_hip_driver() {
     assert_eq!(e.bundles[0].compression, "none");
     let (needed, runpath, soname) = readelf_dynamic(&so);
     assert!(
-        needed.contains(&"libamdhip64.so.5".to_string()),
+        needed.contains(&"libamdhip64.so.6".to_string()),
         "{needed:?}"
     );
     assert_eq!(e.needed, needed);
@@ -93,9 +99,38 @@ fn object_and_shared_object_from_the_hip_driver() {
     assert!(text.contains("gfx906: 1 code object\n"), "{text}");
 }
 
+/// `--offload-compress`: the driver writes one zstd CCOB (format version 2,
+/// clang 21's default) holding both code objects, as in the plain object.
+#[test]
+fn compressed_object_from_the_hip_driver() {
+    let f = fixtures();
+    let plain = inspect(&driver_object(&f)).unwrap();
+    let obj = driver_object_with(&f, "driver-z.o", &["--offload-compress"]);
+    let r = inspect(&obj).unwrap();
+    let e = &r.elf_files[0];
+    assert_eq!(e.targets, targets(&[("gfx906", 1), ("gfx90a", 1)]));
+    assert_eq!(e.bundles.len(), 1, "{e:#?}");
+    assert_eq!(
+        (e.bundles[0].compression, e.bundles[0].format_version),
+        ("zstd", Some(2))
+    );
+    // The same entries and code objects as the uncompressed bundle.
+    let data = |p: &Path| {
+        let bytes = std::fs::read(p).unwrap();
+        let sec = offload_bundle::hip_fatbin_section(&bytes).unwrap().unwrap();
+        let b = offload_bundle::read_bundle(sec, &Default::default()).unwrap();
+        b.entries
+            .iter()
+            .map(|en| (en.id.clone(), b.entry_data(en).to_vec()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(plain.elf_files[0].bundles[0].compression, "none");
+    assert!(data(&obj) == data(&driver_object(&f)));
+}
+
 /// Two objects linked together give two bundles back to back in one
 /// `.hip_fatbin`: one made by the driver (uncompressed), one by our writer
-/// (zstd) holding a clang-15 gfx90a and a zig gfx1200 code object.
+/// (zstd) holding a gfx90a and a gfx1200 code object of another source.
 #[test]
 fn every_bundle_of_a_linked_section_is_reported() {
     let f = fixtures();
@@ -103,17 +138,17 @@ fn every_bundle_of_a_linked_section_is_reported() {
     let co90a = {
         // Device code of the second source for gfx90a.
         let out = f.path("k2.gfx90a.co");
-        run(Command::new(tool("clang++-15"))
+        run(llvm_cmd("clang++")
             .args(["-x", "hip", "--cuda-device-only", "--no-gpu-bundle-output"])
             .args(["--offload-arch=gfx90a", "--rocm-path=/usr"])
-            .arg(format!("--rocm-device-lib-path={BITCODE}"))
+            .arg(format!("--rocm-device-lib-path={}", bitcode().display()))
             .args(["-O2", "-c"])
             .arg(f.path("k2.hip"))
             .arg("-o")
             .arg(&out));
         out
     };
-    let co1200 = f.zig_code_object("gfx1200");
+    let co1200 = f.code_object("gfx1200");
     let fb = f.path("k2.hipfb");
     write_bundle_file(&WriteRequest {
         output: fb.clone(),
@@ -166,7 +201,7 @@ fn make_wheel(f: &Fixtures, dir: &Path) -> PathBuf {
     write_bundle_file(&WriteRequest {
         output: pkg.join("kernels.hipfb"),
         host_triple: HOST.into(),
-        entries: vec![(device_id("gfx1201"), f.zig_code_object("gfx1201"))],
+        entries: vec![(device_id("gfx1201"), f.code_object("gfx1201"))],
         compression: Compression::Compressed {
             method: Method::Zlib,
             version: 3,

@@ -1,5 +1,6 @@
 //! Shared helpers: external oracles (binutils readelf, patchelf, a pyenv
-//! Python), scratch directories and structural checks of edited files.
+//! Python), LLVM 21's tools, scratch directories and structural checks of
+//! edited files.
 #![allow(dead_code)]
 
 use elf_edit::{Edit, RpathKind};
@@ -96,9 +97,22 @@ pub fn python(minor: &str) -> PathBuf {
     })
 }
 
+/// A tool of LLVM 21 where Debian installs it (clang-21, lld-21, llvm-21):
+/// the compiler of the build root; panics with how to get it if missing.
+pub fn llvm(name: &str) -> PathBuf {
+    let p = Path::new("/usr/lib/llvm-21/bin").join(name);
+    assert!(
+        p.exists(),
+        "{} not found: run the tests inside the build root, which has it: \
+         scripts/buildroot cargo test --manifest-path tools/Cargo.toml --locked --workspace",
+        p.display()
+    );
+    p
+}
+
 pub fn copy_to(src: &Path, dir: &Path, name: &str) -> PathBuf {
     let dst = dir.join(name);
-    std::fs::copy(src, &dst).unwrap();
+    std::fs::copy(src, &dst).unwrap_or_else(|e| panic!("cannot copy {}: {e}", src.display()));
     dst
 }
 

@@ -1,15 +1,24 @@
 #!/usr/bin/env bash
 # Regenerates the small committed ELF fixtures: shared objects for foreign
 # architectures (bad-input tests) and tiny x86-64 ones (fuzz seed corpus).
-# Needs the venv's ziglang (`make setup`), gcc and clang-15 with lld.
+# Needs gcc and LLVM 21 (clang-21, lld-21, llvm-21), as in the build root:
+#   scripts/buildroot tools/crates/elf-edit/tests/data/make-fixtures.sh
+# The committed files came from older compilers (zig's clang for the
+# foreign architectures, Debian 12's gcc and clang-15); the tests need only
+# their kind (machine, class, byte order, layout), not these exact bytes.
+# The fuzz seeds in ../../fuzz/corpus/set_rpath are copies of the x86-64
+# ones and of aarch64.so.
 set -euo pipefail
 cd "$(dirname "$0")"
-zig() { ../../../../../.venv/bin/python -m ziglang "$@"; }
+llvm=/usr/lib/llvm-21/bin
+[[ -x $llvm/clang && -x $llvm/ld.lld ]] || { echo "make-fixtures: needs $llvm/clang and ld.lld (clang-21, lld-21): run it in scripts/buildroot" >&2; exit 1; }
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 printf 'int f(void) { return 1; }\n' > "$work/f.c"
-zig cc -target aarch64-linux-musl -shared -nostdlib -s -o aarch64.so "$work/f.c"
-zig cc -target powerpc64-linux-musl -shared -nostdlib -s -o ppc64-big-endian.so "$work/f.c"
-zig cc -target x86-linux-musl -shared -nostdlib -s -o i386.so "$work/f.c"
+# Foreign architectures: no libraries needed (-nostdlib), so no sysroot.
+cross=(-shared -fPIC -nostdlib -fuse-ld=lld -s)
+"$llvm/clang" --target=aarch64-linux-gnu "${cross[@]}" -o aarch64.so "$work/f.c"
+"$llvm/clang" --target=powerpc64-linux-gnu "${cross[@]}" -o ppc64-big-endian.so "$work/f.c"
+"$llvm/clang" --target=i386-linux-gnu "${cross[@]}" -o i386.so "$work/f.c"
 # Tiny x86-64 objects: no page padding, stripped, with and without rpath.
 tiny=(-shared -fPIC -nostdlib -s -Wl,-z,noseparate-code -Wl,-z,max-page-size=0x1000 -Wl,-soname,libtiny.so)
 gcc "${tiny[@]}" -o tiny-none.so "$work/f.c"
@@ -20,7 +29,7 @@ gcc "${tiny[@]}" -Wl,--disable-new-dtags -Wl,-rpath,'$ORIGIN' -o tiny-rpath.so "
 printf 'void _start(void) { for (;;) ; }\n' > "$work/s.c"
 gcc -nostdlib -fPIE -pie -s -Wl,-z,noseparate-code -Wl,--dynamic-linker=/lib64/ld-linux-x86-64.so.2 \
   -Wl,-rpath,/opt/x -o tiny-exe "$work/s.c" ./tiny-none.so
-llvm-objcopy-15 --strip-sections tiny-exe tiny-exe-nosections
+"$llvm/llvm-objcopy" --strip-sections tiny-exe tiny-exe-nosections
 mv tiny-exe tiny-exe.so; mv tiny-exe-nosections tiny-exe-nosections.so
-clang-15 -fuse-ld=lld -shared -fPIC -nostdlib -s -Wl,-soname,libtiny.so -o tiny-lld.so "$work/f.c"
+"$llvm/clang" -fuse-ld=lld -shared -fPIC -nostdlib -s -Wl,-soname,libtiny.so -o tiny-lld.so "$work/f.c"
 ls -l

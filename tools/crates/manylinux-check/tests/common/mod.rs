@@ -1,5 +1,5 @@
 //! Shared helpers for the integration tests: building small ELF files with
-//! gcc and packing them into wheels.
+//! gcc (and AMDGPU ones with LLVM 21) and packing them into wheels.
 #![allow(dead_code)]
 
 use std::io::Write;
@@ -23,6 +23,19 @@ pub fn venv_bin(tool: &str) -> PathBuf {
     assert!(
         p.exists(),
         "{} not found: run `make setup` first",
+        p.display()
+    );
+    p
+}
+
+/// A tool of LLVM 21 where Debian installs it (clang-21, lld-21): the
+/// compiler of the build root; panics with how to get it if it is missing.
+pub fn llvm(name: &str) -> PathBuf {
+    let p = Path::new("/usr/lib/llvm-21/bin").join(name);
+    assert!(
+        p.exists(),
+        "{} not found: run the tests inside the build root, which has it: \
+         scripts/buildroot cargo test --manifest-path tools/Cargo.toml --locked --workspace",
         p.display()
     );
     p

@@ -1,13 +1,22 @@
 //! Shared by the integration tests of offload-bundle and wheel-inspect: find
-//! the real tools of this machine and build GPU code with them.
+//! the real tools (LLVM 21's clang, clang-offload-bundler and lld, binutils,
+//! the project venv) and build GPU code with them. A missing tool fails the
+//! test with how to get it; nothing is skipped.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-pub const BITCODE: &str = "/usr/lib/x86_64-linux-gnu/amdgcn/bitcode";
 pub const HOST: &str = "x86_64-unknown-linux-gnu";
+
+/// LLVM 21 where Debian installs it (packages clang-21, lld-21, llvm-21):
+/// the compiler of the build root (`scripts/buildroot`).
+pub const LLVM_BIN: &str = "/usr/lib/llvm-21/bin";
+
+/// How to get the tools these tests run.
+pub const HOW_TO_GET: &str = "run the tests inside the build root, which has all of them: \
+     scripts/buildroot cargo test --manifest-path tools/Cargo.toml --locked --workspace";
 
 pub fn repo_root() -> PathBuf {
     // tools/crates/<crate> -> repo root
@@ -34,29 +43,52 @@ pub fn python() -> PathBuf {
     venv().join("bin/python")
 }
 
-pub fn zig() -> PathBuf {
-    let lib = venv().join("lib");
-    for e in std::fs::read_dir(&lib).expect("venv lib dir").flatten() {
-        let z = e.path().join("site-packages/ziglang/zig");
-        if z.exists() {
-            return z;
-        }
-    }
-    panic!(
-        "ziglang is not installed in {} (run `make setup` first)",
-        venv().display()
-    );
+/// A tool of LLVM 21 (clang, clang++, clang-offload-bundler, ld.lld, ...).
+pub fn llvm(name: &str) -> PathBuf {
+    let p = Path::new(LLVM_BIN).join(name);
+    assert!(p.exists(), "{} not found: {HOW_TO_GET}", p.display());
+    p
 }
 
-/// A tool from the Debian packages installed by `make setup`.
-pub fn tool(name: &str) -> PathBuf {
-    for dir in ["/usr/bin", "/usr/lib/llvm-15/bin"] {
-        let p = Path::new(dir).join(name);
-        if p.exists() {
-            return p;
-        }
+/// A command for an LLVM 21 tool, without the environment variables that
+/// change what clang and clang-offload-bundler write (compression), so the
+/// caller's command line alone decides.
+pub fn llvm_cmd(name: &str) -> Command {
+    let mut c = Command::new(llvm(name));
+    for v in [
+        "OFFLOAD_BUNDLER_COMPRESS",
+        "OFFLOAD_BUNDLER_COMPRESSION_LEVEL",
+        "OFFLOAD_BUNDLER_VERBOSE",
+        "OFFLOAD_BUNDLER_IGNORE_ENV_VAR",
+        "COMPRESSED_BUNDLE_FORMAT_VERSION",
+    ] {
+        c.env_remove(v);
     }
-    panic!("{name} not found (run `make setup` first)");
+    c
+}
+
+/// A binutils tool (readelf, objcopy).
+pub fn tool(name: &str) -> PathBuf {
+    let p = Path::new("/usr/bin").join(name);
+    assert!(p.exists(), "{} not found: {HOW_TO_GET}", p.display());
+    p
+}
+
+/// The AMDGPU device libraries (ocml.bc, ...) of LLVM 21: Debian's
+/// rocm-device-libs-21 installs them into clang's resource directory.
+pub fn bitcode() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let out = run(llvm_cmd("clang").arg("-print-resource-dir"));
+        let dir =
+            PathBuf::from(String::from_utf8(out.stdout).unwrap().trim()).join("amdgcn/bitcode");
+        assert!(
+            dir.join("ocml.bc").exists(),
+            "no AMDGPU device libraries in {} (Debian package rocm-device-libs-21): {HOW_TO_GET}",
+            dir.display()
+        );
+        dir
+    })
 }
 
 /// Runs a command, panicking with its output if it fails.
@@ -95,8 +127,9 @@ extern "C" int launch_scale(float *x, float s, int n) {
 }
 "#;
 
-/// Self-contained device code for zig's clang (no HIP headers).
-pub const ZIG_KERNEL: &str = r#"#define __global__ __attribute__((amdgpu_kernel, visibility("default")))
+/// Self-contained device code for `clang -cc1` (no HIP headers, no device
+/// libraries), so it compiles for every processor LLVM knows.
+pub const BARE_KERNEL: &str = r#"#define __global__ __attribute__((amdgpu_kernel, visibility("default")))
 extern "C" __global__ void twice(float *x) {
   unsigned i = __builtin_amdgcn_workitem_id_x();
   x[i] = 2.0f * x[i];
@@ -113,18 +146,17 @@ impl Fixtures {
         self.dir.path().join(name)
     }
 
-    /// Plain code object of `k.hip` for a gfx target (clang-15).
+    /// Plain code object of `k.hip` (HIP, with the device libraries) for a
+    /// gfx target, from LLVM 21's HIP driver.
     pub fn code_object(&self, arch: &str) -> PathBuf {
         let out = self.path(&format!("k.{arch}.co"));
         if !out.exists() {
             let tmp = self.path(&format!("k.{arch}.co.tmp{}", std::process::id()));
-            run(Command::new(tool("clang++-15"))
+            run(llvm_cmd("clang++")
                 .args(["-x", "hip", "--cuda-device-only", "--no-gpu-bundle-output"])
                 .arg(format!("--offload-arch={arch}"))
-                .args([
-                    "--rocm-path=/usr",
-                    &format!("--rocm-device-lib-path={BITCODE}"),
-                ])
+                .arg("--rocm-path=/usr")
+                .arg(format!("--rocm-device-lib-path={}", bitcode().display()))
                 .args(["-O2", "-c"])
                 .arg(self.path("k.hip"))
                 .arg("-o")
@@ -134,27 +166,22 @@ impl Fixtures {
         out
     }
 
-    /// Code object for a modern target from zig's clang 22 + lld.
-    pub fn zig_code_object(&self, arch: &str) -> PathBuf {
-        let out = self.path(&format!("z.{arch}.co"));
+    /// Code object of [`BARE_KERNEL`] for any processor LLVM 21 knows:
+    /// `clang -cc1 -emit-obj` (the unlinked object is left at `b.<arch>.o`),
+    /// then `ld.lld -shared`.
+    pub fn bare_code_object(&self, arch: &str) -> PathBuf {
+        let out = self.path(&format!("b.{arch}.co"));
         if !out.exists() {
-            let obj = self.path(&format!("z.{arch}.o"));
-            run(Command::new(zig())
-                .args([
-                    "clang",
-                    "-cc1",
-                    "-triple",
-                    "amdgcn-amd-amdhsa",
-                    "-target-cpu",
-                    arch,
-                ])
+            let obj = self.path(&format!("b.{arch}.o"));
+            run(llvm_cmd("clang")
+                .args(["-cc1", "-triple", "amdgcn-amd-amdhsa", "-target-cpu", arch])
                 .args(["-x", "hip", "-fcuda-is-device", "-O2", "-emit-obj"])
-                .arg(self.path("z.hip"))
+                .arg(self.path("b.hip"))
                 .arg("-o")
                 .arg(&obj));
-            let tmp = self.path(&format!("z.{arch}.co.tmp"));
-            run(Command::new(zig())
-                .args(["ld.lld", "-shared"])
+            let tmp = self.path(&format!("b.{arch}.co.tmp"));
+            run(llvm_cmd("ld.lld")
+                .arg("-shared")
                 .arg(&obj)
                 .arg("-o")
                 .arg(&tmp));
@@ -173,32 +200,46 @@ pub fn fixtures() -> std::sync::MutexGuard<'static, Fixtures> {
             let dir = tempfile::tempdir().unwrap();
             std::fs::write(dir.path().join("k.hip"), KERNEL).unwrap();
             std::fs::write(dir.path().join("k2.hip"), KERNEL2).unwrap();
-            std::fs::write(dir.path().join("z.hip"), ZIG_KERNEL).unwrap();
+            std::fs::write(dir.path().join("b.hip"), BARE_KERNEL).unwrap();
             std::sync::Mutex::new(Fixtures { dir })
         })
         .lock()
         .unwrap_or_else(|e| e.into_inner())
 }
 
-/// Bundles code objects with clang-offload-bundler-15 (the reference writer).
+/// Bundles code objects with LLVM 21's clang-offload-bundler (the
+/// reference writer), 4096-aligned as the HIP driver asks for.
 pub fn clang_bundle(out: &Path, entries: &[(&str, &Path)]) {
+    run(&mut bundler_cmd(out, entries));
+}
+
+/// The same, compressed (`-compress`, zstd) in CCOB format `version` (2 or
+/// 3, chosen with COMPRESSED_BUNDLE_FORMAT_VERSION as clang 21 documents).
+pub fn clang_bundle_compressed(out: &Path, entries: &[(&str, &Path)], version: u16) {
+    run(bundler_cmd(out, entries)
+        .arg("-compress")
+        .env("COMPRESSED_BUNDLE_FORMAT_VERSION", version.to_string()));
+}
+
+fn bundler_cmd(out: &Path, entries: &[(&str, &Path)]) -> Command {
     let mut targets = vec![format!("host-{HOST}")];
     let mut inputs = vec!["-input=/dev/null".to_string()];
     for (id, p) in entries {
         targets.push(id.to_string());
         inputs.push(format!("-input={}", p.display()));
     }
-    run(Command::new(tool("clang-offload-bundler-15"))
-        .args(["-type=o", "-bundle-align=4096"])
+    let mut c = llvm_cmd("clang-offload-bundler");
+    c.args(["-type=o", "-bundle-align=4096"])
         .arg(format!("-targets={}", targets.join(",")))
         .args(&inputs)
-        .arg(format!("-output={}", out.display())));
+        .arg(format!("-output={}", out.display()));
+    c
 }
 
 /// Compiles the host side of a HIP source embedding `fatbin` and links it
 /// into a shared object, as the project's rules do.
 pub fn host_object(src: &Path, fatbin: &Path, out: &Path) {
-    run(Command::new(tool("clang++-15"))
+    run(llvm_cmd("clang++")
         .args([
             "-x",
             "hip",
@@ -217,7 +258,7 @@ pub fn host_object(src: &Path, fatbin: &Path, out: &Path) {
 }
 
 pub fn link_shared(objs: &[&Path], out: &Path, extra: &[&str]) {
-    run(Command::new(tool("clang++-15"))
+    run(llvm_cmd("clang++")
         .arg("-shared")
         .args(objs)
         .args(["-lamdhip64", "-Wl,-rpath,$ORIGIN/../rocm/lib"])

@@ -1,10 +1,9 @@
 //! `rocm-wheel bundle write|list|extract` on real AMDGPU code objects,
-//! checked against clang-offload-bundler-15.
+//! checked against LLVM 21's clang-offload-bundler.
 
 use crate::*;
 use serde_json::Value;
 use std::path::Path;
-use std::process::Command;
 
 const HOST: &str = "x86_64-unknown-linux-gnu";
 const ID906: &str = "hipv4-amdgcn-amd-amdhsa--gfx906";
@@ -139,49 +138,104 @@ fn write_list_extract_inspect() {
     );
 
     // The reference tool reads what we wrote and agrees on the contents.
-    let listed = tool_ok(
-        Command::new("clang-offload-bundler-15")
-            .current_dir(dir)
-            .args(["-list", "-type=o", "-input=k.none.hipfb"]),
-    );
+    let listed = tool_ok(llvm_cmd("clang-offload-bundler").current_dir(dir).args([
+        "-list",
+        "-type=o",
+        "-input=k.none.hipfb",
+    ]));
     let mut listed: Vec<&str> = listed.lines().collect();
     listed.sort();
     assert_eq!(listed, [ID906, ID90A, &format!("host-{HOST}-")[..]]);
-    tool_ok(
-        Command::new("clang-offload-bundler-15")
-            .current_dir(dir)
-            .args([
-                "-unbundle",
-                "-type=o",
-                "-input=k.none.hipfb",
-                &format!("-targets={ID90A}"),
-                "-output=ref.gfx90a.co",
-            ]),
-    );
+    tool_ok(llvm_cmd("clang-offload-bundler").current_dir(dir).args([
+        "-unbundle",
+        "-type=o",
+        "-input=k.none.hipfb",
+        &format!("-targets={ID90A}"),
+        "-output=ref.gfx90a.co",
+    ]));
     assert_eq!(
         std::fs::read(dir.join("ref.gfx90a.co")).unwrap(),
         std::fs::read(dir.join("k.gfx90a.co")).unwrap()
     );
     // The reference tool, called the way clang's HIP driver calls it
     // (host entry `host-<triple>-`), writes the very same bytes.
-    tool_ok(
-        Command::new("clang-offload-bundler-15")
-            .current_dir(dir)
-            .args([
-                "-type=o",
-                "-bundle-align=4096",
-                &format!("-targets=host-{HOST}-,{ID906},{ID90A}"),
-                "-input=/dev/null",
-                "-input=k.gfx906.co",
-                "-input=k.gfx90a.co",
-                "-output=ref.hipfb",
-            ]),
-    );
+    tool_ok(llvm_cmd("clang-offload-bundler").current_dir(dir).args([
+        "-type=o",
+        "-bundle-align=4096",
+        &format!("-targets=host-{HOST}-,{ID906},{ID90A}"),
+        "-input=/dev/null",
+        "-input=k.gfx906.co",
+        "-input=k.gfx90a.co",
+        "-output=ref.hipfb",
+    ]));
     assert!(
         std::fs::read(dir.join("ref.hipfb")).unwrap()
             == std::fs::read(dir.join("k.none.hipfb")).unwrap(),
-        "bundle write differs from clang-offload-bundler-15"
+        "bundle write differs from clang-offload-bundler"
     );
+
+    // Compressed, both ways: the reference tool unbundles what `bundle
+    // write` compressed, and `bundle list|extract` read what the tool
+    // compresses (`-compress`, zstd, CCOB v2 by default and v3 on request).
+    for compress in ["zstd", "zlib"] {
+        tool_ok(llvm_cmd("clang-offload-bundler").current_dir(dir).args([
+            "-unbundle",
+            "-type=o",
+            &format!("-input=k.{compress}.hipfb"),
+            &format!("-targets={ID906}"),
+            &format!("-output=ref.{compress}.gfx906.co"),
+        ]));
+        assert_eq!(
+            std::fs::read(dir.join(format!("ref.{compress}.gfx906.co"))).unwrap(),
+            std::fs::read(dir.join("k.gfx906.co")).unwrap(),
+            "{compress}"
+        );
+    }
+    for version in ["2", "3"] {
+        let z = format!("ref.v{version}.hipfb");
+        tool_ok(
+            llvm_cmd("clang-offload-bundler")
+                .current_dir(dir)
+                .env("COMPRESSED_BUNDLE_FORMAT_VERSION", version)
+                .args([
+                    "-type=o",
+                    "-bundle-align=4096",
+                    "-compress",
+                    &format!("-targets=host-{HOST}-,{ID906},{ID90A}"),
+                    "-input=/dev/null",
+                    "-input=k.gfx906.co",
+                    "-input=k.gfx90a.co",
+                    &format!("-output={z}"),
+                ]),
+        );
+        let v = json(&rw(dir, &["bundle", "list", "--json", &z]).success().stdout);
+        let c = &v["bundles"][0]["compressed"];
+        assert_eq!(c["method"], "zstd", "v{version}: {v}");
+        assert_eq!(c["version"].to_string(), version, "v{version}: {v}");
+        // The same entries, at the same offsets, as our uncompressed bundle.
+        let plain = json(
+            &rw(dir, &["bundle", "list", "--json", "k.none.hipfb"])
+                .success()
+                .stdout,
+        );
+        assert_eq!(
+            v["bundles"][0]["entries"], plain["bundles"][0]["entries"],
+            "v{version}"
+        );
+        let x = format!("x.v{version}.co");
+        rw(
+            dir,
+            &[
+                "bundle", "extract", &z, "--target", "gfx90a", "--output", &x,
+            ],
+        )
+        .success();
+        assert_eq!(
+            std::fs::read(dir.join(&x)).unwrap(),
+            std::fs::read(dir.join("k.gfx90a.co")).unwrap(),
+            "v{version}"
+        );
+    }
 }
 
 #[test]
@@ -421,7 +475,7 @@ fn hip_shared_object_carries_the_bundle() {
          int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) x[i] += 1.0f;\n}\n",
     )
     .unwrap();
-    tool_ok(Command::new("clang++-15").current_dir(dir).args([
+    tool_ok(llvm_cmd("clang++").current_dir(dir).args([
         "-x",
         "hip",
         "--cuda-host-only",
@@ -438,7 +492,7 @@ fn hip_shared_object_carries_the_bundle() {
         "k.host.o",
     ]));
     tool_ok(
-        Command::new("clang++-15")
+        llvm_cmd("clang++")
             .current_dir(dir)
             .args(["-shared", "k.host.o", "-o", "libk.so"]),
     );

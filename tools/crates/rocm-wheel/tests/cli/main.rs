@@ -218,7 +218,48 @@ __global__ void add1(float *x, int n) {
 }
 "#;
 
-/// A plain AMDGPU code object for `arch`, compiled by Debian's clang-15.
+/// A tool of LLVM 21 where Debian installs it (clang-21, lld-21, llvm-21):
+/// the compiler of the build root; panics with how to get it if missing.
+pub fn llvm(name: &str) -> PathBuf {
+    let p = Path::new("/usr/lib/llvm-21/bin").join(name);
+    assert!(
+        p.exists(),
+        "{} not found: run the tests inside the build root, which has it: \
+         scripts/buildroot cargo test --manifest-path tools/Cargo.toml --locked --workspace",
+        p.display()
+    );
+    p
+}
+
+/// A command for an LLVM 21 tool, without the environment variables that
+/// make clang and clang-offload-bundler compress their bundles.
+pub fn llvm_cmd(name: &str) -> Command {
+    let mut c = Command::new(llvm(name));
+    for v in [
+        "OFFLOAD_BUNDLER_COMPRESS",
+        "OFFLOAD_BUNDLER_COMPRESSION_LEVEL",
+        "OFFLOAD_BUNDLER_IGNORE_ENV_VAR",
+        "COMPRESSED_BUNDLE_FORMAT_VERSION",
+    ] {
+        c.env_remove(v);
+    }
+    c
+}
+
+/// The AMDGPU device libraries of LLVM 21 (Debian's rocm-device-libs-21
+/// puts them into clang's resource directory).
+pub fn bitcode() -> PathBuf {
+    let dir = PathBuf::from(tool_ok(llvm_cmd("clang").arg("-print-resource-dir")).trim())
+        .join("amdgcn/bitcode");
+    assert!(
+        dir.join("ocml.bc").exists(),
+        "no AMDGPU device libraries in {} (rocm-device-libs-21): run the tests inside the build root (scripts/buildroot)",
+        dir.display()
+    );
+    dir
+}
+
+/// A plain AMDGPU code object for `arch`, compiled by LLVM 21's clang++.
 /// Kept under cargo's per-target scratch directory (keyed by arch), so a
 /// rerun does not recompile; written atomically because tests run in
 /// parallel.
@@ -234,15 +275,12 @@ pub fn code_object(arch: &str) -> PathBuf {
     std::fs::write(&src, KERNEL).unwrap();
     let tmp = work.path().join("k.co");
     tool_ok(
-        Command::new("clang++-15")
+        llvm_cmd("clang++")
             .args(["-x", "hip", "--cuda-device-only", "--no-gpu-bundle-output"])
             .arg(format!("--offload-arch={arch}"))
-            .args([
-                "--rocm-path=/usr",
-                "--rocm-device-lib-path=/usr/lib/x86_64-linux-gnu/amdgcn/bitcode",
-                "-O2",
-                "-c",
-            ])
+            .arg("--rocm-path=/usr")
+            .arg(format!("--rocm-device-lib-path={}", bitcode().display()))
+            .args(["-O2", "-c"])
             .arg(&src)
             .arg("-o")
             .arg(&tmp),
