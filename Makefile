@@ -8,8 +8,9 @@ CARGO_FLAGS ?= --manifest-path tools/Cargo.toml --locked
 # One cargo target dir for every output base of this checkout (e2e tests use
 # fresh output bases); see rules/private/cargo_repository.bzl.
 export ROCM_WHEEL_CARGO_TARGET_DIR ?= $(CURDIR)/tools/target/bazel-cargo
-# Docstring Args:/Returns: sections are not required for internal helpers.
-BUILDIFIER_WARNINGS ?= -warnings=-function-docstring-args,-function-docstring-return
+# Docstring Args:/Returns: sections are not required for internal helpers;
+# WORKSPACE macros (register_toolchains) take no name.
+BUILDIFIER_WARNINGS ?= -warnings=-function-docstring-args,-function-docstring-return,-unnamed-macro
 
 .PHONY: setup wheels test rust-test bazel-test workspace-test e2e lint
 setup:

@@ -1,5 +1,5 @@
 """Bzlmod (Bazel >= 7) module extension: the same repositories as WORKSPACE's
-rules_rocm_dependencies(). Not exercised by CI (which runs Bazel 4.2.3)."""
+rules_rocm_dependencies(). Tested on Bazel 7.7.1."""
 
 load("//rules/private:cargo_repository.bzl", "rocm_wheel_cargo_repository")
 load("//rules/private:hip_repository.bzl", "rocm_hip_repository")

@@ -25,7 +25,7 @@ def _find_cargo(rctx):
 def _watch_sources(rctx, root):
     """Resolves every Cargo source through a Label so Bazel re-runs this rule when one changes."""
 
-    # `find` because path.is_dir does not exist on Bazel 4.2.3.
+    # `find`: one listing of every source, whatever the tree depth.
     r = rctx.execute([
         "find",
         ".",

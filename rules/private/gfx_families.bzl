@@ -79,7 +79,7 @@ def _all_targets():
 # Every gfx target any family names, in ISA order.
 GFX_TARGETS = _all_targets()
 
-# The default of --//:gfx: compiles in seconds (zig clang only, no rocPRIM).
+# The default of --//:gfx: the RDNA4 family, two targets.
 DEFAULT_GFX = "gfx120X-all"
 
 def all_family_names():

@@ -90,7 +90,7 @@ def _device_lib(rctx, root, clang):
             return c, candidates
     return None, candidates
 
-def _libraries(rctx, root, rocm_version):
+def _libraries(rctx, root):
     libs = {}
     for name, lib in ROCM_LIBRARIES.items():
         header = root + "/include/" + lib.header
@@ -181,7 +181,7 @@ def detect(rctx):
         runtime_dir = str(rctx.path(runtime).dirname),
         targets = targets,
         nogpulib = nogpulib,
-        libraries = _libraries(rctx, root, version),
+        libraries = _libraries(rctx, root),
     )
 
 def _library_targets(found):

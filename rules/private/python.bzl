@@ -13,7 +13,7 @@ what is wrong instead.
 
 load("@rocm_python//:versions.bzl", "PYTHON_VERSIONS", "SEARCHED")
 
-# Bazel >= 8 users get these from @rules_cc; 4.2.3 has them only as globals.
+# Bazel >= 8 users get these from @rules_cc; on Bazel 7 they are globals.
 _CcInfo = CcInfo  # buildifier: disable=native-cc-info
 
 PYTHON_TOOLCHAIN_TYPE = Label("//rules/python:toolchain_type")

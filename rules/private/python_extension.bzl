@@ -18,7 +18,7 @@ load(
 )
 load(":transitions.bzl", "ALLOWLIST_ATTRS", "python_reset_transition")
 
-# Bazel >= 8 users get these from @rules_cc; 4.2.3 has them only as globals.
+# Bazel >= 8 users get these from @rules_cc; on Bazel 7 they are globals.
 _CcInfo = CcInfo  # buildifier: disable=native-cc-info
 _cc_common = cc_common  # buildifier: disable=native-cc-common
 

@@ -6,6 +6,10 @@ targets that version refuses, so hip_library can check the --//:gfx set at
 analysis time instead of failing deep inside a device compile.
 """
 
+# The globals rules_cc re-exports (rules_cc 0.0.11 has no cc/common yet).
+_CcInfo = CcInfo  # buildifier: disable=native-cc-info
+_cc_common = cc_common  # buildifier: disable=native-cc-common
+
 RocmLibraryInfo = provider(
     doc = "A ROCm library found in the local ROCm installation.",
     fields = {
@@ -34,7 +38,7 @@ def _rocm_library_impl(ctx):
         ),
         # Headers live in the ROCm installation; a non-/usr root must be on
         # the include path of plain C++ users too.
-        CcInfo(compilation_context = cc_common.create_compilation_context(
+        _CcInfo(compilation_context = _cc_common.create_compilation_context(
             system_includes = depset(includes),
         )),
     ]
@@ -50,6 +54,6 @@ rocm_library = rule(
         "unavailable": attr.string(doc = "Non-empty: the library is missing; reported when a target uses it."),
         "version": attr.string(),
     },
-    provides = [RocmLibraryInfo, CcInfo],
+    provides = [RocmLibraryInfo, _CcInfo],
     doc = "A ROCm header library found by rocm_hip_repository.",
 )

@@ -5,7 +5,7 @@
 - python_reset_transition: the one configuration for everything that does
   not depend on Python (the pjrt plugin, shared C++/HIP libraries). It writes
   a sentinel, not the setting's default: a default written by a transition
-  still yields a configuration distinct from the top-level one on Bazel 4.2.3,
+  still yields a configuration distinct from the top-level one,
   while a sentinel written by every consumer (the top level included, through
   python_wheels) yields one configuration, so that work runs once.
 """
@@ -70,7 +70,7 @@ def parse_python_versions(value, available = PYTHON_VERSIONS, searched = SEARCHE
         ))
     return sorted(wanted, key = _version_key)
 
-# Both transitions also pin --//:python_versions to its default. Bazel 4.2.3
+# Both transitions also pin --//:python_versions to its default. Bazel
 # records a transition input's value in the resulting configuration, so
 # without this the reset configuration reached from the top level (flag not
 # read) and the one reached through the split (flag read) differ and the
