@@ -31,11 +31,14 @@ DEVICE_CONFIGURATION_GFX = "(device configuration)"
 _DEVICE_TARGET = "//platforms/gfx:device_target"
 _PLATFORMS = "//command_line_option:platforms"
 
-def _flag_label(ctx):
-    # Downstream users spell it @rules_rocm//:gfx.
-    if ctx.label.workspace_name:
-        return "--@{}//{}:{}".format(ctx.label.workspace_name, ctx.label.package, ctx.label.name)
-    return "--//{}:{}".format(ctx.label.package, ctx.label.name)
+def label_as_typed(label, name = None):
+    """`label` as users write it: //pkg:name here, @rules_rocm//pkg:name downstream.
+
+    Bzlmod's canonical repository names (rules_rocm~ on Bazel 7, rules_rocm+
+    on Bazel 8) are not what users write. `name` replaces the target name.
+    """
+    repo = label.workspace_name.split("~")[0].split("+")[0]
+    return "{}//{}:{}".format("@" + repo if repo else "", label.package, name or label.name)
 
 def _offload_arch_copts(targets):
     return " ".join(["--offload-arch=" + t for t in targets])
@@ -44,7 +47,7 @@ def _gfx_flag_impl(ctx):
     value = ctx.build_setting_value
     if value == DEVICE_CONFIGURATION_GFX:
         fail("{}: read inside a gfx device configuration; hip_library and --//:gfx users cannot be dependencies of device code".format(ctx.label))
-    expanded = expand_gfx(value, flag = _flag_label(ctx))
+    expanded = expand_gfx(value, flag = "--" + label_as_typed(ctx.label))
     if expanded.error:
         fail(expanded.error)
     return [
@@ -77,7 +80,7 @@ def _platform_label(target):
     return str(Label("//platforms:" + target))
 
 def _device_split_impl(settings, _attr):
-    expanded = expand_gfx(settings[str(Label(_FLAG))], flag = "--" + str(Label(_FLAG)))
+    expanded = expand_gfx(settings[str(Label(_FLAG))], flag = "--" + label_as_typed(Label(_FLAG)))
     if expanded.error:
         fail(expanded.error)
     return {

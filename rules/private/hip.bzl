@@ -16,7 +16,7 @@ runtime is linked with -lamdhip64 (no RUNPATH: the final binary sets it).
 """
 
 load("@bazel_tools//tools/cpp:toolchain_utils.bzl", "find_cpp_toolchain")
-load(":gfx.bzl", "GFX_ATTRS", "GfxDeviceTargetInfo", "gfx_device_split")
+load(":gfx.bzl", "GFX_ATTRS", "GfxDeviceTargetInfo", "label_as_typed", "gfx_device_split")
 load(":gfx_families.bzl", "sort_gfx_targets")
 load(":hip_toolchain.bzl", "HIP_TOOLCHAIN_TYPE", "hip_toolchain_info")
 load(":rocm_library.bzl", "RocmLibraryInfo")
@@ -79,8 +79,7 @@ def _library_name(ctx):
     # The device half is "<name>_device"; messages name the hip_library.
     name = ctx.label.name
     name = name[:-len("_device")] if name.endswith("_device") else name
-    repo = "@" + ctx.label.workspace_name if ctx.label.workspace_name else ""
-    return "{}//{}:{}".format(repo, ctx.label.package, name)
+    return label_as_typed(ctx.label, name)
 
 def _refusal(ctx, hip, target):
     """Why `target` cannot be built ('' when it can)."""
