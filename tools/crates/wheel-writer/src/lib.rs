@@ -61,7 +61,6 @@ struct Item {
 
 /// Everything validated up front, before any output is created.
 struct Plan {
-    file_name: String,
     dist_info: String,
     payload: Vec<Item>,
     /// Files from the manifest that live in our own `.dist-info/`.
@@ -100,16 +99,8 @@ pub fn build(m: &Manifest, output: &Path, opts: &Options) -> Result<()> {
         );
     }
     let plan = plan(m, output)?;
-    let dir = match output.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let tmp = tempfile::Builder::new()
-        .prefix(&format!(".{}.", plan.file_name))
-        .suffix(".tmp")
-        .tempfile_in(&dir)
-        .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
-    let out = BufWriter::with_capacity(1 << 20, tmp.as_file().try_clone()?);
+    let mut tmp = atomic_write::AtomicFile::create(output)?;
+    let out = BufWriter::with_capacity(1 << 20, tmp.file().try_clone()?);
     let mut zip = zipw::ZipWriter::new(out, opts.source_date_epoch, opts.compression_level);
     zip.set_jobs(opts.jobs);
     let mut record = String::new();
@@ -154,11 +145,7 @@ pub fn build(m: &Manifest, output: &Path, opts: &Options) -> Result<()> {
     // No fsync: the rename gives atomicity, durability is not needed for a
     // build output and would only cost time.
     zip.finish()?.into_inner().map_err(|e| e.into_error())?;
-    std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o644))?;
-    tmp.persist(output)
-        .map_err(|e| e.error)
-        .with_context(|| format!("cannot move the finished wheel to {}", output.display()))?;
-    Ok(())
+    tmp.commit(0o644)
 }
 
 enum DistInfo {
@@ -374,7 +361,6 @@ fn plan(m: &Manifest, output: &Path) -> Result<Plan> {
     let wheel = metadata::render_wheel(purelib, &tags);
     let entry_points = metadata::render_entry_points(&m.entry_points)?;
     Ok(Plan {
-        file_name,
         dist_info,
         payload,
         dist_info_files,
