@@ -65,6 +65,7 @@ use std::path::Path;
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
 
+pub mod members;
 pub mod record;
 
 pub const SCHEMA_VERSION: u32 = 1;
@@ -345,23 +346,15 @@ fn header<'a>(h: &'a [(String, String)], key: &str) -> Option<&'a str> {
         .map(|(_, v)| v.as_str())
 }
 
-fn inspect_wheel(path: &Path) -> Result<(WheelInfo, Vec<ElfInfo>, Vec<BundleFileInfo>)> {
-    let filename = path
-        .file_name()
-        .map(|s| s.to_string_lossy().to_string())
-        .unwrap_or_default();
-    let file = std::fs::File::open(path)?;
-    let mut zip = zip::ZipArchive::new(file).context("not a readable zip archive")?;
-
-    // Find the .dist-info directory holding WHEEL.
-    let names: Vec<String> = zip.file_names().map(str::to_string).collect();
+/// The `*.dist-info` directory of a wheel (without the suffix), from its
+/// member names: exactly one top-level one holding `WHEEL`.
+pub fn find_dist_info<'a>(names: impl Iterator<Item = &'a str>) -> Result<String> {
     let dist_infos: Vec<&str> = names
-        .iter()
         .filter_map(|n| n.strip_suffix(".dist-info/WHEEL"))
         .filter(|d| !d.contains('/'))
         .collect();
-    let dist = match dist_infos.as_slice() {
-        [d] => d.to_string(),
+    match dist_infos.as_slice() {
+        [d] => Ok(d.to_string()),
         [] => bail!(
             "a zip archive but not a wheel: no top-level *.dist-info/WHEEL \
              (build it with a wheel builder such as `rocm-wheel build`)"
@@ -370,21 +363,14 @@ fn inspect_wheel(path: &Path) -> Result<(WheelInfo, Vec<ElfInfo>, Vec<BundleFile
             "not a valid wheel: several .dist-info directories ({})",
             many.join(", ")
         ),
-    };
-    let (fname_name, fname_version) = parse_wheel_filename(&filename)?;
-    let read_text = |zip: &mut zip::ZipArchive<std::fs::File>, member: &str| -> Result<String> {
-        let mut s = String::new();
-        zip.by_name(member)
-            .with_context(|| format!("not a valid wheel: {member} is missing"))?
-            .read_to_string(&mut s)
-            .with_context(|| format!("{member} is not UTF-8 text"))?;
-        Ok(s)
-    };
-    let wheel_meta = headers(&read_text(&mut zip, &format!("{dist}.dist-info/WHEEL"))?);
-    let metadata = headers(&read_text(&mut zip, &format!("{dist}.dist-info/METADATA"))?);
-    let record_name = format!("{dist}.dist-info/RECORD");
-    let record_text = read_text(&mut zip, &record_name)?;
+    }
+}
 
+/// Name and version from METADATA, checked against the file name and the
+/// `.dist-info` directory name (`check` and `inspect` agree on this).
+pub fn wheel_identity(filename: &str, dist: &str, metadata: &str) -> Result<(String, String)> {
+    let metadata = headers(metadata);
+    let (fname_name, fname_version) = parse_wheel_filename(filename)?;
     let name = header(&metadata, "Name")
         .context("METADATA has no Name field")?
         .to_string();
@@ -398,9 +384,34 @@ fn inspect_wheel(path: &Path) -> Result<(WheelInfo, Vec<ElfInfo>, Vec<BundleFile
              rename the file or fix METADATA"
         );
     }
-    if normalize(&dist) != normalize(&format!("{name}-{version}")) {
-        bail!("dist-info directory `{dist}.dist-info` does not match {name} {version}");
+    if normalize(dist) != normalize(&format!("{name}-{version}")) {
+        bail!(
+            "dist-info directory `{dist}.dist-info` does not match {name} {version} from METADATA; \
+             it must be `{}-{version}.dist-info`",
+            normalize(&name)
+        );
     }
+    Ok((name, version))
+}
+
+fn inspect_wheel(path: &Path) -> Result<(WheelInfo, Vec<ElfInfo>, Vec<BundleFileInfo>)> {
+    let filename = path
+        .file_name()
+        .map(|s| s.to_string_lossy().to_string())
+        .unwrap_or_default();
+    let mut file = std::fs::File::open(path)?;
+    members::check_archive(&mut file)?;
+    let mut zip = zip::ZipArchive::new(file).context("not a readable zip archive")?;
+
+    let dist = find_dist_info(zip.file_names())?;
+    let wheel_meta = headers(&members::read_text(
+        &mut zip,
+        &format!("{dist}.dist-info/WHEEL"),
+    )?);
+    let metadata = members::read_text(&mut zip, &format!("{dist}.dist-info/METADATA"))?;
+    let record_name = format!("{dist}.dist-info/RECORD");
+    let record_text = members::read_text(&mut zip, &record_name)?;
+    let (name, version) = wheel_identity(&filename, &dist, &metadata)?;
     let wheel_version = header(&wheel_meta, "Wheel-Version")
         .context("WHEEL has no Wheel-Version field")?
         .to_string();

@@ -2,6 +2,7 @@
 //! (fixed order, timestamps and permissions) and atomically.
 
 pub mod manifest;
+pub mod member_names;
 pub mod metadata;
 pub mod names;
 pub mod pep508;
@@ -187,27 +188,15 @@ fn stat_source(src: &str, arc: &str) -> Result<(PathBuf, u32, u64)> {
     Ok((p, mode, md.len()))
 }
 
-/// Checks an archive path: relative, `/`-separated, no `.`/`..`/empty parts.
+/// Checks an archive path with the validator `check` and `inspect` use.
 pub fn validate_archive_path(p: &str) -> Result<()> {
-    let why = if p.is_empty() {
-        Some("it is empty")
-    } else if p.starts_with('/') {
-        Some("it is absolute (starts with '/')")
-    } else if p.contains('\\') {
-        Some("it contains '\\'; use '/' as the separator")
-    } else if p.contains(['\n', '\r', '\0']) {
-        Some("it contains a control character")
-    } else if p.split('/').any(|c| c == "..") {
-        Some("it contains a '..' component")
-    } else if p.split('/').any(|c| c == ".") {
-        Some("it contains a '.' component")
-    } else if p.split('/').any(str::is_empty) {
-        Some("it has an empty component ('//' or a trailing '/')")
-    } else {
-        None
-    };
-    match why {
-        Some(w) => bail!("invalid archive path {p:?}: {w}; paths are relative to the wheel root like \"pkg/mod.py\""),
+    if p.ends_with('/') {
+        bail!("invalid archive path {p:?}: it ends in '/'; name a file, like \"pkg/mod.py\"");
+    }
+    match member_names::problem(p) {
+        Some(why) => bail!(
+            "invalid archive path {p:?}: {why}; paths are relative to the wheel root like \"pkg/mod.py\""
+        ),
         None => Ok(()),
     }
 }
@@ -340,6 +329,19 @@ fn plan(m: &Manifest, output: &Path) -> Result<Plan> {
             mode: 0o644,
             size,
         });
+    }
+
+    // Paths that are both a file and a directory (`a` and `a/b.py`).
+    let mut members = member_names::MemberSet::new();
+    let generated = ["METADATA", "WHEEL", "RECORD"].map(|g| format!("{dist_info}/{g}"));
+    for arc in payload
+        .iter()
+        .chain(&dist_info_files)
+        .chain(&licenses)
+        .map(|it| &it.arc)
+        .chain(&generated)
+    {
+        members.add(arc)?;
     }
 
     let platform_tag = tags.iter().find(|t| t.platform != "any");

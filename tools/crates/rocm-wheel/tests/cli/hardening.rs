@@ -219,3 +219,210 @@ fn build_output_does_not_depend_on_jobs() {
         );
     }
 }
+
+/// A wheel written member by member: RECORD (with correct hashes),
+/// METADATA and WHEEL are generated for `dist`-`version`, so the only
+/// fault is the one a test puts in. `symlinks` are (name, target) pairs.
+fn crafted_wheel(
+    path: &Path,
+    dist: &str,
+    version: &str,
+    members: &[(&str, &[u8])],
+    symlinks: &[(&str, &str)],
+) {
+    use base64::Engine;
+    use sha2::Digest;
+    use std::io::Write;
+    let di = format!("{dist}-{version}.dist-info");
+    let mut all: Vec<(String, Vec<u8>)> = members
+        .iter()
+        .map(|(n, d)| (n.to_string(), d.to_vec()))
+        .collect();
+    all.push((
+        format!("{di}/METADATA"),
+        format!("Metadata-Version: 2.1\nName: {dist}\nVersion: {version}\n").into_bytes(),
+    ));
+    all.push((
+        format!("{di}/WHEEL"),
+        b"Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n".to_vec(),
+    ));
+    let mut record = String::new();
+    for (n, d) in &all {
+        let h = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(sha2::Sha256::digest(d));
+        record.push_str(&format!("{n},sha256={h},{}\n", d.len()));
+    }
+    for (n, _) in symlinks {
+        record.push_str(&format!("{n},,\n"));
+    }
+    record.push_str(&format!("{di}/RECORD,,\n"));
+    all.push((format!("{di}/RECORD"), record.into_bytes()));
+    let mut z = zip::ZipWriter::new(std::fs::File::create(path).unwrap());
+    let opts = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated);
+    for (n, d) in &all {
+        z.start_file(n.as_str(), opts).unwrap();
+        z.write_all(d).unwrap();
+    }
+    for (n, t) in symlinks {
+        z.add_symlink(*n, *t, opts).unwrap();
+    }
+    z.finish().unwrap();
+}
+
+/// `check` (exit 2, bad input) and `inspect` (exit 1) both refuse `whl`
+/// with a message containing `needle`.
+#[track_caller]
+fn readers_refuse(dir: &Path, whl: &str, needle: &str) {
+    rw(dir, &["check", whl]).fails(2, needle);
+    rw(dir, &["inspect", whl]).fails(1, needle);
+}
+
+#[test]
+fn readers_refuse_member_names_pip_refuses() {
+    let d = tempdir();
+    let dir = d.path();
+    for (i, bad) in [
+        "../../etc/x",
+        "/tmp/abs",
+        "demo/../../../x",
+        "..\\..\\x",
+        "demo-1.0.data/data/../../..",
+        "C:/x",
+        "demo/a\nb",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let whl = format!("w{i}/demo-1.0-py3-none-any.whl");
+        std::fs::create_dir(dir.join(format!("w{i}"))).unwrap();
+        crafted_wheel(
+            &dir.join(&whl),
+            "demo",
+            "1.0",
+            &[("demo/ok.py", b"x = 1\n"), (bad, b"evil")],
+            &[],
+        );
+        readers_refuse(dir, &whl, "invalid member name");
+    }
+}
+
+#[test]
+fn file_directory_collisions_are_refused() {
+    let d = tempdir();
+    let dir = d.path();
+    let whl = "demo-1.0-py3-none-any.whl";
+    crafted_wheel(
+        &dir.join(whl),
+        "demo",
+        "1.0",
+        &[("demo/a", b"1"), ("demo/a/b.py", b"2")],
+        &[],
+    );
+    readers_refuse(dir, whl, "NotADirectoryError");
+    // build refuses the same pair before writing anything.
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    std::fs::write(dir.join("src/a"), b"1").unwrap();
+    std::fs::write(dir.join("src/b.py"), b"2").unwrap();
+    let m = serde_json::json!({
+        "distribution": "demo", "version": "1.0", "tags": ["py3-none-any"],
+        "files": [{"path": "demo/a", "src": "src/a"}, {"path": "demo/a/b.py", "src": "src/b.py"}],
+    });
+    std::fs::write(dir.join("m.json"), m.to_string()).unwrap();
+    std::fs::create_dir(dir.join("out")).unwrap();
+    rw(
+        dir,
+        &[
+            "build",
+            "--manifest",
+            "m.json",
+            "--output",
+            &format!("out/{whl}"),
+        ],
+    )
+    .fails(1, "NotADirectoryError");
+    assert_eq!(std::fs::read_dir(dir.join("out")).unwrap().count(), 0);
+}
+
+#[test]
+fn duplicate_members_are_refused() {
+    let d = tempdir();
+    let dir = d.path();
+    let whl = dir.join("demo-1.0-py3-none-any.whl");
+    crafted_wheel(
+        &whl,
+        "demo",
+        "1.0",
+        &[("demo/x1.py", b"a"), ("demo/x2.py", b"a")],
+        &[],
+    );
+    // Rename the second member to the first one's name (same length), in
+    // its local header and central directory record.
+    let mut bytes = std::fs::read(&whl).unwrap();
+    let mut hits = 0;
+    for i in 0..bytes.len() - 10 {
+        if &bytes[i..i + 10] == b"demo/x2.py" {
+            bytes[i + 6] = b'1';
+            hits += 1;
+        }
+    }
+    assert!(hits >= 2);
+    std::fs::write(&whl, bytes).unwrap();
+    readers_refuse(dir, "demo-1.0-py3-none-any.whl", "appears twice");
+}
+
+#[test]
+fn symlink_members_are_refused() {
+    let d = tempdir();
+    let dir = d.path();
+    let whl = "demo-1.0-py3-none-any.whl";
+    crafted_wheel(
+        &dir.join(whl),
+        "demo",
+        "1.0",
+        &[("demo/a.py", b"1")],
+        &[("demo/l", "/etc/passwd")],
+    );
+    readers_refuse(dir, whl, "symbolic link");
+}
+
+#[test]
+fn check_and_inspect_agree_on_name_and_version() {
+    let d = tempdir();
+    let dir = d.path();
+    // File name and dist-info say demo 1.0, METADATA says other 2.0;
+    // RECORD is consistent.
+    let whl = "demo-1.0-py3-none-any.whl";
+    let di = "demo-1.0.dist-info";
+    let meta = b"Metadata-Version: 2.1\nName: other\nVersion: 2.0\n";
+    {
+        use base64::Engine;
+        use sha2::Digest;
+        use std::io::Write;
+        let files: Vec<(String, Vec<u8>)> = vec![
+            ("demo/a.py".into(), b"1".to_vec()),
+            (format!("{di}/METADATA"), meta.to_vec()),
+            (
+                format!("{di}/WHEEL"),
+                b"Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n".to_vec(),
+            ),
+        ];
+        let mut record = String::new();
+        for (n, d) in &files {
+            let h =
+                base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(sha2::Sha256::digest(d));
+            record.push_str(&format!("{n},sha256={h},{}\n", d.len()));
+        }
+        record.push_str(&format!("{di}/RECORD,,\n"));
+        let mut w = zip::ZipWriter::new(std::fs::File::create(dir.join(whl)).unwrap());
+        let opts = zip::write::SimpleFileOptions::default();
+        for (n, d) in files
+            .iter()
+            .chain([(format!("{di}/RECORD"), record.into_bytes())].iter())
+        {
+            w.start_file(n.as_str(), opts).unwrap();
+            w.write_all(d).unwrap();
+        }
+        w.finish().unwrap();
+    }
+    readers_refuse(dir, whl, "METADATA says other 2.0");
+}
