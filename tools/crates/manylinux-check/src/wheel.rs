@@ -11,7 +11,7 @@ use wheel_inspect::members::read_text;
 use wheel_inspect::record::{Digest, HashingReader, Record};
 
 use crate::elf::{read_elf, ElfFacts, MAGIC};
-use crate::sparse::{sparse_image, HEAD_CAP, SPARSE_THRESHOLD};
+use crate::sparse::{elf_image, ImageOptions, SPARSE_THRESHOLD};
 
 /// Where the installer puts a member; see [`Member::installed`].
 pub const SITE_PACKAGES: &str = "/prefix/lib/python/site-packages";
@@ -207,24 +207,20 @@ pub fn read_wheel_with_threshold(path: &Path, sparse_threshold: u64) -> Result<W
         if got == 4 && head == MAGIC {
             // The digest of the first complete read of the member.
             let mut digest: Option<Digest> = None;
-            let bytes = if size > sparse_threshold {
-                drop(entry);
-                let mut reopen = |f: &mut dyn FnMut(&mut dyn Read) -> Result<()>| -> Result<()> {
-                    let mut e = HashingReader::new(zip.by_index(i)?);
-                    f(&mut e)?;
-                    if digest.is_none() {
-                        digest = e.complete_digest().cloned();
-                    }
-                    Ok(())
-                };
-                sparse_image(&mut reopen, size, HEAD_CAP).with_context(corrupt)?
-            } else {
-                let mut bytes = Vec::with_capacity(size as usize);
-                bytes.extend_from_slice(&head);
-                entry.read_to_end(&mut bytes).with_context(corrupt)?;
-                digest = entry.complete_digest().cloned();
-                bytes
+            drop(entry);
+            let mut reopen = |f: &mut dyn FnMut(&mut dyn Read) -> Result<()>| -> Result<()> {
+                let mut e = HashingReader::new(zip.by_index(i)?);
+                f(&mut e)?;
+                if digest.is_none() {
+                    digest = e.complete_digest().cloned();
+                }
+                Ok(())
             };
+            let opts = ImageOptions {
+                whole_max: sparse_threshold,
+                ..ImageOptions::default()
+            };
+            let bytes = elf_image(&mut reopen, size, &opts).with_context(corrupt)?;
             if let Some(expected) = &expected {
                 // sparse_image reads every member to the end at least once.
                 let digest = digest.ok_or_else(|| {

@@ -65,6 +65,7 @@ use std::path::Path;
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
 
+pub mod elf_image;
 pub mod members;
 pub mod record;
 
@@ -174,7 +175,9 @@ fn classify(head: &[u8]) -> Content {
 fn summarize_bundles(data: &[u8]) -> Result<(Vec<BundleInfo>, BTreeMap<String, u32>)> {
     let mut targets = BTreeMap::new();
     let mut infos = Vec::new();
-    for b in offload_bundle::BundleIter::new(data, &offload_bundle::Limits::default()) {
+    for b in
+        offload_bundle::BundleIter::new(data, &offload_bundle::Limits::default()).headers_only()
+    {
         let b = b?;
         let mut entries = Vec::with_capacity(b.entries.len());
         for e in &b.entries {
@@ -445,38 +448,58 @@ fn inspect_wheel(path: &Path) -> Result<(WheelInfo, Vec<ElfInfo>, Vec<BundleFile
         let Some(expected) = record.expect(&mname)? else {
             continue; // RECORD and its signatures are not hashed
         };
-        // Hash while reading; keep the bytes only of ELF and bundle members.
+        // Classify from the first bytes while hashing; ELF members are
+        // then re-read with bounded memory, bundle members kept whole (up
+        // to a cap), everything else only hashed.
         let mut m = record::HashingReader::new(m);
         let mut head = Vec::new();
-        let mut buf = vec![0u8; 1 << 16];
-        // None: undecided until CLASSIFY_LEN bytes (or the end) are seen.
-        let mut content: Option<Content> = None;
-        loop {
-            let n = m
-                .read(&mut buf)
-                .with_context(|| format!("cannot read member {mname}"))?;
-            if n == 0 {
-                break;
-            }
-            if content != Some(Content::Other) {
-                head.extend_from_slice(&buf[..n]);
-            }
-            if content.is_none() && head.len() >= CLASSIFY_LEN {
-                content = Some(classify(&head));
-                if content == Some(Content::Other) {
-                    head = Vec::new();
-                }
-            }
-        }
-        let content = content.unwrap_or_else(|| classify(&head));
-        expected.verify(m.complete_digest().expect("the loop reads to the end"))?;
-        match content {
+        (&mut m)
+            .take(CLASSIFY_LEN as u64)
+            .read_to_end(&mut head)
+            .with_context(|| format!("cannot read member {mname}"))?;
+        match classify(&head) {
             Content::Elf => {
-                elf_files.push(inspect_elf(&mname, &head).with_context(|| mname.clone())?)
+                let declared = m.get_ref().size();
+                drop(m);
+                let mut digest = None;
+                let mut reopen = |f: &mut dyn FnMut(&mut dyn Read) -> Result<()>| -> Result<()> {
+                    let mut e = record::HashingReader::new(zip.by_index(i)?);
+                    f(&mut e)?;
+                    if digest.is_none() {
+                        digest = e.complete_digest().cloned();
+                    }
+                    Ok(())
+                };
+                let opts = elf_image::ImageOptions {
+                    want_sections: &[".hip_fatbin"],
+                    ..Default::default()
+                };
+                let image = elf_image::elf_image(&mut reopen, declared, &opts)
+                    .with_context(|| format!("cannot read member {mname}"))?;
+                expected
+                    .verify(&digest.context("internal error: member never read to the end")?)?;
+                elf_files.push(inspect_elf(&mname, &image).with_context(|| mname.clone())?);
             }
-            Content::Bundle => bundle_files
-                .push(inspect_bundle_file(&mname, &head).with_context(|| mname.clone())?),
-            Content::Other => {}
+            Content::Bundle => {
+                (&mut m)
+                    .take(elf_image::KEEP_MAX)
+                    .read_to_end(&mut head)
+                    .with_context(|| format!("cannot read member {mname}"))?;
+                if head.len() as u64 >= elf_image::KEEP_MAX {
+                    bail!(
+                        "member {mname} is an offload bundle file of more than {} MiB; too large to inspect",
+                        elf_image::KEEP_MAX >> 20
+                    );
+                }
+                expected.verify(m.complete_digest().expect("read to the end"))?;
+                bundle_files
+                    .push(inspect_bundle_file(&mname, &head).with_context(|| mname.clone())?);
+            }
+            Content::Other => {
+                std::io::copy(&mut m, &mut std::io::sink())
+                    .with_context(|| format!("cannot read member {mname}"))?;
+                expected.verify(m.complete_digest().expect("io::copy reads to the end"))?;
+            }
         }
     }
     record.finish()?;

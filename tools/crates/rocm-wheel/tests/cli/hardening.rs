@@ -426,3 +426,300 @@ fn check_and_inspect_agree_on_name_and_version() {
     }
     readers_refuse(dir, whl, "METADATA says other 2.0");
 }
+
+/// Runs the binary and returns its exit code, stderr and peak RSS in MiB
+/// (getrusage of exactly this child via wait4).
+fn rw_rss(cwd: &Path, args: &[&str]) -> (Option<i32>, String, u64) {
+    let bin = std::env::var_os("ROCM_WHEEL_TEST_BIN").unwrap_or_else(|| BIN.into());
+    let err = cwd.join(".stderr");
+    #[allow(clippy::zombie_processes)] // reaped by wait4 below
+    let child = Command::new(bin)
+        .args(args)
+        .current_dir(cwd)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::fs::File::create(&err).unwrap())
+        .spawn()
+        .unwrap();
+    let mut status = 0;
+    // SAFETY: zeroed rusage is a valid value; wait4 fills it.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    let pid = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut ru) };
+    assert_eq!(pid, child.id() as i32);
+    let code = libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status));
+    let stderr = std::fs::read_to_string(&err).unwrap();
+    std::fs::remove_file(&err).unwrap();
+    (code, stderr, ru.ru_maxrss as u64 / 1024)
+}
+
+/// One member of a hand-written zip: stored or raw-deflated bytes, the
+/// CRC and the uncompressed size the headers record (which may lie).
+struct RawEntry {
+    name: String,
+    method: u16,
+    data: Vec<u8>,
+    crc: u32,
+    size: u64,
+}
+
+/// Writes a zip whose entries all carry ZIP64 size fields.
+fn raw_zip(path: &Path, entries: &[RawEntry]) {
+    let mut out = Vec::new();
+    let mut cd = Vec::new();
+    let p16 = |v: &mut Vec<u8>, x: u16| v.extend_from_slice(&x.to_le_bytes());
+    let p32 = |v: &mut Vec<u8>, x: u32| v.extend_from_slice(&x.to_le_bytes());
+    let p64 = |v: &mut Vec<u8>, x: u64| v.extend_from_slice(&x.to_le_bytes());
+    for e in entries {
+        let off = out.len() as u64;
+        let mut extra = Vec::new();
+        p16(&mut extra, 1);
+        p16(&mut extra, 16);
+        p64(&mut extra, e.size);
+        p64(&mut extra, e.data.len() as u64);
+        p32(&mut out, 0x0403_4b50);
+        p16(&mut out, 45);
+        p16(&mut out, 0);
+        p16(&mut out, e.method);
+        p32(&mut out, 0x0021_0000);
+        p32(&mut out, e.crc);
+        p32(&mut out, u32::MAX);
+        p32(&mut out, u32::MAX);
+        p16(&mut out, e.name.len() as u16);
+        p16(&mut out, extra.len() as u16);
+        out.extend_from_slice(e.name.as_bytes());
+        out.extend_from_slice(&extra);
+        out.extend_from_slice(&e.data);
+        p32(&mut cd, 0x0201_4b50);
+        p16(&mut cd, (3 << 8) | 45);
+        p16(&mut cd, 45);
+        p16(&mut cd, 0);
+        p16(&mut cd, e.method);
+        p32(&mut cd, 0x0021_0000);
+        p32(&mut cd, e.crc);
+        p32(&mut cd, u32::MAX);
+        p32(&mut cd, u32::MAX);
+        p16(&mut cd, e.name.len() as u16);
+        p16(&mut cd, extra.len() as u16);
+        p16(&mut cd, 0);
+        p16(&mut cd, 0);
+        p16(&mut cd, 0);
+        p32(&mut cd, 0o100644 << 16);
+        p32(&mut cd, off as u32);
+        cd.extend_from_slice(e.name.as_bytes());
+        cd.extend_from_slice(&extra);
+    }
+    let cd_off = out.len() as u32;
+    let cd_len = cd.len() as u32;
+    out.extend_from_slice(&cd);
+    p32(&mut out, 0x0605_4b50);
+    p32(&mut out, 0);
+    p16(&mut out, entries.len() as u16);
+    p16(&mut out, entries.len() as u16);
+    p32(&mut out, cd_len);
+    p32(&mut out, cd_off);
+    p16(&mut out, 0);
+    std::fs::write(path, out).unwrap();
+}
+
+/// A wheel `demo-1.0` holding `elf_name` = `head` followed by `zeros` zero
+/// bytes, deflated without ever materialising the member; `claim`
+/// overrides the size the headers record.
+fn bomb_wheel(path: &Path, head: &[u8], zeros: u64, claim: Option<u64>) {
+    use base64::Engine;
+    use flate2::{Compress, Compression, Crc, FlushCompress};
+    use sha2::Digest;
+    const UNIT: usize = 1 << 20;
+    let deflate = |c: &mut Compress, data: &[u8], flush| {
+        let mut out = Vec::with_capacity(data.len() + 1024);
+        c.compress_vec(data, &mut out, flush).unwrap();
+        out
+    };
+    assert!(zeros >= UNIT as u64 && zeros & (UNIT as u64 - 1) == 0);
+    // The first unit starts the zero run; every later unit of zeros after
+    // zeros compresses to the same bytes, so it is made once and repeated.
+    let mut c = Compress::new(Compression::new(6), false);
+    let mut z = deflate(&mut c, head, FlushCompress::Sync);
+    z.extend(deflate(&mut c, &vec![0u8; UNIT], FlushCompress::Sync));
+    let mut c2 = Compress::new(Compression::new(6), false);
+    c2.set_dictionary(&vec![0u8; 32 << 10]).unwrap();
+    let unit = deflate(&mut c2, &vec![0u8; UNIT], FlushCompress::Sync);
+    let mut sha = sha2::Sha256::new();
+    let mut crc = Crc::new();
+    sha.update(head);
+    crc.update(head);
+    let zero_unit = vec![0u8; UNIT];
+    let mut unit_crc = Crc::new();
+    unit_crc.update(&zero_unit);
+    for i in 0..zeros / UNIT as u64 {
+        if i > 0 {
+            z.extend_from_slice(&unit);
+        }
+        sha.update(&zero_unit);
+        crc.combine(&unit_crc);
+    }
+    let mut c3 = Compress::new(Compression::new(6), false);
+    z.extend(deflate(&mut c3, &[], FlushCompress::Finish));
+    let size = head.len() as u64 + zeros;
+    let h = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(sha.finalize());
+    let di = "demo-1.0.dist-info";
+    let meta = b"Metadata-Version: 2.1\nName: demo\nVersion: 1.0\n".to_vec();
+    let wheel =
+        b"Wheel-Version: 1.0\nRoot-Is-Purelib: false\nTag: py3-none-manylinux_2_17_x86_64\n"
+            .to_vec();
+    let mut record = format!("demo/libbomb.so,sha256={h},{size}\n");
+    let mut entries = vec![RawEntry {
+        name: "demo/libbomb.so".into(),
+        method: 8,
+        data: z,
+        crc: crc.sum(),
+        size: claim.unwrap_or(size),
+    }];
+    for (n, d) in [
+        (format!("{di}/METADATA"), meta),
+        (format!("{di}/WHEEL"), wheel),
+    ] {
+        let hh = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(sha2::Sha256::digest(&d));
+        record.push_str(&format!("{n},sha256={hh},{}\n", d.len()));
+        let mut c = Crc::new();
+        c.update(&d);
+        entries.push(RawEntry {
+            name: n,
+            method: 0,
+            crc: c.sum(),
+            size: d.len() as u64,
+            data: d,
+        });
+    }
+    record.push_str(&format!("{di}/RECORD,,\n"));
+    let mut c = Crc::new();
+    c.update(record.as_bytes());
+    entries.push(RawEntry {
+        name: format!("{di}/RECORD"),
+        method: 0,
+        crc: c.sum(),
+        size: record.len() as u64,
+        data: record.into_bytes(),
+    });
+    raw_zip(path, &entries);
+}
+
+fn fixture(name: &str) -> Vec<u8> {
+    std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../elf-edit/tests/data")
+            .join(name),
+    )
+    .unwrap()
+}
+
+const WHL: &str = "demo-1.0-py3-none-manylinux_2_17_x86_64.whl";
+
+#[test]
+fn a_lying_zip64_size_is_an_error_not_an_allocation() {
+    let d = tempdir();
+    let dir = d.path();
+    bomb_wheel(
+        &dir.join(WHL),
+        &fixture("tiny-none.so"),
+        1 << 20,
+        Some(1 << 40),
+    );
+    for (argv, want) in [(["check", WHL], 2), (["inspect", WHL], 1)] {
+        let (code, err, rss) = rw_rss(dir, &argv);
+        assert_eq!(code, Some(want), "{argv:?}: {err}");
+        assert!(
+            err.contains("shorter than the 1099511627776 bytes"),
+            "{argv:?}: {err}"
+        );
+        assert!(rss < 64, "{argv:?}: peak RSS {rss} MiB");
+    }
+}
+
+/// A 256 MiB ELF member (64- and 32-bit) in a small wheel: the readers keep
+/// what they parse, not the member.
+#[test]
+fn zip_bomb_elf_members_stay_within_memory_bounds() {
+    let d = tempdir();
+    let dir = d.path();
+    for fixture_name in ["tiny-none.so", "i386.so"] {
+        let head = fixture(fixture_name);
+        bomb_wheel(&dir.join(WHL), &head, 256 << 20, None);
+        assert!(std::fs::metadata(dir.join(WHL)).unwrap().len() < 1 << 20);
+        for argv in [["check", WHL], ["inspect", WHL]] {
+            let (code, err, rss) = rw_rss(dir, &argv);
+            assert!(!err.contains("memory allocation"), "{argv:?}: {err}");
+            assert!(
+                code == Some(0) || code == Some(1),
+                "{fixture_name} {argv:?}: {code:?} {err}"
+            );
+            eprintln!("{fixture_name} {argv:?}: peak RSS {rss} MiB");
+            assert!(rss < 100, "{fixture_name} {argv:?}: peak RSS {rss} MiB");
+        }
+    }
+}
+
+/// The ELF header of a gfx90a code object, padded with zeros to `len`.
+fn padded_code_object(len: usize) -> Vec<u8> {
+    let mut e = vec![0u8; len];
+    e[..8].copy_from_slice(b"\x7fELF\x02\x01\x01\x40");
+    e[8] = 3; // code object v5
+    e[16] = 3; // ET_DYN
+    e[18..20].copy_from_slice(&224u16.to_le_bytes()); // EM_AMDGPU
+    e[48..52].copy_from_slice(&(0x3fu32 | 0x100).to_le_bytes()); // gfx90a, xnack any
+    e[52] = 64;
+    e
+}
+
+/// Three CCOB bundles of 128 MiB each, back to back in a small file: the
+/// readers hold at most one bundle's payload (zstd's long-distance window
+/// needs up to 128 MiB itself), not all three.
+#[test]
+fn bundle_readers_hold_at_most_one_bundle() {
+    let d = tempdir();
+    let dir = d.path();
+    std::fs::write(dir.join("k.co"), padded_code_object(128 << 20)).unwrap();
+    let w = rw(
+        dir,
+        &[
+            "bundle",
+            "write",
+            "--output",
+            "one.hipfb",
+            "--compress",
+            "zstd",
+            "--host-triple",
+            "x86_64-unknown-linux-gnu",
+            "--entry",
+            "hipv4-amdgcn-amd-amdhsa--gfx90a=k.co",
+        ],
+    );
+    w.success();
+    std::fs::remove_file(dir.join("k.co")).unwrap();
+    let one = std::fs::read(dir.join("one.hipfb")).unwrap();
+    std::fs::write(dir.join("three.hipfb"), one.repeat(3)).unwrap();
+    let (code, err, rss) = rw_rss(dir, &["bundle", "list", "three.hipfb"]);
+    assert_eq!(code, Some(0), "{err}");
+    eprintln!("bundle list: peak RSS {rss} MiB");
+    assert!(rss < 128 + 64, "bundle list: peak RSS {rss} MiB");
+    let (code, err, rss) = rw_rss(
+        dir,
+        &[
+            "bundle",
+            "extract",
+            "three.hipfb",
+            "--target",
+            "gfx90a",
+            "--bundle",
+            "2",
+            "--output",
+            "x.co",
+        ],
+    );
+    assert_eq!(code, Some(0), "{err}");
+    eprintln!("bundle extract: peak RSS {rss} MiB");
+    // One decompressed bundle plus the zstd decoder window.
+    assert!(rss < 2 * 128 + 64, "bundle extract: peak RSS {rss} MiB");
+    assert_eq!(
+        std::fs::metadata(dir.join("x.co")).unwrap().len(),
+        128 << 20
+    );
+}
