@@ -26,6 +26,7 @@
 mod error;
 mod parse;
 mod plan;
+mod xattr;
 
 pub use error::{EditError, Result};
 pub use parse::ReadAt;
@@ -166,37 +167,113 @@ pub fn edit_bytes(input: &[u8], edit: &Edit) -> Result<(Vec<u8>, Method)> {
 }
 
 /// Applies `edit` to the file `input`, writing `output` (default: `input`
-/// itself). The result is written to a temporary file next to the output
-/// and renamed over it, keeping the input's permission bits; on any error
-/// nothing is written and the input is untouched.
+/// itself); on any error the input is untouched and no output exists.
+///
+/// A separate `output` is a kernel-side copy of the input with the patches
+/// applied, written through [`atomic_write`] (mode bits of the input
+/// without set-user/group-ID). In place, the file keeps its inode, like
+/// patchelf: only the patched bytes and the appended segment are written
+/// into it, so owner, mode, extended attributes (file capabilities) and
+/// hard links stay; the space for growth is reserved before the first
+/// byte changes.
 pub fn edit_file(input: &Path, output: Option<&Path>, edit: &Edit) -> anyhow::Result<Method> {
     use anyhow::Context;
-    let src = open(input).with_context(|| format!("cannot open {}", input.display()))?;
+    match output {
+        Some(output) => {
+            let src = open(input).with_context(|| format!("cannot open {}", input.display()))?;
+            let plan = plan_edit(&src, edit).with_context(|| format!("{}", input.display()))?;
+            let mut out = atomic_write::AtomicFile::create(output)?;
+            write_output(&src, &plan, out.file())
+                .with_context(|| format!("cannot write {}", out.temp_path().display()))?;
+            use std::os::unix::fs::PermissionsExt;
+            let mode = src.file.metadata()?.permissions().mode() & 0o1777;
+            out.commit(mode)?;
+            Ok(plan.method)
+        }
+        None => edit_in_place(input, edit),
+    }
+}
+
+fn edit_in_place(input: &Path, edit: &Edit) -> anyhow::Result<Method> {
+    use anyhow::Context;
+    use std::os::unix::fs::PermissionsExt;
+    // Through a symlink this opens (and edits) the file it points to.
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(input)
+        .with_context(|| {
+            format!(
+                "cannot open {} for writing (in-place edits write into the file itself; \
+                 use --output to write elsewhere)",
+                input.display()
+            )
+        })?;
+    let meta = file.metadata()?;
+    let src = FileSource {
+        file,
+        len: meta.len(),
+    };
     let plan = plan_edit(&src, edit).with_context(|| format!("{}", input.display()))?;
-    // In place through a symlink edits the file it points to, not the link.
-    let output = match output {
-        Some(o) => o.to_path_buf(),
-        None => std::fs::canonicalize(input)
-            .with_context(|| format!("cannot resolve {}", input.display()))?,
-    };
-    let output = output.as_path();
-    let dir = match output.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".rpath-")
-        .tempfile_in(dir)
-        .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
-    write_output(&src, &plan, tmp.as_file_mut())
-        .with_context(|| format!("cannot write {}", tmp.path().display()))?;
-    let perms = src.file.metadata()?.permissions();
-    tmp.as_file()
-        .set_permissions(perms)
-        .with_context(|| format!("cannot set permissions of {}", tmp.path().display()))?;
-    tmp.persist(output)
-        .with_context(|| format!("cannot rename the result to {}", output.display()))?;
+    if plan.method == Method::Unchanged {
+        return Ok(plan.method);
+    }
+    let xattrs = xattr::read_all(&src.file)
+        .with_context(|| format!("cannot read the extended attributes of {}", input.display()))?;
+    apply_in_place(&src, &plan).with_context(|| format!("cannot write {}", input.display()))?;
+    // Writing clears set-user-ID for non-root writers and drops
+    // security.capability for everyone; put back what the file had.
+    let mode = meta.permissions().mode() & 0o7777;
+    if src.file.metadata()?.permissions().mode() & 0o7777 != mode {
+        src.file
+            .set_permissions(std::fs::Permissions::from_mode(mode))
+            .with_context(|| {
+                format!(
+                    "{} was edited but its mode {mode:o} cannot be restored",
+                    input.display()
+                )
+            })?;
+    }
+    xattr::restore(&src.file, &xattrs).with_context(|| {
+        format!(
+            "{} was edited but its extended attributes cannot be restored",
+            input.display()
+        )
+    })?;
     Ok(plan.method)
+}
+
+/// Writes the plan into the input file itself. Growth is reserved first
+/// (fallocate), so a full disk fails before any byte of the input changes;
+/// bytes past the old end are written before the patches inside it.
+fn apply_in_place(src: &FileSource, plan: &Plan) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    if plan.new_len > src.len {
+        // SAFETY: plain syscall on an open descriptor.
+        let r = unsafe {
+            libc::fallocate(
+                src.file.as_raw_fd(),
+                0,
+                src.len as libc::off_t,
+                (plan.new_len - src.len) as libc::off_t,
+            )
+        };
+        if r != 0 {
+            let e = std::io::Error::last_os_error();
+            // File systems without fallocate: grow by writing instead.
+            if e.raw_os_error() != Some(libc::EOPNOTSUPP) {
+                return Err(e);
+            }
+        }
+    }
+    let (tail, inside): (Vec<_>, Vec<_>) = plan
+        .patches
+        .iter()
+        .partition(|(off, b)| *off + b.len() as u64 > src.len);
+    for (off, bytes) in tail.into_iter().chain(inside) {
+        src.file.write_all_at(bytes, *off)?;
+    }
+    src.file.set_len(plan.new_len)
 }
 
 fn write_output(src: &FileSource, plan: &Plan, out: &mut File) -> std::io::Result<()> {

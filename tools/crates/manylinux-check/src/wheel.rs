@@ -7,10 +7,11 @@ use std::io::{BufReader, Read};
 use std::path::Path;
 
 use anyhow::{anyhow, bail, Context, Result};
+use wheel_inspect::members::read_text;
 use wheel_inspect::record::{Digest, HashingReader, Record};
 
 use crate::elf::{read_elf, ElfFacts, MAGIC};
-use crate::sparse::{sparse_image, HEAD_CAP, SPARSE_THRESHOLD};
+use crate::sparse::{elf_image, ImageOptions, SPARSE_THRESHOLD};
 
 /// Where the installer puts a member; see [`Member::installed`].
 pub const SITE_PACKAGES: &str = "/prefix/lib/python/site-packages";
@@ -96,7 +97,11 @@ pub fn read_wheel_with_threshold(path: &Path, sparse_threshold: u64) -> Result<W
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    let mut file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    // Member names as pip checks them, duplicates and symlinks: shared with
+    // `inspect`, so the two agree on what a valid wheel is.
+    wheel_inspect::members::check_archive(&mut file)
+        .with_context(|| format!("{} is not a valid wheel", path.display()))?;
     let mut zip = zip::ZipArchive::new(BufReader::new(file)).map_err(|e| {
         anyhow!(
             "{} is not a zip archive ({e}); a wheel is a zip file — check the path, or rebuild the wheel",
@@ -133,10 +138,11 @@ pub fn read_wheel_with_threshold(path: &Path, sparse_threshold: u64) -> Result<W
     let dist_info = wheel_meta.trim_end_matches("/WHEEL");
     let dist_data = format!("{}.data/", dist_info.trim_end_matches(".dist-info"));
 
-    let mut text = String::new();
-    zip.by_name(&wheel_meta)
-        .and_then(|mut f| f.read_to_string(&mut text).map_err(Into::into))
-        .with_context(|| format!("reading {wheel_meta}"))?;
+    let text = read_text(&mut zip, &wheel_meta)?;
+    let dist = dist_info.trim_end_matches(".dist-info");
+    let metadata = read_text(&mut zip, &format!("{dist_info}/METADATA"))?;
+    wheel_inspect::wheel_identity(&file_name, dist, &metadata)
+        .with_context(|| format!("{} is not a valid wheel", path.display()))?;
     let mut root_is_purelib = None;
     let mut metadata_platform_tags = Vec::new();
     for line in text.lines() {
@@ -164,11 +170,7 @@ pub fn read_wheel_with_threshold(path: &Path, sparse_threshold: u64) -> Result<W
     // checks (shared with `rocm-wheel inspect`), so a modified member is
     // an unreadable wheel rather than a clean report.
     let record_name = format!("{dist_info}/RECORD");
-    let mut record_text = String::new();
-    zip.by_name(&record_name)
-        .with_context(|| format!("not a valid wheel: {record_name} is missing"))?
-        .read_to_string(&mut record_text)
-        .with_context(|| format!("{record_name} is not UTF-8 text"))?;
+    let record_text = read_text(&mut zip, &record_name)?;
     let mut record = Record::parse(&record_name, &record_text)?;
 
     let mut members = Vec::new();
@@ -205,24 +207,20 @@ pub fn read_wheel_with_threshold(path: &Path, sparse_threshold: u64) -> Result<W
         if got == 4 && head == MAGIC {
             // The digest of the first complete read of the member.
             let mut digest: Option<Digest> = None;
-            let bytes = if size > sparse_threshold {
-                drop(entry);
-                let mut reopen = |f: &mut dyn FnMut(&mut dyn Read) -> Result<()>| -> Result<()> {
-                    let mut e = HashingReader::new(zip.by_index(i)?);
-                    f(&mut e)?;
-                    if digest.is_none() {
-                        digest = e.complete_digest().cloned();
-                    }
-                    Ok(())
-                };
-                sparse_image(&mut reopen, size, HEAD_CAP).with_context(corrupt)?
-            } else {
-                let mut bytes = Vec::with_capacity(size as usize);
-                bytes.extend_from_slice(&head);
-                entry.read_to_end(&mut bytes).with_context(corrupt)?;
-                digest = entry.complete_digest().cloned();
-                bytes
+            drop(entry);
+            let mut reopen = |f: &mut dyn FnMut(&mut dyn Read) -> Result<()>| -> Result<()> {
+                let mut e = HashingReader::new(zip.by_index(i)?);
+                f(&mut e)?;
+                if digest.is_none() {
+                    digest = e.complete_digest().cloned();
+                }
+                Ok(())
             };
+            let opts = ImageOptions {
+                whole_max: sparse_threshold,
+                ..ImageOptions::default()
+            };
+            let bytes = elf_image(&mut reopen, size, &opts).with_context(corrupt)?;
             if let Some(expected) = &expected {
                 // sparse_image reads every member to the end at least once.
                 let digest = digest.ok_or_else(|| {

@@ -92,7 +92,7 @@ impl Bundle {
 /// Reads the single bundle that starts at the beginning of `data`. Only zero
 /// padding may follow it.
 pub fn read_bundle(data: &[u8], limits: &Limits) -> Result<Bundle> {
-    let b = read_one(data, 0, limits)?;
+    let b = read_one(data, 0, limits, false)?;
     let end = b.len as usize;
     if let Some(p) = data[end..].iter().position(|&c| c != 0) {
         bail!(
@@ -120,6 +120,7 @@ pub struct BundleIter<'a> {
     pos: usize,
     index: usize,
     failed: bool,
+    headers_only: bool,
 }
 
 impl<'a> BundleIter<'a> {
@@ -130,7 +131,17 @@ impl<'a> BundleIter<'a> {
             pos: 0,
             index: 0,
             failed: false,
+            headers_only: false,
         }
+    }
+
+    /// Yields bundles without their data (entry lists only; `entry_data`
+    /// and `uncompressed` are empty): compressed bundles are decompressed
+    /// as a stream, verified, and only their header is kept, so memory does
+    /// not grow with the uncompressed size.
+    pub fn headers_only(mut self) -> Self {
+        self.headers_only = true;
+        self
     }
 }
 
@@ -144,7 +155,12 @@ impl Iterator for BundleIter<'_> {
         let skip = self.data[self.pos..].iter().position(|&c| c != 0)?;
         self.pos += skip;
         let pos = self.pos;
-        match read_one(&self.data[pos..], pos as u64, &self.limits) {
+        match read_one(
+            &self.data[pos..],
+            pos as u64,
+            &self.limits,
+            self.headers_only,
+        ) {
             Ok(b) => {
                 self.pos += b.len as usize;
                 self.index += 1;
@@ -160,7 +176,7 @@ impl Iterator for BundleIter<'_> {
     }
 }
 
-fn read_one(data: &[u8], start: u64, limits: &Limits) -> Result<Bundle> {
+fn read_one(data: &[u8], start: u64, limits: &Limits, headers_only: bool) -> Result<Bundle> {
     if data.starts_with(MAGIC) {
         let (entries, len) = parse_uncompressed(data)?;
         Ok(Bundle {
@@ -168,10 +184,14 @@ fn read_one(data: &[u8], start: u64, limits: &Limits) -> Result<Bundle> {
             len: len as u64,
             compressed: None,
             entries,
-            data: data[..len].to_vec(),
+            data: if headers_only {
+                Vec::new()
+            } else {
+                data[..len].to_vec()
+            },
         })
     } else if data.starts_with(CCOB_MAGIC) {
-        read_compressed(data, start, limits)
+        read_compressed(data, start, limits, headers_only)
     } else {
         let shown: String = data
             .iter()
@@ -193,6 +213,11 @@ fn u64_at(d: &[u8], o: usize) -> Option<u64> {
 /// Parses the header of an uncompressed bundle; returns its entries and the
 /// bundle length (end of the last entry or of the header).
 fn parse_uncompressed(d: &[u8]) -> Result<(Vec<Entry>, usize)> {
+    parse_uncompressed_prefix(d, d.len())
+}
+
+/// [`parse_uncompressed`] on the first bytes `d` of a bundle of `total` bytes.
+fn parse_uncompressed_prefix(d: &[u8], total: usize) -> Result<(Vec<Entry>, usize)> {
     let mut pos = MAGIC.len();
     let count = u64_at(d, pos).with_context(|| {
         format!(
@@ -243,12 +268,11 @@ fn parse_uncompressed(d: &[u8]) -> Result<(Vec<Entry>, usize)> {
         }
         let data_end = offset
             .checked_add(size)
-            .filter(|&e| e <= d.len() as u64)
+            .filter(|&e| e <= total as u64)
             .with_context(|| {
                 format!(
                     "truncated or corrupt bundle: entry `{id}` spans bytes {offset}..{offset}+{size} \
-                     but the bundle has {} bytes",
-                    d.len()
+                     but the bundle has {total} bytes"
                 )
             })?;
         if entries.iter().any(|e| e.id == id) {
@@ -270,7 +294,7 @@ fn parse_uncompressed(d: &[u8]) -> Result<(Vec<Entry>, usize)> {
     Ok((entries, end.max(pos)))
 }
 
-fn read_compressed(d: &[u8], start: u64, limits: &Limits) -> Result<Bundle> {
+fn read_compressed(d: &[u8], start: u64, limits: &Limits, headers_only: bool) -> Result<Bundle> {
     if d.len() < 8 {
         bail!(
             "truncated compressed bundle: {} bytes, the CCOB header needs at least 8",
@@ -325,8 +349,15 @@ fn read_compressed(d: &[u8], start: u64, limits: &Limits) -> Result<Bundle> {
         None => next_magic_at_alignment(d, 4096).unwrap_or(d.len()),
     };
     let stream = &d[hsize..stream_end];
-    let data = decompress(method, stream, uncompressed_size)?;
-    let actual = md5_low(&data);
+    let (data, actual, last_nonzero, total) = if headers_only {
+        decompress_header(method, stream, uncompressed_size)?
+    } else {
+        let data = decompress(method, stream, uncompressed_size)?;
+        let actual = md5_low(&data);
+        let last = data.iter().rposition(|&c| c != 0);
+        let total = data.len();
+        (data, actual, last, total)
+    };
     if actual != hash {
         bail!(
             "corrupt compressed bundle: the MD5 of the decompressed data ({actual:#018x}) \
@@ -336,10 +367,12 @@ fn read_compressed(d: &[u8], start: u64, limits: &Limits) -> Result<Bundle> {
     if !data.starts_with(MAGIC) {
         bail!("compressed bundle does not decompress to an offload bundle (no `__CLANG_OFFLOAD_BUNDLE__` magic)");
     }
-    let (entries, inner_len) = parse_uncompressed(&data).context("inside the compressed bundle")?;
-    if inner_len < data.len() && data[inner_len..].iter().any(|&c| c != 0) {
+    let (entries, inner_len) =
+        parse_uncompressed_prefix(&data, total).context("inside the compressed bundle")?;
+    if last_nonzero.is_some_and(|p| p >= inner_len) {
         bail!("compressed bundle holds trailing data after its inner bundle");
     }
+    let data = if headers_only { Vec::new() } else { data };
     Ok(Bundle {
         start,
         len: stream_end as u64,
@@ -359,6 +392,70 @@ fn next_magic_at_alignment(d: &[u8], align: usize) -> Option<usize> {
     (align..d.len())
         .step_by(align)
         .find(|&p| d[p..].starts_with(MAGIC) || d[p..].starts_with(CCOB_MAGIC))
+}
+
+/// Most bytes of a compressed bundle's header kept by [`decompress_header`].
+const HEADER_KEEP: usize = 16 << 20;
+
+/// Decompresses as a stream, keeping only the first [`HEADER_KEEP`] bytes:
+/// returns them, the MD5 hash (low 64 bits), the position of the last
+/// non-zero byte and the length.
+fn decompress_header(
+    method: Method,
+    stream: &[u8],
+    expected: u64,
+) -> Result<(Vec<u8>, u64, Option<usize>, usize)> {
+    use md5::Digest;
+    let mut r: Box<dyn Read> = match method {
+        Method::Zstd => Box::new(
+            zstd::stream::read::Decoder::with_buffer(stream)
+                .context("cannot start zstd decompression")?
+                .single_frame(),
+        ),
+        Method::Zlib => Box::new(flate2::read::ZlibDecoder::new(stream)),
+    };
+    let mut r = (&mut r).take(expected.saturating_add(1));
+    let (mut head, mut md5, mut last, mut n) = (Vec::new(), md5::Md5::new(), None, 0usize);
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        let k = match r.read(&mut buf) {
+            Ok(0) => break,
+            Ok(k) => k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => bail!(
+                "corrupt compressed bundle: {} stream does not decompress: {e}",
+                method.name()
+            ),
+        };
+        let chunk = &buf[..k];
+        md5.update(chunk);
+        if head.len() < HEADER_KEEP {
+            let take = (HEADER_KEEP - head.len()).min(k);
+            head.extend_from_slice(&chunk[..take]);
+        }
+        if let Some(p) = chunk.iter().rposition(|&c| c != 0) {
+            last = Some(n + p);
+        }
+        n += k;
+    }
+    if n as u64 != expected {
+        let got = if n as u64 > expected {
+            format!("more than {expected}")
+        } else {
+            n.to_string()
+        };
+        bail!(
+            "corrupt compressed bundle: header announces {expected} uncompressed bytes, the {} stream gives {got}",
+            method.name()
+        );
+    }
+    let d = md5.finalize();
+    Ok((
+        head,
+        u64::from_le_bytes(d[..8].try_into().unwrap()),
+        last,
+        n,
+    ))
 }
 
 fn decompress(method: Method, stream: &[u8], expected: u64) -> Result<Vec<u8>> {

@@ -181,29 +181,5 @@ pub fn write_bundle_file(req: &WriteRequest) -> Result<()> {
 /// Writes `bytes` to `path` via a temporary file in the same directory and a
 /// rename, so readers never see a partial file.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".rocm-wheel-")
-        .tempfile_in(dir)
-        .with_context(|| {
-            format!(
-                "cannot create a temporary file in {} (does the directory exist and is it writable?)",
-                dir.display()
-            )
-        })?;
-    tmp.write_all(bytes)
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        tmp.as_file()
-            .set_permissions(std::fs::Permissions::from_mode(0o644))
-            .with_context(|| format!("cannot set permissions for {}", path.display()))?;
-    }
-    tmp.persist(path)
-        .map_err(|e| anyhow::anyhow!("cannot write {}: {}", path.display(), e.error))?;
-    Ok(())
+    atomic_write::write_bytes(path, bytes, 0o644)
 }

@@ -30,17 +30,21 @@ enum Command {
     Inspect(cmd::inspect::Args),
 }
 
-fn main() {
+fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Build(a) => cmd::build::run(a),
         Command::Rpath(a) => cmd::rpath::run(a),
-        Command::Check(a) => cmd::check::run(a),
+        Command::Check(a) => return std::process::ExitCode::from(cmd::check::run(a)),
         Command::Bundle(a) => cmd::bundle::run(a),
         Command::Inspect(a) => cmd::inspect::run(a),
     };
-    if let Err(e) = result {
-        eprintln!("rocm-wheel: error: {e:#}");
-        std::process::exit(1);
+    // Returning (not `process::exit`) runs every destructor first.
+    match result {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("rocm-wheel: error: {e:#}");
+            std::process::ExitCode::from(1)
+        }
     }
 }

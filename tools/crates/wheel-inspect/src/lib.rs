@@ -65,6 +65,8 @@ use std::path::Path;
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
 
+pub mod elf_image;
+pub mod members;
 pub mod record;
 
 pub const SCHEMA_VERSION: u32 = 1;
@@ -173,7 +175,9 @@ fn classify(head: &[u8]) -> Content {
 fn summarize_bundles(data: &[u8]) -> Result<(Vec<BundleInfo>, BTreeMap<String, u32>)> {
     let mut targets = BTreeMap::new();
     let mut infos = Vec::new();
-    for b in offload_bundle::BundleIter::new(data, &offload_bundle::Limits::default()) {
+    for b in
+        offload_bundle::BundleIter::new(data, &offload_bundle::Limits::default()).headers_only()
+    {
         let b = b?;
         let mut entries = Vec::with_capacity(b.entries.len());
         for e in &b.entries {
@@ -345,23 +349,15 @@ fn header<'a>(h: &'a [(String, String)], key: &str) -> Option<&'a str> {
         .map(|(_, v)| v.as_str())
 }
 
-fn inspect_wheel(path: &Path) -> Result<(WheelInfo, Vec<ElfInfo>, Vec<BundleFileInfo>)> {
-    let filename = path
-        .file_name()
-        .map(|s| s.to_string_lossy().to_string())
-        .unwrap_or_default();
-    let file = std::fs::File::open(path)?;
-    let mut zip = zip::ZipArchive::new(file).context("not a readable zip archive")?;
-
-    // Find the .dist-info directory holding WHEEL.
-    let names: Vec<String> = zip.file_names().map(str::to_string).collect();
+/// The `*.dist-info` directory of a wheel (without the suffix), from its
+/// member names: exactly one top-level one holding `WHEEL`.
+pub fn find_dist_info<'a>(names: impl Iterator<Item = &'a str>) -> Result<String> {
     let dist_infos: Vec<&str> = names
-        .iter()
         .filter_map(|n| n.strip_suffix(".dist-info/WHEEL"))
         .filter(|d| !d.contains('/'))
         .collect();
-    let dist = match dist_infos.as_slice() {
-        [d] => d.to_string(),
+    match dist_infos.as_slice() {
+        [d] => Ok(d.to_string()),
         [] => bail!(
             "a zip archive but not a wheel: no top-level *.dist-info/WHEEL \
              (build it with a wheel builder such as `rocm-wheel build`)"
@@ -370,21 +366,14 @@ fn inspect_wheel(path: &Path) -> Result<(WheelInfo, Vec<ElfInfo>, Vec<BundleFile
             "not a valid wheel: several .dist-info directories ({})",
             many.join(", ")
         ),
-    };
-    let (fname_name, fname_version) = parse_wheel_filename(&filename)?;
-    let read_text = |zip: &mut zip::ZipArchive<std::fs::File>, member: &str| -> Result<String> {
-        let mut s = String::new();
-        zip.by_name(member)
-            .with_context(|| format!("not a valid wheel: {member} is missing"))?
-            .read_to_string(&mut s)
-            .with_context(|| format!("{member} is not UTF-8 text"))?;
-        Ok(s)
-    };
-    let wheel_meta = headers(&read_text(&mut zip, &format!("{dist}.dist-info/WHEEL"))?);
-    let metadata = headers(&read_text(&mut zip, &format!("{dist}.dist-info/METADATA"))?);
-    let record_name = format!("{dist}.dist-info/RECORD");
-    let record_text = read_text(&mut zip, &record_name)?;
+    }
+}
 
+/// Name and version from METADATA, checked against the file name and the
+/// `.dist-info` directory name (`check` and `inspect` agree on this).
+pub fn wheel_identity(filename: &str, dist: &str, metadata: &str) -> Result<(String, String)> {
+    let metadata = headers(metadata);
+    let (fname_name, fname_version) = parse_wheel_filename(filename)?;
     let name = header(&metadata, "Name")
         .context("METADATA has no Name field")?
         .to_string();
@@ -398,9 +387,34 @@ fn inspect_wheel(path: &Path) -> Result<(WheelInfo, Vec<ElfInfo>, Vec<BundleFile
              rename the file or fix METADATA"
         );
     }
-    if normalize(&dist) != normalize(&format!("{name}-{version}")) {
-        bail!("dist-info directory `{dist}.dist-info` does not match {name} {version}");
+    if normalize(dist) != normalize(&format!("{name}-{version}")) {
+        bail!(
+            "dist-info directory `{dist}.dist-info` does not match {name} {version} from METADATA; \
+             it must be `{}-{version}.dist-info`",
+            normalize(&name)
+        );
     }
+    Ok((name, version))
+}
+
+fn inspect_wheel(path: &Path) -> Result<(WheelInfo, Vec<ElfInfo>, Vec<BundleFileInfo>)> {
+    let filename = path
+        .file_name()
+        .map(|s| s.to_string_lossy().to_string())
+        .unwrap_or_default();
+    let mut file = std::fs::File::open(path)?;
+    members::check_archive(&mut file)?;
+    let mut zip = zip::ZipArchive::new(file).context("not a readable zip archive")?;
+
+    let dist = find_dist_info(zip.file_names())?;
+    let wheel_meta = headers(&members::read_text(
+        &mut zip,
+        &format!("{dist}.dist-info/WHEEL"),
+    )?);
+    let metadata = members::read_text(&mut zip, &format!("{dist}.dist-info/METADATA"))?;
+    let record_name = format!("{dist}.dist-info/RECORD");
+    let record_text = members::read_text(&mut zip, &record_name)?;
+    let (name, version) = wheel_identity(&filename, &dist, &metadata)?;
     let wheel_version = header(&wheel_meta, "Wheel-Version")
         .context("WHEEL has no Wheel-Version field")?
         .to_string();
@@ -434,38 +448,58 @@ fn inspect_wheel(path: &Path) -> Result<(WheelInfo, Vec<ElfInfo>, Vec<BundleFile
         let Some(expected) = record.expect(&mname)? else {
             continue; // RECORD and its signatures are not hashed
         };
-        // Hash while reading; keep the bytes only of ELF and bundle members.
+        // Classify from the first bytes while hashing; ELF members are
+        // then re-read with bounded memory, bundle members kept whole (up
+        // to a cap), everything else only hashed.
         let mut m = record::HashingReader::new(m);
         let mut head = Vec::new();
-        let mut buf = vec![0u8; 1 << 16];
-        // None: undecided until CLASSIFY_LEN bytes (or the end) are seen.
-        let mut content: Option<Content> = None;
-        loop {
-            let n = m
-                .read(&mut buf)
-                .with_context(|| format!("cannot read member {mname}"))?;
-            if n == 0 {
-                break;
-            }
-            if content != Some(Content::Other) {
-                head.extend_from_slice(&buf[..n]);
-            }
-            if content.is_none() && head.len() >= CLASSIFY_LEN {
-                content = Some(classify(&head));
-                if content == Some(Content::Other) {
-                    head = Vec::new();
-                }
-            }
-        }
-        let content = content.unwrap_or_else(|| classify(&head));
-        expected.verify(m.complete_digest().expect("the loop reads to the end"))?;
-        match content {
+        (&mut m)
+            .take(CLASSIFY_LEN as u64)
+            .read_to_end(&mut head)
+            .with_context(|| format!("cannot read member {mname}"))?;
+        match classify(&head) {
             Content::Elf => {
-                elf_files.push(inspect_elf(&mname, &head).with_context(|| mname.clone())?)
+                let declared = m.get_ref().size();
+                drop(m);
+                let mut digest = None;
+                let mut reopen = |f: &mut dyn FnMut(&mut dyn Read) -> Result<()>| -> Result<()> {
+                    let mut e = record::HashingReader::new(zip.by_index(i)?);
+                    f(&mut e)?;
+                    if digest.is_none() {
+                        digest = e.complete_digest().cloned();
+                    }
+                    Ok(())
+                };
+                let opts = elf_image::ImageOptions {
+                    want_sections: &[".hip_fatbin"],
+                    ..Default::default()
+                };
+                let image = elf_image::elf_image(&mut reopen, declared, &opts)
+                    .with_context(|| format!("cannot read member {mname}"))?;
+                expected
+                    .verify(&digest.context("internal error: member never read to the end")?)?;
+                elf_files.push(inspect_elf(&mname, &image).with_context(|| mname.clone())?);
             }
-            Content::Bundle => bundle_files
-                .push(inspect_bundle_file(&mname, &head).with_context(|| mname.clone())?),
-            Content::Other => {}
+            Content::Bundle => {
+                (&mut m)
+                    .take(elf_image::KEEP_MAX)
+                    .read_to_end(&mut head)
+                    .with_context(|| format!("cannot read member {mname}"))?;
+                if head.len() as u64 >= elf_image::KEEP_MAX {
+                    bail!(
+                        "member {mname} is an offload bundle file of more than {} MiB; too large to inspect",
+                        elf_image::KEEP_MAX >> 20
+                    );
+                }
+                expected.verify(m.complete_digest().expect("read to the end"))?;
+                bundle_files
+                    .push(inspect_bundle_file(&mname, &head).with_context(|| mname.clone())?);
+            }
+            Content::Other => {
+                std::io::copy(&mut m, &mut std::io::sink())
+                    .with_context(|| format!("cannot read member {mname}"))?;
+                expected.verify(m.complete_digest().expect("io::copy reads to the end"))?;
+            }
         }
     }
     record.finish()?;

@@ -206,6 +206,11 @@ impl<R: Read> HashingReader<R> {
         }
     }
 
+    /// The wrapped reader.
+    pub fn get_ref(&self) -> &R {
+        &self.inner
+    }
+
     /// The digest of the whole stream, or `None` if it was not read to the
     /// end.
     pub fn complete_digest(&self) -> Option<&Digest> {

@@ -2,6 +2,7 @@
 //! (fixed order, timestamps and permissions) and atomically.
 
 pub mod manifest;
+pub mod member_names;
 pub mod metadata;
 pub mod names;
 pub mod pep508;
@@ -61,7 +62,6 @@ struct Item {
 
 /// Everything validated up front, before any output is created.
 struct Plan {
-    file_name: String,
     dist_info: String,
     payload: Vec<Item>,
     /// Files from the manifest that live in our own `.dist-info/`.
@@ -100,16 +100,8 @@ pub fn build(m: &Manifest, output: &Path, opts: &Options) -> Result<()> {
         );
     }
     let plan = plan(m, output)?;
-    let dir = match output.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let tmp = tempfile::Builder::new()
-        .prefix(&format!(".{}.", plan.file_name))
-        .suffix(".tmp")
-        .tempfile_in(&dir)
-        .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
-    let out = BufWriter::with_capacity(1 << 20, tmp.as_file().try_clone()?);
+    let mut tmp = atomic_write::AtomicFile::create(output)?;
+    let out = BufWriter::with_capacity(1 << 20, tmp.file().try_clone()?);
     let mut zip = zipw::ZipWriter::new(out, opts.source_date_epoch, opts.compression_level);
     zip.set_jobs(opts.jobs);
     let mut record = String::new();
@@ -154,11 +146,7 @@ pub fn build(m: &Manifest, output: &Path, opts: &Options) -> Result<()> {
     // No fsync: the rename gives atomicity, durability is not needed for a
     // build output and would only cost time.
     zip.finish()?.into_inner().map_err(|e| e.into_error())?;
-    std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o644))?;
-    tmp.persist(output)
-        .map_err(|e| e.error)
-        .with_context(|| format!("cannot move the finished wheel to {}", output.display()))?;
-    Ok(())
+    tmp.commit(0o644)
 }
 
 enum DistInfo {
@@ -200,27 +188,15 @@ fn stat_source(src: &str, arc: &str) -> Result<(PathBuf, u32, u64)> {
     Ok((p, mode, md.len()))
 }
 
-/// Checks an archive path: relative, `/`-separated, no `.`/`..`/empty parts.
+/// Checks an archive path with the validator `check` and `inspect` use.
 pub fn validate_archive_path(p: &str) -> Result<()> {
-    let why = if p.is_empty() {
-        Some("it is empty")
-    } else if p.starts_with('/') {
-        Some("it is absolute (starts with '/')")
-    } else if p.contains('\\') {
-        Some("it contains '\\'; use '/' as the separator")
-    } else if p.contains(['\n', '\r', '\0']) {
-        Some("it contains a control character")
-    } else if p.split('/').any(|c| c == "..") {
-        Some("it contains a '..' component")
-    } else if p.split('/').any(|c| c == ".") {
-        Some("it contains a '.' component")
-    } else if p.split('/').any(str::is_empty) {
-        Some("it has an empty component ('//' or a trailing '/')")
-    } else {
-        None
-    };
-    match why {
-        Some(w) => bail!("invalid archive path {p:?}: {w}; paths are relative to the wheel root like \"pkg/mod.py\""),
+    if p.ends_with('/') {
+        bail!("invalid archive path {p:?}: it ends in '/'; name a file, like \"pkg/mod.py\"");
+    }
+    match member_names::problem(p) {
+        Some(why) => bail!(
+            "invalid archive path {p:?}: {why}; paths are relative to the wheel root like \"pkg/mod.py\""
+        ),
         None => Ok(()),
     }
 }
@@ -355,6 +331,19 @@ fn plan(m: &Manifest, output: &Path) -> Result<Plan> {
         });
     }
 
+    // Paths that are both a file and a directory (`a` and `a/b.py`).
+    let mut members = member_names::MemberSet::new();
+    let generated = ["METADATA", "WHEEL", "RECORD"].map(|g| format!("{dist_info}/{g}"));
+    for arc in payload
+        .iter()
+        .chain(&dist_info_files)
+        .chain(&licenses)
+        .map(|it| &it.arc)
+        .chain(&generated)
+    {
+        members.add(arc)?;
+    }
+
     let platform_tag = tags.iter().find(|t| t.platform != "any");
     let purelib = match m.root_is_purelib {
         Some(true) => {
@@ -374,7 +363,6 @@ fn plan(m: &Manifest, output: &Path) -> Result<Plan> {
     let wheel = metadata::render_wheel(purelib, &tags);
     let entry_points = metadata::render_entry_points(&m.entry_points)?;
     Ok(Plan {
-        file_name,
         dist_info,
         payload,
         dist_info_files,

@@ -217,19 +217,16 @@ impl<W: Write + Seek> ZipWriter<W> {
             let job_rx = Arc::new(Mutex::new(job_rx));
             for _ in 0..jobs {
                 let job_rx = Arc::clone(&job_rx);
-                scope.spawn(move || {
-                    let mut c = Compress::new(Compression::new(level), false);
-                    loop {
-                        let job = job_rx.lock().unwrap().recv();
-                        let Ok((dict, data, last, reply)) = job else {
-                            break;
-                        };
-                        let r = compress_chunk(&mut c, &dict, &data, last);
-                        let mut crc = Crc::new();
-                        crc.update(&data);
-                        // The receiver may be gone after an error; nothing to do then.
-                        let _ = reply.send(r.map(|z| (z, crc, data)));
-                    }
+                scope.spawn(move || loop {
+                    let job = job_rx.lock().unwrap().recv();
+                    let Ok((dict, data, last, reply)) = job else {
+                        break;
+                    };
+                    let r = compress_chunk(level, &dict, &data, last);
+                    let mut crc = Crc::new();
+                    crc.update(&data);
+                    // The receiver may be gone after an error; nothing to do then.
+                    let _ = reply.send(r.map(|z| (z, crc, data)));
                 });
             }
             let mut sha = Sha256::new();
@@ -456,8 +453,14 @@ fn read_full(src: &mut dyn Read, buf: &mut [u8]) -> std::io::Result<usize> {
 
 /// Raw-deflates one chunk: primed with `dict`, ended with a sync flush, or
 /// with the final block if `last`.
-fn compress_chunk(c: &mut Compress, dict: &[u8], data: &[u8], last: bool) -> Result<Vec<u8>> {
-    c.reset();
+///
+/// Always with a fresh deflate state: a reset state keeps its old window
+/// bytes, which deflate's match search reads past the valid data, so a
+/// reused state made the output depend on which chunk a thread had
+/// compressed before (that is, on scheduling and on --jobs).
+fn compress_chunk(level: u32, dict: &[u8], data: &[u8], last: bool) -> Result<Vec<u8>> {
+    let mut c = Compress::new(Compression::new(level), false);
+    let c = &mut c;
     if !dict.is_empty() {
         c.set_dictionary(dict)
             .map_err(|e| anyhow::anyhow!("deflate dictionary: {e}"))?;

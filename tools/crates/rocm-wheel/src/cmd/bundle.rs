@@ -1,6 +1,6 @@
 //! `rocm-wheel bundle`: write, list and extract clang offload bundles.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use clap::{Subcommand, ValueEnum};
@@ -119,14 +119,56 @@ fn write(a: WriteArgs) -> Result<()> {
     })
 }
 
-fn load(file: &PathBuf) -> Result<Vec<Bundle>> {
-    let data = std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
-    offload_bundle::read_file_bundles(&data, &Limits::default())
-        .with_context(|| format!("{}", file.display()))
+/// The bytes holding the bundles: the file, or its `.hip_fatbin` section.
+fn bundle_bytes(data: &[u8]) -> Result<Option<&[u8]>> {
+    if data.starts_with(b"\x7fELF") {
+        offload_bundle::hip_fatbin_section(data)
+    } else {
+        Ok(Some(data))
+    }
+}
+
+/// Walks the bundles one at a time (only one decompressed bundle is held),
+/// calling `f` with each.
+fn each_bundle(
+    file: &Path,
+    data: &[u8],
+    headers_only: bool,
+    mut f: impl FnMut(usize, Bundle) -> Result<()>,
+) -> Result<usize> {
+    let Some(bytes) = bundle_bytes(data).with_context(|| format!("{}", file.display()))? else {
+        return Ok(0);
+    };
+    let mut it = offload_bundle::BundleIter::new(bytes, &Limits::default());
+    if headers_only {
+        it = it.headers_only();
+    }
+    let mut n = 0;
+    for b in it {
+        let b = b.with_context(|| format!("{}", file.display()))?;
+        f(n, b)?;
+        n += 1;
+    }
+    if n == 0 && !data.starts_with(b"\x7fELF") {
+        bail!(
+            "{}: not an offload bundle: the file is empty or all zeros",
+            file.display()
+        );
+    }
+    Ok(n)
+}
+
+fn read_input(file: &Path) -> Result<Vec<u8>> {
+    std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))
 }
 
 fn list(a: ListArgs) -> Result<()> {
-    let bundles = load(&a.file)?;
+    let data = read_input(&a.file)?;
+    let mut bundles = Vec::new();
+    each_bundle(&a.file, &data, true, |_, b| {
+        bundles.push(b);
+        Ok(())
+    })?;
     if a.json {
         println!("{}", offload_bundle::bundles_json(&bundles));
         return Ok(());
@@ -158,47 +200,56 @@ fn list(a: ListArgs) -> Result<()> {
 }
 
 fn extract(a: ExtractArgs) -> Result<()> {
-    let bundles = load(&a.file)?;
-    let mut hits = Vec::new();
-    for (i, b) in bundles.iter().enumerate() {
-        if a.bundle.is_some_and(|n| n != i) {
-            continue;
-        }
+    // Entry lists first (headers only), then only the chosen bundle is
+    // decompressed: memory stays within one bundle.
+    let data = read_input(&a.file)?;
+    let mut hits: Vec<(usize, String)> = Vec::new();
+    let mut have: Vec<String> = Vec::new();
+    let mut chosen: Option<(u64, u64)> = None;
+    each_bundle(&a.file, &data, true, |i, b| {
         for e in b.device_entries() {
             let p = e.parsed_id();
+            have.push(p.target_id.to_string());
+            if a.bundle.is_some_and(|n| n != i) {
+                continue;
+            }
             if e.id == a.target || p.target_id == a.target || p.processor() == a.target {
-                hits.push((i, b, e));
+                hits.push((i, e.id.clone()));
+                chosen.get_or_insert((b.start, b.len));
             }
         }
+        Ok(())
+    })?;
+    if let (Some((start, len)), 1) = (chosen, hits.len()) {
+        let bytes = bundle_bytes(&data)?.unwrap_or(&[]);
+        let one = &bytes[start as usize..(start + len) as usize];
+        let b = offload_bundle::read_bundle(one, &Limits::default())
+            .with_context(|| format!("{}: bundle {}", a.file.display(), hits[0].0))?;
+        let e = b
+            .entries
+            .iter()
+            .find(|e| e.id == hits[0].1)
+            .expect("listed entry");
+        return offload_bundle::write_atomically(&a.output, b.entry_data(e));
     }
-    match hits.as_slice() {
-        [] => {
-            let have: Vec<String> = bundles
+    match hits.len() {
+        0 => bail!(
+            "{}: no entry for target `{}`{}; targets present: {}",
+            a.file.display(),
+            a.target,
+            a.bundle
+                .map(|n| format!(" in bundle {n}"))
+                .unwrap_or_default(),
+            if have.is_empty() {
+                "none".to_string()
+            } else {
+                have.join(", ")
+            }
+        ),
+        _ => {
+            let names: Vec<String> = hits
                 .iter()
-                .flat_map(|b| {
-                    b.device_entries()
-                        .map(|e| e.parsed_id().target_id.to_string())
-                })
-                .collect();
-            bail!(
-                "{}: no entry for target `{}`{}; targets present: {}",
-                a.file.display(),
-                a.target,
-                a.bundle
-                    .map(|n| format!(" in bundle {n}"))
-                    .unwrap_or_default(),
-                if have.is_empty() {
-                    "none".to_string()
-                } else {
-                    have.join(", ")
-                }
-            )
-        }
-        [(_, b, e)] => offload_bundle::write_atomically(&a.output, b.entry_data(e)),
-        many => {
-            let names: Vec<String> = many
-                .iter()
-                .map(|(i, _, e)| format!("bundle {i}: {}", e.id))
+                .map(|(i, id)| format!("bundle {i}: {id}"))
                 .collect();
             bail!(
                 "{}: target `{}` is ambiguous ({}); pass a full target id or --bundle N",

@@ -31,12 +31,9 @@ pub struct Args {
     pub json: bool,
 }
 
-pub fn run(args: Args) -> anyhow::Result<()> {
-    let code = execute(args, &mut std::io::stdout(), &mut std::io::stderr());
-    if code != 0 {
-        std::process::exit(code);
-    }
-    Ok(())
+/// Runs the check and returns the process exit code.
+pub fn run(args: Args) -> u8 {
+    execute(args, &mut std::io::stdout(), &mut std::io::stderr()) as u8
 }
 
 /// Run the check, print the report, and return the exit code.

@@ -10,6 +10,7 @@
 
 mod build;
 mod bundle;
+mod hardening;
 mod help;
 mod rpath;
 mod wheel_readers;

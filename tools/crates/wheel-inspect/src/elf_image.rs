@@ -1,0 +1,415 @@
+//! Bounded-memory reading of ELF wheel members for parsing.
+//!
+//! A member can only be read front to back (it is deflated), its header's
+//! size may lie, and a ROCm library can be hundreds of MB of code the
+//! readers never look at. [`elf_image`] never allocates what a header
+//! claims: it streams the member, keeps it whole only while it stays within
+//! [`ImageOptions::whole_max`], and otherwise keeps only the byte ranges
+//! the parsers need (headers, dynamic section and symbol/version tables,
+//! notes, section names, and sections asked for by name), at most
+//! [`ImageOptions::keep_max`] bytes. The result is an image of the real
+//! length with everything else zero: zero pages of a large zeroed
+//! allocation are never touched, so they cost address space, not memory,
+//! and offsets stay valid for the ELF parsers. Works for ELF32 and ELF64 of
+//! either byte order.
+
+use std::io::{self, Read, Write};
+
+use anyhow::{anyhow, bail, Result};
+
+/// Runs a closure on a fresh reader positioned at the start of the member.
+pub type Reopen<'a> = dyn FnMut(&mut dyn FnMut(&mut dyn Read) -> Result<()>) -> Result<()> + 'a;
+
+#[derive(Debug, Clone, Copy)]
+pub struct ImageOptions {
+    /// Members up to this many bytes are kept whole.
+    pub whole_max: u64,
+    /// How much of the file start to keep (linkers put `.dynsym`,
+    /// `.dynstr` and the version tables there); pass 2 fetches anything
+    /// the section headers show elsewhere.
+    pub head_cap: u64,
+    /// Most bytes kept of a larger member; more is an error.
+    pub keep_max: u64,
+    /// Sections kept whole in addition to the ones the parsers need.
+    pub want_sections: &'static [&'static str],
+}
+
+/// Members at most this big are read whole.
+pub const WHOLE_MAX: u64 = 32 << 20;
+/// How much of the start of a large member is kept at most.
+pub const HEAD_CAP: u64 = 16 << 20;
+/// Most bytes of one large member held in memory.
+pub const KEEP_MAX: u64 = 256 << 20;
+
+impl Default for ImageOptions {
+    fn default() -> Self {
+        ImageOptions {
+            whole_max: WHOLE_MAX,
+            head_cap: HEAD_CAP,
+            keep_max: KEEP_MAX,
+            want_sections: &[],
+        }
+    }
+}
+
+const SHT_STRTAB: u32 = 3;
+const SHT_DYNAMIC: u32 = 6;
+const SHT_NOTE: u32 = 7;
+const SHT_NOBITS: u32 = 8;
+const SHT_DYNSYM: u32 = 11;
+const SHT_GNU_VERDEF: u32 = 0x6fff_fffd;
+const SHT_GNU_VERNEED: u32 = 0x6fff_fffe;
+const SHT_GNU_VERSYM: u32 = 0x6fff_ffff;
+const PT_LOAD: u32 = 1;
+const PT_DYNAMIC: u32 = 2;
+const PT_NOTE: u32 = 4;
+const SMALL_HEAD: u64 = 64 << 10;
+
+#[cfg(test)]
+thread_local! {
+    pub(crate) static EXTRA_PASSES: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// ELF class and byte order, for reading header fields.
+#[derive(Clone, Copy)]
+struct Fmt {
+    is64: bool,
+    be: bool,
+}
+
+impl Fmt {
+    fn of(b: &[u8]) -> Option<Fmt> {
+        if b.len() < 64 || !b.starts_with(b"\x7fELF") {
+            return None;
+        }
+        let is64 = match b[4] {
+            1 => false,
+            2 => true,
+            _ => return None,
+        };
+        let be = match b[5] {
+            1 => false,
+            2 => true,
+            _ => return None,
+        };
+        Some(Fmt { is64, be })
+    }
+    fn u16(self, b: &[u8], o: usize) -> u64 {
+        let v = [b[o], b[o + 1]];
+        (if self.be {
+            u16::from_be_bytes(v)
+        } else {
+            u16::from_le_bytes(v)
+        }) as u64
+    }
+    fn u32(self, b: &[u8], o: usize) -> u64 {
+        let v: [u8; 4] = b[o..o + 4].try_into().unwrap();
+        (if self.be {
+            u32::from_be_bytes(v)
+        } else {
+            u32::from_le_bytes(v)
+        }) as u64
+    }
+    fn u64(self, b: &[u8], o: usize) -> u64 {
+        let v: [u8; 8] = b[o..o + 8].try_into().unwrap();
+        if self.be {
+            u64::from_be_bytes(v)
+        } else {
+            u64::from_le_bytes(v)
+        }
+    }
+    fn word(self, b: &[u8], o64: usize, o32: usize) -> u64 {
+        if self.is64 {
+            self.u64(b, o64)
+        } else {
+            self.u32(b, o32)
+        }
+    }
+}
+
+struct Header {
+    phoff: u64,
+    phentsize: u64,
+    phnum: u64,
+    shoff: u64,
+    shentsize: u64,
+    shnum: u64,
+    shstrndx: u64,
+}
+
+fn header(f: Fmt, b: &[u8]) -> Header {
+    let a = if f.is64 { 54 } else { 42 };
+    Header {
+        phoff: f.word(b, 32, 28),
+        shoff: f.word(b, 40, 32),
+        phentsize: f.u16(b, a),
+        phnum: f.u16(b, a + 2),
+        shentsize: f.u16(b, a + 4),
+        shnum: f.u16(b, a + 6),
+        shstrndx: f.u16(b, a + 8),
+    }
+}
+
+/// Sorted, merged byte ranges and the bytes kept of each.
+struct Kept {
+    ranges: Vec<(u64, u64)>,
+    data: Vec<Vec<u8>>,
+}
+
+impl Kept {
+    fn get(&self, a: u64, b: u64) -> Option<&[u8]> {
+        self.ranges.iter().zip(&self.data).find_map(|(&(x, _), d)| {
+            (x <= a && b <= x + d.len() as u64).then(|| &d[(a - x) as usize..(b - x) as usize])
+        })
+    }
+    fn covers(&self, a: u64, b: u64) -> bool {
+        a >= b || self.get(a, b).is_some()
+    }
+}
+
+fn merge(mut r: Vec<(u64, u64)>) -> Vec<(u64, u64)> {
+    r.retain(|&(a, b)| a < b);
+    r.sort_unstable();
+    let mut out: Vec<(u64, u64)> = Vec::new();
+    for (a, b) in r {
+        match out.last_mut() {
+            Some(last) if a <= last.1 => last.1 = last.1.max(b),
+            _ => out.push((a, b)),
+        }
+    }
+    out
+}
+
+/// Streams the member, keeping `keep` (and everything while the member is
+/// at most `whole_max` bytes). Returns the kept ranges, the whole member
+/// if it was small, and its real length.
+fn stream(
+    reopen: &mut Reopen,
+    keep: &[(u64, u64)],
+    whole_max: u64,
+    keep_max: u64,
+) -> Result<(Kept, Option<Vec<u8>>, u64)> {
+    struct Sink<'a> {
+        ranges: &'a [(u64, u64)],
+        data: Vec<Vec<u8>>,
+        whole: Option<Vec<u8>>,
+        whole_max: u64,
+        kept: u64,
+        keep_max: u64,
+        pos: u64,
+    }
+    impl Write for Sink<'_> {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            let (start, end) = (self.pos, self.pos + buf.len() as u64);
+            if end > self.whole_max {
+                self.whole = None;
+            }
+            if let Some(w) = &mut self.whole {
+                w.extend_from_slice(buf);
+            }
+            for (i, &(a, b)) in self.ranges.iter().enumerate() {
+                let (lo, hi) = (a.max(start), b.min(end));
+                if lo < hi {
+                    self.kept += hi - lo;
+                    if self.kept > self.keep_max {
+                        return Err(io::Error::other(format!(
+                            "the ELF tables to read are larger than {} MiB",
+                            self.keep_max >> 20
+                        )));
+                    }
+                    // Grows with the data actually read, not with the range.
+                    self.data[i]
+                        .extend_from_slice(&buf[(lo - start) as usize..(hi - start) as usize]);
+                }
+            }
+            self.pos = end;
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+    let ranges = merge(keep.to_vec());
+    let mut sink = Sink {
+        ranges: &ranges,
+        data: vec![Vec::new(); ranges.len()],
+        whole: Some(Vec::new()),
+        whole_max,
+        kept: 0,
+        keep_max,
+        pos: 0,
+    };
+    reopen(&mut |r: &mut dyn Read| {
+        sink.pos = 0;
+        io::copy(r, &mut sink)?;
+        Ok(())
+    })?;
+    let (data, whole, len) = (sink.data, sink.whole, sink.pos);
+    Ok((Kept { ranges, data }, whole, len))
+}
+
+/// A zeroed buffer of `len` bytes, or an error if the system refuses the
+/// address space (instead of aborting as `vec![0; len]` would).
+fn zeroed(len: u64) -> Result<Vec<u8>> {
+    let n = usize::try_from(len).map_err(|_| anyhow!("{len} bytes do not fit in memory"))?;
+    if n == 0 {
+        return Ok(Vec::new());
+    }
+    let layout = std::alloc::Layout::array::<u8>(n)?;
+    // SAFETY: non-zero size; on success the allocation has `n` zeroed
+    // bytes with u8 alignment, which is what Vec::from_raw_parts needs.
+    unsafe {
+        let p = std::alloc::alloc_zeroed(layout);
+        if p.is_null() {
+            bail!("cannot reserve {len} bytes of address space for the ELF image");
+        }
+        Ok(Vec::from_raw_parts(p, n, n))
+    }
+}
+
+fn assemble(kept: &Kept, len: u64) -> Result<Vec<u8>> {
+    let mut image = zeroed(len)?;
+    for (&(a, _), d) in kept.ranges.iter().zip(&kept.data) {
+        image[a as usize..a as usize + d.len()].copy_from_slice(d);
+    }
+    Ok(image)
+}
+
+/// Reads an ELF member for parsing with bounded memory; see the module
+/// docs. `declared` is the size the zip header records: a member of
+/// another length is an error (it is never used to allocate).
+pub fn elf_image(reopen: &mut Reopen, declared: u64, opts: &ImageOptions) -> Result<Vec<u8>> {
+    let mismatch = |got: u64| {
+        if got < declared {
+            anyhow!("the zip entry is shorter than the {declared} bytes its header records ({got} bytes)")
+        } else {
+            anyhow!("the zip entry holds {got} bytes, more than the {declared} its header records")
+        }
+    };
+    // Pass 1: the first bytes decide what pass 2 keeps.
+    let mut head = Vec::new();
+    reopen(&mut |r: &mut dyn Read| {
+        head.clear();
+        r.take(SMALL_HEAD).read_to_end(&mut head)?;
+        Ok(())
+    })?;
+    let fmt = Fmt::of(&head);
+    let mut keep = vec![(0, head.len() as u64)];
+    if let Some(f) = fmt {
+        let h = header(f, &head);
+        let phmin = if f.is64 { 56 } else { 32 };
+        let ph_end = h.phoff.saturating_add(h.phentsize.saturating_mul(h.phnum));
+        keep.push((
+            h.shoff,
+            h.shoff.saturating_add(h.shentsize.saturating_mul(h.shnum)),
+        ));
+        // .shstrtab usually sits just before the section header table.
+        keep.push((h.shoff.saturating_sub(64 << 10), h.shoff));
+        if h.phentsize >= phmin && ph_end <= head.len() as u64 {
+            let mut first_load_end = None;
+            for k in 0..h.phnum {
+                let o = (h.phoff + k * h.phentsize) as usize;
+                let p_type = f.u32(&head, o) as u32;
+                let off = f.word(&head, o + 8, o + 4);
+                let sz = f.word(&head, o + 32, o + 16);
+                let end = off.saturating_add(sz);
+                match p_type {
+                    PT_LOAD if first_load_end.is_none() => first_load_end = Some(end),
+                    PT_DYNAMIC | PT_NOTE => keep.push((off, end)),
+                    _ => {}
+                }
+            }
+            keep.push((0, first_load_end.unwrap_or(0).min(opts.head_cap)));
+        }
+    }
+    // Pass 2.
+    let (mut kept, whole, len) = stream(reopen, &keep, opts.whole_max, opts.keep_max)?;
+    if len != declared {
+        return Err(mismatch(len));
+    }
+    if let Some(w) = whole {
+        return Ok(w);
+    }
+    let Some(f) = fmt else {
+        // The parser reports the broken header from what was kept.
+        return assemble(&kept, len);
+    };
+    let h = header(f, &head);
+    let shmin = if f.is64 { 64 } else { 40 };
+    let section = |kept: &Kept, i: u64| -> Option<(u64, u32, u64, u64, u64)> {
+        let o = h.shoff.checked_add(i.checked_mul(h.shentsize)?)?;
+        let b = kept.get(o, o.checked_add(shmin)?)?;
+        Some((
+            f.u32(b, 0),
+            f.u32(b, 4) as u32,
+            f.word(b, 24, 16),
+            f.word(b, 32, 20),
+            f.word(b, 40, 24),
+        ))
+    };
+    // Passes 3 and 4: what the section headers show the parsers need (the
+    // section names, once read, can add wanted sections).
+    for _ in 0..2 {
+        if h.shentsize < shmin || h.shnum == 0 {
+            break;
+        }
+        let mut needed = Vec::new();
+        let range = |off: u64, sz: u64| (off.min(len), off.saturating_add(sz).min(len));
+        let shstr = section(&kept, h.shstrndx)
+            .map(|(_, _, off, sz, _)| range(off, sz))
+            .filter(|&(a, b)| kept.covers(a, b));
+        for i in 0..h.shnum {
+            let Some((name, ty, off, sz, link)) = section(&kept, i) else {
+                continue;
+            };
+            if ty == SHT_NOBITS {
+                continue;
+            }
+            let by_type = matches!(
+                ty,
+                SHT_DYNAMIC
+                    | SHT_NOTE
+                    | SHT_DYNSYM
+                    | SHT_GNU_VERDEF
+                    | SHT_GNU_VERNEED
+                    | SHT_GNU_VERSYM
+            ) || i == h.shstrndx;
+            let by_name = shstr.is_some_and(|(a, b)| {
+                let names = kept.get(a, b).unwrap_or(&[]);
+                let n = names.get(name as usize..).unwrap_or(&[]);
+                let n = &n[..n.iter().position(|&c| c == 0).unwrap_or(n.len())];
+                opts.want_sections.iter().any(|w| w.as_bytes() == n)
+            });
+            if by_type || by_name {
+                needed.push(range(off, sz));
+                if ty != SHT_NOTE {
+                    if let Some((_, SHT_STRTAB, loff, lsz, _)) = section(&kept, link) {
+                        needed.push(range(loff, lsz));
+                    }
+                }
+            }
+        }
+        if needed.iter().all(|&(a, b)| kept.covers(a, b)) {
+            break;
+        }
+        #[cfg(test)]
+        EXTRA_PASSES.with(|c| c.set(c.get() + 1));
+        keep.extend(needed);
+        kept = stream(reopen, &keep, 0, opts.keep_max)?.0;
+    }
+    let mut image = assemble(&kept, len)?;
+    // Sections that were not read are zeros; mark them empty so parsers do
+    // not walk them (a zeroed string table parses as many empty strings).
+    if h.shentsize >= shmin {
+        for i in 0..h.shnum {
+            if let Some((_, ty, off, sz, _)) = section(&kept, i) {
+                if ty != SHT_NOBITS && !kept.covers(off.min(len), off.saturating_add(sz).min(len)) {
+                    let o = (h.shoff + i * h.shentsize) as usize + if f.is64 { 32 } else { 20 };
+                    let n = if f.is64 { 8 } else { 4 };
+                    image[o..o + n].fill(0);
+                }
+            }
+        }
+    }
+    Ok(image)
+}
