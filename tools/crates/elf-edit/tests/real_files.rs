@@ -128,8 +128,10 @@ fn usr_bin_executables_still_run() {
     let private = d.path().join("private-libraries");
     std::fs::create_dir(&private).unwrap();
     std::fs::copy(&from, private.join(&lib)).unwrap();
+    // The existing entries stay: the executable may need more than one
+    // library from its own RUNPATH directory (systemd's do).
     for rpath in [
-        private.display().to_string(),
+        format!("{}:{existing}", private.display()),
         format!("$ORIGIN/private-libraries:{existing}:$ORIGIN/../lib/x86_64-linux-gnu/more"),
     ] {
         let out = edit_and_compare(&exe, d.path(), &set(&rpath, RpathKind::Runpath));
