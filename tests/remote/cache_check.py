@@ -183,7 +183,7 @@ def compare(a):
 
     # Hit rate over the spawns the remote cache could serve.
     cacheable = [s for s in spawns if is_cacheable(s)]
-    hits = [s for s in cacheable if s.get("remoteCacheHit")]
+    hits = [s for s in cacheable if s.get("cacheHit")]
     rate = len(hits) / len(cacheable) if cacheable else 0.0
     print(f"[{a.name}] {len(spawns)} spawns, {len(cacheable)} cacheable, "
           f"{len(hits)} remote cache hits: hit rate {rate:.1%}")
@@ -192,7 +192,7 @@ def compare(a):
                         "cache warm? run `bazel clean` before the build)")
     ref_by_key = {key_of(s): s for s in ref_spawns}
     if a.min_hit_rate is not None and cacheable and rate < a.min_hit_rate:
-        misses = [s for s in cacheable if not s.get("remoteCacheHit")]
+        misses = [s for s in cacheable if not s.get("cacheHit")]
         failures.append(f"remote cache hit rate {rate:.1%} < {a.min_hit_rate:.1%} "
                         f"({len(misses)} misses)")
         for s in misses[: a.max_report]:
