@@ -39,6 +39,9 @@ def parse_python_versions(value, available = PYTHON_VERSIONS, searched = SEARCHE
       searched: where the interpreters were looked for (for the message).
     """
     hint = "--//:python_versions takes `all` or comma-separated minor versions such as 3.11,3.12,3.13"
+    if value == FLAG_IN_TRANSITIONED_CONFIGURATIONS:
+        fail("rules_rocm: --//:python_versions read inside a per-Python or Python-independent " +
+             "configuration; python_wheels (//:wheels) cannot be a dependency of a wheel")
     if value.strip() == "all":
         if not available:
             fail(("rules_rocm: no Python interpreter >= 3.10 found in {}; install one " +
@@ -70,14 +73,18 @@ def parse_python_versions(value, available = PYTHON_VERSIONS, searched = SEARCHE
         ))
     return sorted(wanted, key = _version_key)
 
-# Both transitions also pin --//:python_versions to its default. Bazel
-# records a transition input's value in the resulting configuration, so
-# without this the reset configuration reached from the top level (flag not
-# read) and the one reached through the split (flag read) differ and the
-# Python-independent work runs twice. Pinning it also makes the per-version
-# and reset configurations the same whatever versions were requested, so
-# `--//:python_versions=3.12` reuses the outputs of a full build.
-_FLAG_PINNED = "all"
+# Both transitions also pin --//:python_versions, to a value no user gives.
+# Bazel records a transition input's value in the resulting configuration, so
+# without a pin the reset configuration reached from the top level (flag not
+# read) and the one reached through the split (flag read) could differ and
+# the Python-independent work would run twice. And Bazel 7 names output
+# directories by the difference to the top-level configuration: a constant
+# that always differs from what the user typed keeps that difference, hence
+# the paths and action keys, the same whatever versions were requested, so
+# `--//:python_versions=3.12` (or the same versions in another order) reuses
+# a full build's outputs and its remote cache entries.
+FLAG_IN_TRANSITIONED_CONFIGURATIONS = "(transitioned configuration)"
+_FLAG_PINNED = FLAG_IN_TRANSITIONED_CONFIGURATIONS
 
 def _split_impl(settings, _attr):
     versions = parse_python_versions(settings[PYTHON_VERSIONS_FLAG])
