@@ -220,10 +220,14 @@ fn reusable<S: ReadAt + ?Sized>(src: &S, p: &Parsed, off: u64, len: u64) -> Resu
 /// Where the appended segment goes: file offset `O` page-aligned after the
 /// end of file, vaddr `V` above every segment's memory image, with
 /// `V ≡ O (mod p_align)` (patchelf #492/#528: the loader rejects anything
-/// else). When cheap we also make `V - O` equal to the first PT_LOAD's
-/// delta: kernels before 5.18 compute AT_PHDR as load base + e_phoff, which
-/// is then right for a program header table moved into this segment.
-fn place_segment(p: &Parsed, align: u64) -> Result<(u64, u64)> {
+/// else). A large .bss thus costs address space, not file size.
+///
+/// One exception, `phdr_delta`: the program header table of a program (it
+/// has PT_INTERP) moves into this segment. Kernels before 5.18 compute
+/// AT_PHDR as load base + e_phoff, which is right only if `V - O` equals the
+/// first PT_LOAD's delta; then, when that costs at most [`MAX_DELTA_PAD`]
+/// bytes of padding, the segment is placed so.
+fn place_segment(p: &Parsed, align: u64, phdr_delta: bool) -> Result<(u64, u64)> {
     let overflow = || {
         EditError::CannotPlace("the new segment would lie beyond the 64-bit address space".into())
     };
@@ -237,7 +241,11 @@ fn place_segment(p: &Parsed, align: u64) -> Result<(u64, u64)> {
     let first = loads()
         .min_by_key(|ph| ph.p_vaddr)
         .expect("parse checked PT_LOAD exists");
-    if let Some(delta) = first.p_vaddr.checked_sub(first.p_offset) {
+    if let Some(delta) = first
+        .p_vaddr
+        .checked_sub(first.p_offset)
+        .filter(|_| phdr_delta)
+    {
         if delta % align == 0 {
             if let Some(o) = v_min
                 .checked_sub(delta)
@@ -345,7 +353,11 @@ fn plan_append<S: ReadAt + ?Sized>(
     cur += strsz;
     let seg_size = cur;
 
-    let (o, v) = place_segment(p, align)?;
+    let program = p
+        .phdrs
+        .iter()
+        .any(|ph| ph.p_type == goblin::elf::program_header::PT_INTERP);
+    let (o, v) = place_segment(p, align, moved_table && program)?;
     let too_big = || {
         EditError::CannotPlace("the new segment would lie beyond the 64-bit address space".into())
     };
