@@ -96,7 +96,26 @@ fn round_up(v: u64, a: u64) -> Option<u64> {
     Some(v.checked_add(a - 1)? & !(a - 1))
 }
 
+/// A static-pie executable: ET_DYN marked PIE (DT_FLAGS_1) with no
+/// PT_INTERP. glibc's self-relocation finds the dynamic section through its
+/// link-time address, so the edited file would crash at start-up.
+fn is_static_pie(p: &Parsed) -> bool {
+    const DT_FLAGS_1: u64 = 0x6fff_fffb;
+    const DF_1_PIE: u64 = 0x0800_0000;
+    p.header.e_type == goblin::elf::header::ET_DYN
+        && !p
+            .phdrs
+            .iter()
+            .any(|ph| ph.p_type == goblin::elf::program_header::PT_INTERP)
+        && p.dyns
+            .iter()
+            .any(|d| d.tag == DT_FLAGS_1 && d.val & DF_1_PIE != 0)
+}
+
 pub fn plan<S: ReadAt + ?Sized>(src: &S, p: &Parsed, edit: &Edit) -> Result<Plan> {
+    if is_static_pie(p) {
+        return Err(EditError::StaticPie);
+    }
     match edit {
         Edit::Remove => Ok(plan_remove(p)),
         Edit::Set { rpath, kind } => plan_set(src, p, rpath, *kind),
