@@ -163,6 +163,20 @@ fn plan_set<S: ReadAt + ?Sized>(
             "the rpath contains a NUL byte, which would end the string early; remove it".into(),
         ));
     }
+    // A newline or other control byte is almost surely a quoting mistake,
+    // and would make line-oriented tools (`rpath show`, readelf) ambiguous.
+    if let Some(i) = rpath.iter().position(|&b| b < 0x20 || b == 0x7f) {
+        let what = match rpath[i] {
+            b'\n' => "a newline".to_string(),
+            b'\t' => "a tab".to_string(),
+            b'\r' => "a carriage return".to_string(),
+            b => format!("the control character {b:#04x}"),
+        };
+        return Err(EditError::CannotPlace(format!(
+            "the rpath contains {what} at byte {i}; directory names in an rpath \
+             cannot hold control characters here; check the quoting of --rpath and remove it"
+        )));
+    }
     let mut dyns = p.dyns.clone();
     let has = |dyns: &[Dyn], tag| dyns.iter().any(|d| d.tag == tag);
     // patchelf treats "no entry" as the empty rpath: setting "" adds nothing.

@@ -202,6 +202,16 @@ fn unplaceable_string() {
     assert!(format!("{err:#}").contains("NUL"));
     assert_eq!(std::fs::read(&lib).unwrap(), before);
     assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 1);
+    for (rpath, what) in [(&b"$ORIGIN\n/x"[..], "a newline"), (b"/a\x7f", "0x7f")] {
+        let edit = elf_edit::Edit::Set {
+            rpath: rpath.to_vec(),
+            kind: RpathKind::Runpath,
+        };
+        let err = elf_edit::edit_file(&lib, None, &edit).unwrap_err();
+        assert!(format!("{err:#}").contains(what), "{err:#}");
+        assert_eq!(std::fs::read(&lib).unwrap(), before);
+        assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 1);
+    }
 }
 
 #[test]
