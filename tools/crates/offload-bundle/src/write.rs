@@ -154,7 +154,8 @@ pub fn write_bundle_file(req: &WriteRequest) -> Result<()> {
     if req.entries.is_empty() {
         bail!("no --entry given; a bundle needs at least one ID=CODE_OBJECT entry");
     }
-    let mut devices = Vec::with_capacity(req.entries.len());
+    let mut devices: Vec<(String, Vec<u8>)> = Vec::with_capacity(req.entries.len());
+    let mut keys = Vec::with_capacity(req.entries.len());
     for (id, path) in &req.entries {
         amdgpu::validate_device_id(id)?;
         let data = std::fs::read(path).with_context(|| {
@@ -164,6 +165,18 @@ pub fn write_bundle_file(req: &WriteRequest) -> Result<()> {
             )
         })?;
         amdgpu::check_code_object(id, &data, &path.display().to_string())?;
+        let key = amdgpu::target_key(id);
+        if let Some(i) = keys.iter().position(|k| *k == key) {
+            let other = &devices[i].0;
+            if other == id {
+                bail!("entry id `{id}` is given twice; each target may appear once");
+            }
+            bail!(
+                "entry ids `{other}` and `{id}` name the same target (features in another \
+                 order); each target may appear once"
+            );
+        }
+        keys.push(key);
         devices.push((id.clone(), data));
     }
     let bundle = build_uncompressed(&req.host_triple, &devices)?;
