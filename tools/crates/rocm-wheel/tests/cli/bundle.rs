@@ -486,6 +486,48 @@ fn write_refuses_bad_entries() {
     )
     .fails(1, "--level needs --compress zstd or --compress zlib");
     assert_unchanged(dir, &before);
+    // Levels the method does not have.
+    for (compress, level, needle) in [
+        (
+            "zstd",
+            "0",
+            "zstd compression level 0 is out of range 1..=22",
+        ),
+        (
+            "zstd",
+            "23",
+            "zstd compression level 23 is out of range 1..=22",
+        ),
+        (
+            "zstd",
+            "-5",
+            "zstd compression level -5 is out of range 1..=22",
+        ),
+        (
+            "zlib",
+            "10",
+            "zlib compression level 10 is out of range 0..=9",
+        ),
+    ] {
+        rw(
+            dir,
+            &[
+                "bundle",
+                "write",
+                "--output",
+                "out.hipfb",
+                "--compress",
+                compress,
+                &format!("--level={level}"),
+                "--host-triple",
+                HOST,
+                "--entry",
+                &format!("{ID906}=k.gfx906.co"),
+            ],
+        )
+        .fails(1, needle);
+        assert_unchanged(dir, &before);
+    }
     // Usage errors are clap's: exit 2, nothing written.
     for (argv, needle) in [
         (
