@@ -19,6 +19,10 @@ pub enum EditError {
     WrongType(u16),
     /// No PT_DYNAMIC: a static executable has no run-time search path.
     NoDynamic,
+    /// A static-pie executable (ET_DYN with DF_1_PIE but no PT_INTERP): it
+    /// relocates itself before anything could read a moved dynamic section,
+    /// and loads no libraries, so an rpath has no use.
+    StaticPie,
     /// Internally inconsistent ELF.
     Malformed(String),
     /// The new string (or the segment holding it) cannot be placed.
@@ -60,6 +64,12 @@ impl fmt::Display for EditError {
                 f,
                 "no dynamic section (PT_DYNAMIC): this is a statically linked file, which has no rpath; \
                  link it dynamically if it needs one"
+            ),
+            EditError::StaticPie => write!(
+                f,
+                "this is a static-pie executable (no program interpreter): it loads no shared \
+                 libraries, so it has no use for an rpath, and its start-up code cannot cope with \
+                 an edited dynamic section; leave it as it is, or link it dynamically if it needs one"
             ),
             EditError::Malformed(why) => write!(f, "malformed ELF file: {why}"),
             EditError::CannotPlace(why) => write!(f, "cannot place the new rpath: {why}"),

@@ -49,6 +49,33 @@ impl RpathEntry {
     pub fn value_lossy(&self) -> String {
         String::from_utf8_lossy(&self.value).into_owned()
     }
+
+    /// The value on one unambiguous line: a backslash, control characters
+    /// (`\n`, `\t`, `\r`, else `\xNN`) and bytes that are not UTF-8
+    /// (`\xNN`) are escaped; anything else is printed as it is.
+    pub fn value_escaped(&self) -> String {
+        let mut out = String::with_capacity(self.value.len());
+        for chunk in self.value.utf8_chunks() {
+            for c in chunk.valid().chars() {
+                match c {
+                    '\\' => out.push_str("\\\\"),
+                    '\n' => out.push_str("\\n"),
+                    '\t' => out.push_str("\\t"),
+                    '\r' => out.push_str("\\r"),
+                    c if c.is_control() => {
+                        for b in c.to_string().bytes() {
+                            out.push_str(&format!("\\x{b:02x}"));
+                        }
+                    }
+                    c => out.push(c),
+                }
+            }
+            for b in chunk.invalid() {
+                out.push_str(&format!("\\x{b:02x}"));
+            }
+        }
+        out
+    }
 }
 
 fn entries(p: &parse::Parsed) -> Result<Vec<RpathEntry>> {

@@ -96,7 +96,26 @@ fn round_up(v: u64, a: u64) -> Option<u64> {
     Some(v.checked_add(a - 1)? & !(a - 1))
 }
 
+/// A static-pie executable: ET_DYN marked PIE (DT_FLAGS_1) with no
+/// PT_INTERP. glibc's self-relocation finds the dynamic section through its
+/// link-time address, so the edited file would crash at start-up.
+fn is_static_pie(p: &Parsed) -> bool {
+    const DT_FLAGS_1: u64 = 0x6fff_fffb;
+    const DF_1_PIE: u64 = 0x0800_0000;
+    p.header.e_type == goblin::elf::header::ET_DYN
+        && !p
+            .phdrs
+            .iter()
+            .any(|ph| ph.p_type == goblin::elf::program_header::PT_INTERP)
+        && p.dyns
+            .iter()
+            .any(|d| d.tag == DT_FLAGS_1 && d.val & DF_1_PIE != 0)
+}
+
 pub fn plan<S: ReadAt + ?Sized>(src: &S, p: &Parsed, edit: &Edit) -> Result<Plan> {
+    if is_static_pie(p) {
+        return Err(EditError::StaticPie);
+    }
     match edit {
         Edit::Remove => Ok(plan_remove(p)),
         Edit::Set { rpath, kind } => plan_set(src, p, rpath, *kind),
@@ -143,6 +162,20 @@ fn plan_set<S: ReadAt + ?Sized>(
         return Err(EditError::CannotPlace(
             "the rpath contains a NUL byte, which would end the string early; remove it".into(),
         ));
+    }
+    // A newline or other control byte is almost surely a quoting mistake,
+    // and would make line-oriented tools (`rpath show`, readelf) ambiguous.
+    if let Some(i) = rpath.iter().position(|&b| b < 0x20 || b == 0x7f) {
+        let what = match rpath[i] {
+            b'\n' => "a newline".to_string(),
+            b'\t' => "a tab".to_string(),
+            b'\r' => "a carriage return".to_string(),
+            b => format!("the control character {b:#04x}"),
+        };
+        return Err(EditError::CannotPlace(format!(
+            "the rpath contains {what} at byte {i}; directory names in an rpath \
+             cannot hold control characters here; check the quoting of --rpath and remove it"
+        )));
     }
     let mut dyns = p.dyns.clone();
     let has = |dyns: &[Dyn], tag| dyns.iter().any(|d| d.tag == tag);
@@ -220,10 +253,14 @@ fn reusable<S: ReadAt + ?Sized>(src: &S, p: &Parsed, off: u64, len: u64) -> Resu
 /// Where the appended segment goes: file offset `O` page-aligned after the
 /// end of file, vaddr `V` above every segment's memory image, with
 /// `V ≡ O (mod p_align)` (patchelf #492/#528: the loader rejects anything
-/// else). When cheap we also make `V - O` equal to the first PT_LOAD's
-/// delta: kernels before 5.18 compute AT_PHDR as load base + e_phoff, which
-/// is then right for a program header table moved into this segment.
-fn place_segment(p: &Parsed, align: u64) -> Result<(u64, u64)> {
+/// else). A large .bss thus costs address space, not file size.
+///
+/// One exception, `phdr_delta`: the program header table of a program (it
+/// has PT_INTERP) moves into this segment. Kernels before 5.18 compute
+/// AT_PHDR as load base + e_phoff, which is right only if `V - O` equals the
+/// first PT_LOAD's delta; then, when that costs at most [`MAX_DELTA_PAD`]
+/// bytes of padding, the segment is placed so.
+fn place_segment(p: &Parsed, align: u64, phdr_delta: bool) -> Result<(u64, u64)> {
     let overflow = || {
         EditError::CannotPlace("the new segment would lie beyond the 64-bit address space".into())
     };
@@ -237,7 +274,11 @@ fn place_segment(p: &Parsed, align: u64) -> Result<(u64, u64)> {
     let first = loads()
         .min_by_key(|ph| ph.p_vaddr)
         .expect("parse checked PT_LOAD exists");
-    if let Some(delta) = first.p_vaddr.checked_sub(first.p_offset) {
+    if let Some(delta) = first
+        .p_vaddr
+        .checked_sub(first.p_offset)
+        .filter(|_| phdr_delta)
+    {
         if delta % align == 0 {
             if let Some(o) = v_min
                 .checked_sub(delta)
@@ -345,7 +386,11 @@ fn plan_append<S: ReadAt + ?Sized>(
     cur += strsz;
     let seg_size = cur;
 
-    let (o, v) = place_segment(p, align)?;
+    let program = p
+        .phdrs
+        .iter()
+        .any(|ph| ph.p_type == goblin::elf::program_header::PT_INTERP);
+    let (o, v) = place_segment(p, align, moved_table && program)?;
     let too_big = || {
         EditError::CannotPlace("the new segment would lie beyond the 64-bit address space".into())
     };

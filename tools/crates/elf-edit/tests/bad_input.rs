@@ -141,6 +141,47 @@ fn static_executable_and_object_file() {
     assert_rejected(&obj, |e| matches!(e, EditError::WrongType(1)), "(REL)");
 }
 
+/// glibc's static-pie start-up code relocates itself through the link-time
+/// address of its dynamic section: an edited copy would crash, so edits are
+/// refused (show still works).
+#[test]
+fn static_pie_is_refused() {
+    let d = scratch();
+    std::fs::write(
+        d.path().join("s.c"),
+        "#include <stdio.h>\nint main(void) { puts(\"static-pie\"); return 0; }\n",
+    )
+    .unwrap();
+    let exe = d.path().join("static-pie");
+    run(Command::new("gcc")
+        .arg("-static-pie")
+        .arg(d.path().join("s.c"))
+        .arg("-o")
+        .arg(&exe));
+    let before = std::fs::read(&exe).unwrap();
+    let out = d.path().join("out");
+    for edit in [
+        set("$ORIGIN/../lib", RpathKind::Runpath),
+        elf_edit::Edit::Remove,
+    ] {
+        for target in [Some(out.as_path()), None] {
+            let err = elf_edit::edit_file(&exe, target, &edit).unwrap_err();
+            assert!(
+                matches!(err.downcast_ref::<EditError>(), Some(EditError::StaticPie)),
+                "{err:#}"
+            );
+            assert!(
+                format!("{err:#}").contains("static-pie executable"),
+                "{err:#}"
+            );
+            assert_eq!(std::fs::read(&exe).unwrap(), before);
+            assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 2);
+        }
+    }
+    assert!(elf_edit::read_rpath(&exe).unwrap().is_empty());
+    assert_eq!(stdout(&mut Command::new(&exe)), "static-pie\n");
+}
+
 #[test]
 fn unplaceable_string() {
     let d = scratch();
@@ -161,6 +202,16 @@ fn unplaceable_string() {
     assert!(format!("{err:#}").contains("NUL"));
     assert_eq!(std::fs::read(&lib).unwrap(), before);
     assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 1);
+    for (rpath, what) in [(&b"$ORIGIN\n/x"[..], "a newline"), (b"/a\x7f", "0x7f")] {
+        let edit = elf_edit::Edit::Set {
+            rpath: rpath.to_vec(),
+            kind: RpathKind::Runpath,
+        };
+        let err = elf_edit::edit_file(&lib, None, &edit).unwrap_err();
+        assert!(format!("{err:#}").contains(what), "{err:#}");
+        assert_eq!(std::fs::read(&lib).unwrap(), before);
+        assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 1);
+    }
 }
 
 #[test]

@@ -653,3 +653,66 @@ fn a_gap_after_the_program_headers_is_used() {
     };
     assert_eq!(addrs(&before), addrs(&after));
 }
+
+/// A large .bss takes address space, not file space: the new segment goes
+/// at the end of the file (offset ≡ address modulo the alignment), so the
+/// file grows by about a page plus the new strings, not by the .bss.
+#[test]
+fn a_large_bss_does_not_grow_the_file() {
+    let b = Built::new();
+    let p = b.path();
+    std::fs::write(
+        p.join("g.c"),
+        "char gbig[32 << 20];\nint g(void) { gbig[sizeof gbig - 1] = 1; return 41 + gbig[sizeof gbig - 1]; }\n",
+    )
+    .unwrap();
+    std::fs::write(
+        p.join("m.c"),
+        "#include <stdio.h>\nchar mbig[32 << 20];\nint g(void);\n\
+         int main(void) { mbig[sizeof mbig - 1] = 1; printf(\"g=%d\\n\", g() * mbig[sizeof mbig - 1]); return 0; }\n",
+    )
+    .unwrap();
+    let out_dir = p.join("out");
+    std::fs::create_dir_all(p.join("l")).unwrap();
+    std::fs::create_dir(&out_dir).unwrap();
+    for (cc, flags) in [("gcc", &[][..]), ("clang", &["-fuse-ld=lld"][..])] {
+        let lib = b.build("libg.so", cc, flags, true);
+        let exe = b.build(&format!("m-{cc}"), cc, flags, false);
+        for input in [&lib, &exe] {
+            let size = |f: &Path| std::fs::metadata(f).unwrap().len();
+            assert!(
+                size(input) < 1 << 20,
+                "{}: .bss stored in the file",
+                input.display()
+            );
+            let edit = set(&format!("$ORIGIN/../l:{LONG}"), RpathKind::Runpath);
+            let ours = edit_and_compare(input, &out_dir, &edit);
+            let elf_bytes = std::fs::read(input).unwrap();
+            let elf = goblin::elf::Elf::parse(&elf_bytes).unwrap();
+            let dynstr = elf
+                .section_headers
+                .iter()
+                .find(|s| elf.shdr_strtab.get_at(s.sh_name) == Some(".dynstr"))
+                .unwrap()
+                .sh_size;
+            // The new segment: the old .dynstr plus the rpath, maybe the
+            // dynamic array and the sections moved for one more program
+            // header; then page padding and the section header table.
+            let grown = size(&ours) - size(input);
+            assert!(
+                grown <= dynstr + 4 * 4096,
+                "{} grew by {grown} bytes (.dynstr {dynstr})",
+                input.display()
+            );
+        }
+        // The edited executable finds the edited library in l/ and runs.
+        std::fs::copy(out_dir.join("ours-libg.so"), p.join("l/libg.so")).unwrap();
+        let r = run_exe(&out_dir.join(format!("ours-m-{cc}")));
+        assert_eq!(
+            String::from_utf8_lossy(&r.stdout),
+            "g=42\n",
+            "{cc}: {}",
+            String::from_utf8_lossy(&r.stderr)
+        );
+    }
+}

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeSet;
 use std::fs::File;
-use std::io::{BufReader, Read};
+use std::io::{BufReader, Read, Seek};
 use std::path::Path;
 
 use anyhow::{anyhow, bail, Context, Result};
@@ -100,14 +100,21 @@ pub fn read_wheel_with_threshold(path: &Path, sparse_threshold: u64) -> Result<W
     let mut file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
     // Member names as pip checks them, duplicates and symlinks: shared with
     // `inspect`, so the two agree on what a valid wheel is.
-    wheel_inspect::members::check_archive(&mut file)
-        .with_context(|| format!("{} is not a valid wheel", path.display()))?;
-    let mut zip = zip::ZipArchive::new(BufReader::new(file)).map_err(|e| {
+    let not_zip = |e: &dyn std::fmt::Display| {
         anyhow!(
             "{} is not a zip archive ({e}); a wheel is a zip file — check the path, or rebuild the wheel",
             path.display()
         )
-    })?;
+    };
+    // An unreadable central directory means "not a zip" (the documented
+    // message); bad member names in a readable one mean "not a valid wheel".
+    let members = wheel_inspect::members::central_directory(&mut file)
+        .map_err(|e| not_zip(&format!("{e:#}")))?;
+    wheel_inspect::members::validate(&members)
+        .with_context(|| format!("{} is not a valid wheel", path.display()))?;
+    file.rewind()
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    let mut zip = zip::ZipArchive::new(BufReader::new(file)).map_err(|e| not_zip(&e))?;
 
     let names: Vec<String> = (0..zip.len())
         .map(|i| zip.name_for_index(i).unwrap_or_default().to_string())

@@ -175,14 +175,35 @@ pub fn validate_device_id(id: &str) -> Result<()> {
             e.processor()
         );
     }
+    let mut seen: Vec<&str> = Vec::new();
     for f in e.features() {
         if !matches!(f, "xnack+" | "xnack-" | "sramecc+" | "sramecc-") {
             bail!(
                 "entry id `{id}`: unknown target feature `{f}` (expected xnack+/- or sramecc+/-)"
             );
         }
+        let name = &f[..f.len() - 1];
+        if seen.contains(&name) {
+            bail!("entry id `{id}`: target feature {name} is given twice; give each feature once");
+        }
+        seen.push(name);
     }
     Ok(())
+}
+
+/// What a device entry id denotes, independent of the order its features
+/// are written in: `gfx90a:xnack+:sramecc-` and `gfx90a:sramecc-:xnack+` are
+/// the same target, so a bundle holding both would be ambiguous.
+pub fn target_key(id: &str) -> (String, String, String, Vec<String>) {
+    let e = EntryId::parse(id);
+    let mut features: Vec<String> = e.features().map(str::to_string).collect();
+    features.sort();
+    (
+        e.kind.to_string(),
+        e.triple.to_string(),
+        e.processor().to_string(),
+        features,
+    )
 }
 
 /// What the ELF header of an AMDGPU code object says about its target.

@@ -136,9 +136,10 @@ impl<'a> BundleIter<'a> {
     }
 
     /// Yields bundles without their data (entry lists only; `entry_data`
-    /// and `uncompressed` are empty): compressed bundles are decompressed
-    /// as a stream, verified, and only their header is kept, so memory does
-    /// not grow with the uncompressed size.
+    /// and `uncompressed` are empty): only the inner header of a compressed
+    /// bundle is decoded, so memory and time do not grow with the payload.
+    /// The header's hash covers the whole payload and is therefore not
+    /// checked here; reading the bundle with its data checks it.
     pub fn headers_only(mut self) -> Self {
         self.headers_only = true;
         self
@@ -349,30 +350,33 @@ fn read_compressed(d: &[u8], start: u64, limits: &Limits, headers_only: bool) ->
         None => next_magic_at_alignment(d, 4096).unwrap_or(d.len()),
     };
     let stream = &d[hsize..stream_end];
-    let (data, actual, last_nonzero, total) = if headers_only {
-        decompress_header(method, stream, uncompressed_size)?
+    let (entries, data) = if headers_only {
+        // Entry lists only: decode just the inner header. The hash covers
+        // the whole bundle, so it is checked when a bundle's data is read
+        // (`extract`), not here: listing holds no payload.
+        let head = decompress_prefix(method, stream, uncompressed_size)?;
+        let (entries, _) = parse_uncompressed_prefix(&head, uncompressed_size as usize)
+            .context("inside the compressed bundle")?;
+        (entries, Vec::new())
     } else {
         let data = decompress(method, stream, uncompressed_size)?;
         let actual = md5_low(&data);
-        let last = data.iter().rposition(|&c| c != 0);
-        let total = data.len();
-        (data, actual, last, total)
+        if actual != hash {
+            bail!(
+                "corrupt compressed bundle: the MD5 of the decompressed data ({actual:#018x}) \
+                 does not match the header's hash ({hash:#018x})"
+            );
+        }
+        if !data.starts_with(MAGIC) {
+            bail!("compressed bundle does not decompress to an offload bundle (no `__CLANG_OFFLOAD_BUNDLE__` magic)");
+        }
+        let (entries, inner_len) =
+            parse_uncompressed(&data).context("inside the compressed bundle")?;
+        if data[inner_len..].iter().any(|&c| c != 0) {
+            bail!("compressed bundle holds trailing data after its inner bundle");
+        }
+        (entries, data)
     };
-    if actual != hash {
-        bail!(
-            "corrupt compressed bundle: the MD5 of the decompressed data ({actual:#018x}) \
-             does not match the header's hash ({hash:#018x})"
-        );
-    }
-    if !data.starts_with(MAGIC) {
-        bail!("compressed bundle does not decompress to an offload bundle (no `__CLANG_OFFLOAD_BUNDLE__` magic)");
-    }
-    let (entries, inner_len) =
-        parse_uncompressed_prefix(&data, total).context("inside the compressed bundle")?;
-    if last_nonzero.is_some_and(|p| p >= inner_len) {
-        bail!("compressed bundle holds trailing data after its inner bundle");
-    }
-    let data = if headers_only { Vec::new() } else { data };
     Ok(Bundle {
         start,
         len: stream_end as u64,
@@ -394,18 +398,30 @@ fn next_magic_at_alignment(d: &[u8], align: usize) -> Option<usize> {
         .find(|&p| d[p..].starts_with(MAGIC) || d[p..].starts_with(CCOB_MAGIC))
 }
 
-/// Most bytes of a compressed bundle's header kept by [`decompress_header`].
+/// Most bytes of a compressed bundle's inner header decoded for listing.
 const HEADER_KEEP: usize = 16 << 20;
 
-/// Decompresses as a stream, keeping only the first [`HEADER_KEEP`] bytes:
-/// returns them, the MD5 hash (low 64 bits), the position of the last
-/// non-zero byte and the length.
-fn decompress_header(
-    method: Method,
-    stream: &[u8],
-    expected: u64,
-) -> Result<(Vec<u8>, u64, Option<usize>, usize)> {
-    use md5::Digest;
+/// How many bytes the uncompressed bundle header at the start of `d` needs,
+/// once `d` holds enough to tell (the count and every id length).
+fn header_len(d: &[u8]) -> Option<usize> {
+    let count = u64_at(d, MAGIC.len())?;
+    let mut pos = MAGIC.len() + 8;
+    for _ in 0..count {
+        let id_len = u64_at(d, pos + 16)?;
+        pos = pos
+            .checked_add(24)?
+            .checked_add(usize::try_from(id_len).ok()?)?;
+        if pos > d.len() {
+            return None;
+        }
+    }
+    Some(pos)
+}
+
+/// Decodes only the start of a compressed bundle: up to its inner header
+/// (at most [`HEADER_KEEP`] bytes and at most `expected`). Decoding stops
+/// there, so a streaming decoder touches little of its window.
+fn decompress_prefix(method: Method, stream: &[u8], expected: u64) -> Result<Vec<u8>> {
     let mut r: Box<dyn Read> = match method {
         Method::Zstd => Box::new(
             zstd::stream::read::Decoder::with_buffer(stream)
@@ -414,11 +430,12 @@ fn decompress_header(
         ),
         Method::Zlib => Box::new(flate2::read::ZlibDecoder::new(stream)),
     };
-    let mut r = (&mut r).take(expected.saturating_add(1));
-    let (mut head, mut md5, mut last, mut n) = (Vec::new(), md5::Md5::new(), None, 0usize);
-    let mut buf = vec![0u8; 1 << 16];
-    loop {
-        let k = match r.read(&mut buf) {
+    let cap = expected.min(HEADER_KEEP as u64) as usize;
+    let mut head = Vec::new();
+    let mut buf = vec![0u8; 1 << 12];
+    while head.len() < cap && header_len(&head).is_none_or(|n| n > head.len()) {
+        let want = buf.len().min(cap - head.len());
+        let k = match r.read(&mut buf[..want]) {
             Ok(0) => break,
             Ok(k) => k,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
@@ -427,70 +444,74 @@ fn decompress_header(
                 method.name()
             ),
         };
-        let chunk = &buf[..k];
-        md5.update(chunk);
-        if head.len() < HEADER_KEEP {
-            let take = (HEADER_KEEP - head.len()).min(k);
-            head.extend_from_slice(&chunk[..take]);
+        head.extend_from_slice(&buf[..k]);
+        if !MAGIC.starts_with(&head[..head.len().min(MAGIC.len())]) {
+            break;
         }
-        if let Some(p) = chunk.iter().rposition(|&c| c != 0) {
-            last = Some(n + p);
-        }
-        n += k;
     }
-    if n as u64 != expected {
-        let got = if n as u64 > expected {
-            format!("more than {expected}")
-        } else {
-            n.to_string()
-        };
-        bail!(
-            "corrupt compressed bundle: header announces {expected} uncompressed bytes, the {} stream gives {got}",
-            method.name()
-        );
+    if !head.starts_with(MAGIC) {
+        bail!("compressed bundle does not decompress to an offload bundle (no `__CLANG_OFFLOAD_BUNDLE__` magic)");
     }
-    let d = md5.finalize();
-    Ok((
-        head,
-        u64::from_le_bytes(d[..8].try_into().unwrap()),
-        last,
-        n,
-    ))
+    Ok(head)
 }
 
+/// Decompresses a whole bundle straight into one buffer of the announced
+/// size (already capped by [`Limits::max_uncompressed`]). zstd decodes into
+/// it in one pass, with no window buffer of its own, so memory is the
+/// payload and no more.
 fn decompress(method: Method, stream: &[u8], expected: u64) -> Result<Vec<u8>> {
-    // Grow with the real output instead of trusting the header for the
-    // initial allocation; `take` stops a stream that would exceed it.
-    let mut out = Vec::with_capacity(expected.min(64 << 20) as usize);
-    let limit = expected.saturating_add(1);
-    let r = match method {
-        Method::Zstd => {
-            // One frame, as LLVM writes; lets a v1 stream be followed by padding.
-            let dec = zstd::stream::read::Decoder::with_buffer(stream)
-                .context("cannot start zstd decompression")?
-                .single_frame();
-            dec.take(limit).read_to_end(&mut out)
-        }
-        Method::Zlib => flate2::read::ZlibDecoder::new(stream)
-            .take(limit)
-            .read_to_end(&mut out),
-    };
-    r.map_err(|e| {
+    let mut out = Vec::new();
+    usize::try_from(expected)
+        .ok()
+        .and_then(|n| out.try_reserve_exact(n).ok())
+        .with_context(|| format!("cannot allocate {expected} bytes for the decompressed bundle"))?;
+    let bad_size = |got: String| {
         anyhow::anyhow!(
-            "corrupt compressed bundle: {} stream does not decompress: {e}",
+            "corrupt compressed bundle: header announces {expected} uncompressed bytes, the {} stream gives {got}",
             method.name()
         )
-    })?;
+    };
+    match method {
+        Method::Zstd => {
+            // One frame, as LLVM writes; a v1 stream may be followed by padding.
+            let frame_len = zstd::zstd_safe::find_frame_compressed_size(stream).map_err(|c| {
+                anyhow::anyhow!(
+                    "corrupt compressed bundle: zstd stream does not decompress: {}",
+                    zstd::zstd_safe::get_error_name(c)
+                )
+            })?;
+            let mut dec =
+                zstd::bulk::Decompressor::new().context("cannot start zstd decompression")?;
+            // LLVM's long-distance matching uses windows beyond zstd's
+            // default decoding limit; the output buffer bounds memory here.
+            dec.set_parameter(zstd::zstd_safe::DParameter::WindowLogMax(31))
+                .context("cannot set the zstd window limit")?;
+            if let Err(e) = dec.decompress_to_buffer(&stream[..frame_len], &mut out) {
+                // The buffer holds exactly the announced size.
+                if e.to_string().contains("Destination buffer is too small") {
+                    return Err(bad_size(format!("more than {expected}")));
+                }
+                bail!("corrupt compressed bundle: zstd stream does not decompress: {e}");
+            }
+        }
+        Method::Zlib => {
+            flate2::read::ZlibDecoder::new(stream)
+                .take(expected.saturating_add(1))
+                .read_to_end(&mut out)
+                .map_err(|e| {
+                    anyhow::anyhow!(
+                        "corrupt compressed bundle: zlib stream does not decompress: {e}"
+                    )
+                })?;
+        }
+    }
     if out.len() as u64 != expected {
         let got = if out.len() as u64 > expected {
             format!("more than {expected}")
         } else {
             out.len().to_string()
         };
-        bail!(
-            "corrupt compressed bundle: header announces {expected} uncompressed bytes, the {} stream gives {got}",
-            method.name()
-        );
+        return Err(bad_size(got));
     }
     Ok(out)
 }

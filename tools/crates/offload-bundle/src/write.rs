@@ -71,6 +71,25 @@ pub fn build_uncompressed(host_triple: &str, devices: &[(String, Vec<u8>)]) -> R
     Ok(out)
 }
 
+/// Refuses a level the method does not have. zstd itself would take 0 and
+/// negative levels (its default and "fast" modes) and clamp levels above 22,
+/// so a typo would silently give another level than asked for.
+fn check_level(method: Method, level: Option<i32>) -> Result<()> {
+    let range = match method {
+        Method::Zstd => 1..=22,
+        Method::Zlib => 0..=9,
+    };
+    match level {
+        Some(l) if !range.contains(&l) => bail!(
+            "{} compression level {l} is out of range {}..={}",
+            method.name(),
+            range.start(),
+            range.end()
+        ),
+        _ => Ok(()),
+    }
+}
+
 /// Wraps an uncompressed bundle into a `CCOB` bundle.
 pub fn compress(
     bundle: &[u8],
@@ -81,6 +100,7 @@ pub fn compress(
     if !bundle.starts_with(MAGIC) {
         bail!("only uncompressed offload bundles can be compressed");
     }
+    check_level(method, level)?;
     let stream = match method {
         Method::Zstd => {
             let mut c = zstd::bulk::Compressor::new(level.unwrap_or(3))
@@ -94,9 +114,6 @@ pub fn compress(
         }
         Method::Zlib => {
             let lvl = level.unwrap_or(6);
-            if !(0..=9).contains(&lvl) {
-                bail!("zlib compression level {lvl} is out of range 0..=9");
-            }
             let mut e =
                 flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::new(lvl as u32));
             e.write_all(bundle).context("zlib compression failed")?;
@@ -154,7 +171,12 @@ pub fn write_bundle_file(req: &WriteRequest) -> Result<()> {
     if req.entries.is_empty() {
         bail!("no --entry given; a bundle needs at least one ID=CODE_OBJECT entry");
     }
-    let mut devices = Vec::with_capacity(req.entries.len());
+    // Before any code object is read: a bad level is a usage error.
+    if let Compression::Compressed { method, level, .. } = req.compression {
+        check_level(method, level)?;
+    }
+    let mut devices: Vec<(String, Vec<u8>)> = Vec::with_capacity(req.entries.len());
+    let mut keys = Vec::with_capacity(req.entries.len());
     for (id, path) in &req.entries {
         amdgpu::validate_device_id(id)?;
         let data = std::fs::read(path).with_context(|| {
@@ -164,6 +186,18 @@ pub fn write_bundle_file(req: &WriteRequest) -> Result<()> {
             )
         })?;
         amdgpu::check_code_object(id, &data, &path.display().to_string())?;
+        let key = amdgpu::target_key(id);
+        if let Some(i) = keys.iter().position(|k| *k == key) {
+            let other = &devices[i].0;
+            if other == id {
+                bail!("entry id `{id}` is given twice; each target may appear once");
+            }
+            bail!(
+                "entry ids `{other}` and `{id}` name the same target (features in another \
+                 order); each target may appear once"
+            );
+        }
+        keys.push(key);
         devices.push((id.clone(), data));
     }
     let bundle = build_uncompressed(&req.host_triple, &devices)?;

@@ -115,6 +115,17 @@ fn corrupt_compressed_bundles() {
     d[12..16].copy_from_slice(&((full.len() as u32) + 1).to_le_bytes());
     let e = err_of(read_bundle(&d, &Limits::default()));
     assert!(e.contains("header announces"), "{e}");
+    // Announcing fewer bytes than the stream holds: the output buffer is
+    // sized from the header, so the stream does not fit.
+    for m in [Method::Zstd, Method::Zlib] {
+        let mut d = compress(&full, m, 2, None).unwrap();
+        d[12..16].copy_from_slice(&((full.len() as u32) - 1).to_le_bytes());
+        let e = err_of(read_bundle(&d, &Limits::default()));
+        assert!(
+            e.contains(&format!("gives more than {}", full.len() - 1)),
+            "{m:?}: {e}"
+        );
+    }
     // Unknown method and version.
     let mut d = z.clone();
     d[6] = 7;

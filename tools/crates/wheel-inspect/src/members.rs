@@ -43,7 +43,7 @@ pub fn central_directory(f: &mut File) -> Result<Vec<RawMember>> {
             tail[p..].starts_with(&[0x50, 0x4b, 5, 6])
                 && p + 22 + u16_at(&tail, p + 20) as usize == tail.len()
         })
-        .context("not a zip archive: no end of central directory record")?;
+        .context("no end of central directory record: not a zip file, or one cut short")?;
     let (mut count, mut cd_size, mut cd_off) = (
         u16_at(&tail, eocd + 10),
         u32_at(&tail, eocd + 12),
@@ -112,7 +112,7 @@ pub fn validate(members: &[RawMember]) -> Result<()> {
 
 /// Lists and validates the members of the wheel at `f`.
 pub fn check_archive(f: &mut File) -> Result<Vec<RawMember>> {
-    let members = central_directory(f)?;
+    let members = central_directory(f).context("not a readable zip archive")?;
     validate(&members)?;
     f.seek(SeekFrom::Start(0))?;
     Ok(members)

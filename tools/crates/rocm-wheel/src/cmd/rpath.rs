@@ -13,6 +13,9 @@ pub struct Args {
 #[derive(clap::Subcommand)]
 enum Action {
     /// Print the DT_RUNPATH / DT_RPATH entries as `RUNPATH <value>` lines.
+    ///
+    /// A backslash, control characters and bytes that are not UTF-8 are
+    /// escaped (`\\`, `\n`, `\t`, `\r`, `\xNN`), so each entry is one line.
     Show { file: PathBuf },
     /// Set the run-time search path (in place unless --output is given).
     Set {
@@ -50,7 +53,7 @@ pub fn run(args: Args) -> Result<()> {
                 println!("(no RUNPATH or RPATH)");
             }
             for e in entries {
-                println!("{} {}", e.kind.name(), e.value_lossy());
+                println!("{} {}", e.kind.name(), e.value_escaped());
             }
             Ok(())
         }

@@ -122,6 +122,51 @@ fn set_show_remove_round_trip() {
     assert!(st.success(), "program linked to the edited library failed");
 }
 
+/// `set` refuses control characters; `show` prints one line per entry even
+/// for files that already hold such bytes (escaped, like a backslash).
+#[test]
+fn control_characters_are_refused_and_shown_escaped() {
+    let d = tempdir();
+    let dir = d.path();
+    host_so(dir, "libdemo.so");
+    let before = snapshot(dir);
+    for (rpath, what) in [
+        ("$ORIGIN\n/evil", "a newline at byte 7"),
+        ("$ORIGIN:\t/x", "a tab at byte 8"),
+        ("/a\x1b[31m", "the control character 0x1b at byte 2"),
+    ] {
+        for argv in [
+            &["rpath", "set", "libdemo.so", "--rpath", rpath][..],
+            &["rpath", "set", "libdemo.so", "--rpath", rpath, "-o", "o.so"][..],
+        ] {
+            let out = rw(dir, argv).fails(1, what);
+            assert!(out.stderr.contains("--rpath"), "{}", out.stderr);
+            assert_unchanged(dir, &before);
+        }
+    }
+    // A file that already holds such bytes (written over a placeholder).
+    let placeholder = "/opt/a|b:/c\\d:/e~f:/g^h";
+    rw(dir, &["rpath", "set", "libdemo.so", "--rpath", placeholder]).success();
+    let mut so = std::fs::read(dir.join("libdemo.so")).unwrap();
+    let at = so
+        .windows(6)
+        .position(|w| w == b"/opt/a")
+        .expect("the rpath string");
+    for b in &mut so[at..at + placeholder.len()] {
+        *b = match *b {
+            b'|' => b'\n',
+            b'~' => 0x1b,
+            b'^' => 0xff,
+            b => b,
+        };
+    }
+    std::fs::write(dir.join("libdemo.so"), so).unwrap();
+    assert_eq!(
+        show(dir, "libdemo.so"),
+        ["RUNPATH /opt/a\\nb:/c\\\\d:/e\\x1bf:/g\\xffh"]
+    );
+}
+
 #[test]
 fn keeps_permissions_and_edits_through_symlinks() {
     use std::os::unix::fs::PermissionsExt;
