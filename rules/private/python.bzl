@@ -138,7 +138,13 @@ def per_python_compatible_with():
     Python (they are built through //:wheels).
     """
     return select({
-        str(Label("//rules/python:no_python")): ["@platforms//:incompatible"],
-        str(Label("//rules/python:python_independent")): ["@platforms//:incompatible"],
+        str(Label("//rules/python:no_python")): [str(Label(_NO_VERSION_CONSTRAINT))],
+        str(Label("//rules/python:python_independent")): [str(Label(_INDEPENDENT_CONSTRAINT))],
         "//conditions:default": [],
     })
+
+# No platform has these (like @platforms//:incompatible), and Bazel's error
+# for an explicitly requested incompatible target names only the constraint:
+# the names say what is wrong and how to fix it.
+_NO_VERSION_CONSTRAINT = "//rules/python:no_Python_version_selected.Build_per-Python_targets_through_python_wheels,_or_directly_with_a_version_setting_(docs/python.md)"
+_INDEPENDENT_CONSTRAINT = "//rules/python:Python-independent_code_depends_on_a_per-Python_target.Move_that_dependency_to_a_per-Python_target_(docs/python.md)"

@@ -44,7 +44,7 @@ python_wheels_install_test = rule(
         "check": attr.label(
             allow_single_file = [".py"],
             mandatory = True,
-            doc = "Run inside each venv with argv[1] = the minor version; fails by raising.",
+            doc = "Run inside each venv with argv[1] = the minor version, then the test's `args`; fails by raising.",
         ),
         "distributions": attr.string_list(mandatory = True, doc = "Given to pip install."),
         "wheels": attr.label(

@@ -9,12 +9,13 @@ def venv_install_check_lines(version, interpreter):
 
     The venv is made by `interpreter`; pip installs "${dists[@]}" from
     "$links" with no index; "$check" (absolute) runs with the minor version
-    as argv[1]. Expects $tmp, $links, $check and dists to be set.
+    as argv[1], then the test's own arguments ("$@": the `args` attribute).
+    Expects $tmp, $links, $check and dists to be set.
     """
     return [
         'echo "== Python {v} ({i})"'.format(v = version, i = interpreter),
         'venv="$tmp/venv-{v}"'.format(v = version),
         '{i} -m venv --clear "$venv"'.format(i = shell_quote(interpreter)),
         '"$venv/bin/python" -m pip install -q --no-index --find-links "$links" "${dists[@]}"',
-        '(cd "$tmp" && "$venv/bin/python" -I "$check" {v})'.format(v = version),
+        '(cd "$tmp" && "$venv/bin/python" -I "$check" {v} "$@")'.format(v = version),
     ]

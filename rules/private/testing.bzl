@@ -36,7 +36,7 @@ wheel_install_test = rule(
         "check": attr.label(
             allow_single_file = [".py"],
             mandatory = True,
-            doc = "Python script run inside each venv (argv[1] = minor version); fails by raising.",
+            doc = "Python script run inside each venv (argv[1] = minor version, then the test's `args`); fails by raising.",
         ),
         "distributions": attr.string_list(
             mandatory = True,

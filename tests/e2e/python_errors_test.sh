@@ -41,8 +41,14 @@ for case in "3.x|3.x" "3|3" "311|311" "3.12.1|3.12.1" " | " "3.12,,|" "2.7|2.7" 
     //:wheels "--//:python_versions=$value"
 done
 expect_failure "duplicate version" "Python 3\.12 is listed twice" //:wheels --//:python_versions=3.12,3.12
+# Bazel's error for an explicitly requested incompatible target names only the
+# unsatisfied constraint; rules_rocm's constraint name is the explanation.
 expect_failure "per-Python target without a version" \
-  "incompatible" //examples/jaxlib:wheel
+  "didn't satisfy constraint //rules/python:no_Python_version_selected\.Build_per-Python_targets_through_python_wheels,_or_directly_with_a_version_setting_\(docs/python\.md\)" \
+  //examples/jaxlib:wheel
+expect_failure "per-Python extension without a version" \
+  "didn't satisfy constraint //rules/python:no_Python_version_selected\.Build_per-Python_targets_through_python_wheels" \
+  //examples/jaxlib:_core
 expect_failure "per-Python target for a version without an interpreter" \
   "Python 3\.9 is selected but no toolchain provides it: no interpreter for it was found in ${dir//./\\.}" \
   //examples/jaxlib:wheel --//rules/python:version=3.9

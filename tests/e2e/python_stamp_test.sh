@@ -12,6 +12,8 @@ OB="$(bazel info output_base 2>/dev/null)"
 FLAGS=(--disk_cache= --remote_cache= --//:python_versions=3.12)
 PY=.venv/bin/python
 [[ -x $PY ]] || { echo "FAIL: $PY missing; run \`make setup\` first" >&2; exit 1; }
+commit=$(git rev-parse HEAD)
+[[ $commit =~ ^[0-9a-f]{40}$ ]] || { echo "FAIL: git rev-parse HEAD gave '$commit'" >&2; exit 1; }
 out="$(bz info output_path 2>/dev/null)"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -44,13 +46,21 @@ echo "ok: unstamped wheels byte-identical across clean builds ($(wc -l <"$tmp/un
 jaxlib=$(find "$out" -name 'example_jaxlib-*-cp312-*.whl')
 version_py=$(read_member "$jaxlib" '^example_jaxlib/version\.py$')
 grep -qx 'commit = None' <<<"$version_py" || { echo "FAIL: unstamped version.py: $version_py" >&2; exit 1; }
-if read_member "$jaxlib" 'METADATA$' | grep -q '^Project-URL: Source'; then
+# The METADATA must be there (read_member fails otherwise) before its
+# absence of a commit means anything.
+metadata=$(read_member "$jaxlib" '^example_jaxlib-[^/]*\.dist-info/METADATA$')
+grep -qx 'Name: example-jaxlib' <<<"$metadata" || { echo "FAIL: unstamped METADATA is not example-jaxlib's:" >&2; echo "$metadata" >&2; exit 1; }
+if grep -q '^Project-URL: Source' <<<"$metadata"; then
   echo "FAIL: unstamped METADATA has a Source URL" >&2
   exit 1
 fi
+if grep -qF "$commit" <<<"$metadata$version_py"; then
+  echo "FAIL: unstamped wheel carries the commit $commit" >&2
+  exit 1
+fi
+echo "ok: unstamped wheel carries no commit (version.py, METADATA)"
 
 # Stamped: the commit of this checkout, plus an extra source tree's commit.
-commit=$(git rev-parse HEAD)
 ROCM_WHEEL_STAMP_COMMITS="xla=$PWD" bz build "${FLAGS[@]}" //:wheels \
   --stamp --workspace_status_command="$PWD/tools/workspace_status.sh"
 jaxlib=$(find "$out" -name 'example_jaxlib-*-cp312-*.whl')

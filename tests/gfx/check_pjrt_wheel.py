@@ -1,4 +1,6 @@
-"""Runs inside a fresh venv with jax-rocm7-pjrt installed (wheel_install_test)."""
+"""Runs inside a fresh venv with jax-rocm7-pjrt installed (wheel_install_test).
+argv: Python minor version, then the --//:gfx value, the expected targets
+(comma list) and where the expectation comes from (//tests/gfx:gfx_expected)."""
 
 import ctypes
 import importlib
@@ -24,6 +26,17 @@ lib = ctypes.CDLL(plugin)
 lib.GetPjrtApi.restype = ctypes.POINTER(ctypes.c_size_t)
 assert lib.GetPjrtApi().contents.value == 64, "PJRT_Api.struct_size"
 
+# The targets the plugin was built for (baked in from $(ROCM_GFX_TARGETS)) are
+# exactly the expected ones (//tests/gfx:gfx_expected: written out for the
+# default --//:gfx).
+assert len(sys.argv) == 5, "want: VERSION FLAG TARGETS SOURCE (the test's args), got %r" % sys.argv[1:]
+flag, want, source = sys.argv[2], sys.argv[3].split(","), sys.argv[4]
+assert want and all(re.fullmatch(r"gfx[0-9a-f]+", t) for t in want), want
 targets = mod.gfx_targets()
-assert targets and all(re.fullmatch(r"gfx[0-9a-f]+", t) for t in targets), targets
-print("python", sys.argv[1], "plugin ok, targets", ",".join(targets))
+assert targets == want, "--//:gfx=%s: plugin built for %r, want %r (%s)" % (
+    flag,
+    targets,
+    want,
+    source,
+)
+print("python", sys.argv[1], "plugin ok, --//:gfx=%s targets" % flag, ",".join(targets))

