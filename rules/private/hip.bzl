@@ -16,7 +16,7 @@ runtime is linked with -lamdhip64 (no RUNPATH: the final binary sets it).
 """
 
 load("@bazel_tools//tools/cpp:toolchain_utils.bzl", "find_cpp_toolchain")
-load(":gfx.bzl", "GFX_ATTRS", "GfxDeviceTargetInfo", "label_as_typed", "gfx_device_split")
+load(":gfx.bzl", "GFX_ATTRS", "GfxDeviceTargetInfo", "gfx_device_split", "label_as_typed")
 load(":gfx_families.bzl", "sort_gfx_targets")
 load(":hip_toolchain.bzl", "HIP_TOOLCHAIN_TYPE", "hip_toolchain_info")
 load(":rocm_library.bzl", "RocmLibraryInfo")
