@@ -12,7 +12,7 @@ export ROCM_WHEEL_CARGO_TARGET_DIR ?= $(CURDIR)/tools/target/bazel-cargo
 # WORKSPACE macros (register_toolchains) take no name.
 BUILDIFIER_WARNINGS ?= -warnings=-function-docstring-args,-function-docstring-return,-unnamed-macro
 
-.PHONY: setup wheels test rust-test bazel-test workspace-test e2e lint
+.PHONY: setup wheels test rust-test bazel-test workspace-test e2e dist-test setup-test lint
 setup:
 	scripts/setup.sh
 
@@ -36,7 +36,15 @@ workspace-test: setup
 e2e: setup
 	$(BUILDROOT) tests/e2e/run_all.sh
 
+# What `make wheels` leaves in dist/ (the README's main job), and that a
+# second setup changes nothing.
+dist-test: wheels
+	$(BUILDROOT) tests/host/dist_test.sh $(CURDIR)/dist
+
+setup-test: setup
+	tests/host/setup_idempotent_test.sh
+
 lint: setup
 	node_modules/.bin/buildifier -mode=check -lint=warn $(BUILDIFIER_WARNINGS) -r .
 
-test: lint rust-test bazel-test workspace-test e2e
+test: lint rust-test bazel-test workspace-test e2e dist-test setup-test

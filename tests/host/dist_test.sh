@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# What `make wheels` left in DIST (run inside the build root after it): the
+# pjrt wheel with device code for exactly the default --//:gfx targets
+# (gfx1200, gfx1201), both kernels (the rocPRIM sort among them) in each,
+# and a jaxlib and a plugin wheel for every Python 3.11-3.14.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+dist=${1:?usage: dist_test.sh DIST_DIR}
+fail() { echo "FAIL: $*" >&2; exit 1; }
+PY=.venv/bin/python
+[[ -x $PY ]] || fail "$PY missing: run scripts/setup.sh"
+
+shopt -s nullglob
+pjrt=("$dist"/jax_rocm7_pjrt-*.whl)
+((${#pjrt[@]} == 1)) || fail "want one jax_rocm7_pjrt wheel in $dist, found ${#pjrt[@]}"
+got=$("$PY" tests/gfx/bundle_targets.py "${pjrt[0]}" --per-bundle)
+want=$'gfx1200,gfx1201\ngfx1200,gfx1201'
+[[ $got == "$want" ]] || fail "${pjrt[0]}: bundles hold [$got], want two bundles of gfx1200 gfx1201"
+# The rocPRIM sort's kernels (symbols in namespace rocprim, read by llvm-nm)
+# are in one of the two bundles, for each target.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+unzip -q -o "${pjrt[0]}" -d "$tmp/w"
+so=$(find "$tmp/w" -name xla_rocm_plugin.so)
+source tests/lib/rocm_wheel.sh
+rw=$(rocm_wheel_path) || fail "cannot build //tools:rocm-wheel"
+for target in gfx1200 gfx1201; do
+  found=0
+  for i in 0 1; do
+    "$rw" bundle extract --target "$target" --bundle "$i" --output "$tmp/$target.$i.co" "$so" ||
+      fail "no $target code object in bundle $i of $so"
+    /usr/lib/llvm-21/bin/llvm-nm "$tmp/$target.$i.co" | grep -q '7rocprim' && found=1
+  done
+  ((found)) || fail "${pjrt[0]}: no rocPRIM kernel in the $target code objects"
+done
+for dist_name in example_jaxlib jax_rocm7_plugin; do
+  for v in 311 312 313 314; do
+    w=("$dist/$dist_name"-*-cp$v-cp$v-manylinux_*.whl)
+    ((${#w[@]} == 1)) || fail "want one $dist_name wheel for cp$v in $dist, found ${#w[@]}"
+  done
+done
+echo "ok: $dist holds the pjrt wheel for gfx1200,gfx1201 and jaxlib/plugin wheels for cp311-cp314"
