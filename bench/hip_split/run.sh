@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # Split vs monolithic HIP device compilation of a rocPRIM sort TU.
 #
-#  A. 4 targets (gfx906 gfx908 gfx90a gfx1030), cold:
+#  A. 4 targets (gfx90a gfx942 gfx1100 gfx1201), cold:
 #       one hipcc action (targets compiled one after another in one process)
 #       vs hip_library (one device action per target, bundle, embed), --jobs=2.
 #     Goal: split <= 0.55x monolithic wall time.
-#  B. Add a fifth target (gfx1031) to the built set: wall time of the
+#  B. Add a fifth target (gfx1200) to the built set: wall time of the
 #     incremental bazel build vs one target's device compile alone.
 #     Goal: <= 1.1x.
 # Both flows run back to back in this one invocation on the same machine.
+# Run it inside the build root: scripts/buildroot bash bench/hip_split/run.sh
+# (HIP 6.4 / rocPRIM 3.4 on clang 21: rocPRIM refuses gfx950, and clang 21's
+# device library has nothing for gfx1250, so neither is in the sets).
 # Prints a Markdown table; results go to docs/benchmarks-hip.md.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -17,27 +20,40 @@ FLAGS=(--jobs=2)
 HIPCC=${HIPCC:-hipcc}
 out=$(mktemp -d "${TMPDIR:-/tmp}/hip_split.XXXXXX")
 trap 'rm -rf "$out"' EXIT
-SET4=gfx906,gfx908,gfx90a,gfx1030
-SET5=$SET4,gfx1031
+SET4=gfx90a,gfx942,gfx1100,gfx1201
+ADD=gfx1200
+SET5=$SET4,$ADD
 
 now() { date +%s.%N; }
 since() { python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.1f}')" "$1" "$(now)"; }
 renonce() { echo "// nonce $(date +%s%N) $RANDOM" > bench/hip_split/nonce.h; }
 
 command -v "$HIPCC" >/dev/null || { echo "hipcc not found (apt-get install hipcc librocprim-dev)" >&2; exit 1; }
+# Debian's hipcc drives clang from llvm-<N>/bin; its device library lives in
+# that clang's resource directory, which --rocm-path=/usr alone does not find.
+clang=$("$HIPCC" --version 2>/dev/null | sed -n 's/^InstalledDir: //p')/clang++
+DEVICE_LIB=${HIP_DEVICE_LIB_PATH:-$("$clang" -print-resource-dir)/amdgcn/bitcode}
+[[ -e $DEVICE_LIB/ockl.bc ]] || { echo "no device library at $DEVICE_LIB (set HIP_DEVICE_LIB_PATH)" >&2; exit 1; }
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
 renonce
 # Warm the Bazel server and analysis (not measured).
-"$BAZEL" build "${FLAGS[@]}" --nobuild "--//:gfx=$SET4" //bench/hip_split:sort 2>/dev/null
+"$BAZEL" build "${FLAGS[@]}" --nobuild "--//:gfx=$SET5" //bench/hip_split:sort 2>"$out/warm.log" || { cat "$out/warm.log" >&2; exit 1; }
 
 renonce
 t=$(now)
-"$HIPCC" $(printf -- '--offload-arch=%s ' ${SET4//,/ }) -O3 -std=c++17 -fPIC -I. -c bench/hip_split/sort.hip -o "$out/mono.o"
+# --offload-compress: the split flow's bundle is zstd-compressed too (the
+# default --//:hip_bundle_compression=auto on ROCm >= 6.2).
+"$HIPCC" --rocm-path=/usr "--rocm-device-lib-path=$DEVICE_LIB" --offload-compress \
+  $(printf -- '--offload-arch=%s ' ${SET4//,/ }) -O3 -std=c++17 -fPIC -I. -c bench/hip_split/sort.hip -o "$out/mono.o"
 mono=$(since "$t")
 
 renonce
 t=$(now)
 "$BAZEL" build "${FLAGS[@]}" "--//:gfx=$SET4" //bench/hip_split:sort 2>"$out/split.log" || { cat "$out/split.log" >&2; exit 1; }
 split=$(since "$t")
+# Bazel's critical path: the longest chain of actions (the host compile
+# alone, or a device compile then bundle and embed); split cannot beat it.
+crit=$(sed -n 's/.*Critical Path: \([0-9.]*\)s.*/\1/p' "$out/split.log" | tail -1)
 
 t=$(now)
 "$BAZEL" build "${FLAGS[@]}" "--//:gfx=$SET5" --execution_log_json_file="$out/add.json" //bench/hip_split:sort 2>"$out/add.log" \
@@ -45,8 +61,8 @@ t=$(now)
 add=$(since "$t")
 ran=$(grep -o '"mnemonic": "[A-Za-z]*"' "$out/add.json" | sort | uniq -c | awk '{printf "%s %s; ", $3, $1}' | tr -d '"')
 
-# One target's device compile alone: the exact command of the gfx1031 action.
-"$BAZEL" aquery "${FLAGS[@]}" "--//:gfx=gfx1031" --output=jsonproto \
+# One target's device compile alone: the exact command of the $ADD action.
+"$BAZEL" aquery "${FLAGS[@]}" "--//:gfx=$ADD" --output=jsonproto \
   'mnemonic("HipDeviceCompile", deps(//bench/hip_split:sort))' 2>/dev/null >"$out/one.json"
 execroot=$("$BAZEL" info "${FLAGS[@]}" execution_root 2>/dev/null)
 mapfile -t argv < <(python3 -c '
@@ -58,16 +74,19 @@ t=$(now)
 (cd "$execroot" && "${argv[@]}")
 one=$(since "$t")
 
+load=$(cut -d' ' -f1-3 /proc/loadavg)
 ratio() { python3 -c "import sys; print(f'{float(sys.argv[1]) / float(sys.argv[2]):.2f}')" "$1" "$2"; }
 cat <<MD
-| measurement ($(nproc) cores, $(date -u +%Y-%m-%dT%H:%MZ)) | wall s |
+| measurement ($(nproc) cores, $(date -u +%Y-%m-%dT%H:%MZ), load $load) | wall s |
 |---|---|
 | A. hipcc, 4 targets, one action | $mono |
 | A. hip_library split, 4 targets, --jobs=2 | $split |
+| A. split: critical path of the build (Bazel) | $crit |
 | A. split / monolithic (goal <= 0.55) | $(ratio "$split" "$mono") |
-| B. one target's device compile (gfx1031) | $one |
-| B. add gfx1031 to the built set (bazel build) | $add |
+| B. one target's device compile ($ADD) | $one |
+| B. add $ADD to the built set (bazel build) | $add |
 | B. add / one (goal <= 1.1) | $(ratio "$add" "$one") |
 
-Actions run when adding gfx1031: $ran
+Actions run when adding $ADD: $ran
+Load average (1/5/15 min) at start: $load0; at end: $load
 MD

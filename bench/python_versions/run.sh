@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Python versions in one invocation vs one invocation per version (today's
 # way: one CI job per HERMETIC_PYTHON_VERSION), same machine, same run.
+# Run it inside the build root: scripts/buildroot bench/python_versions/run.sh
 #
 #   [BENCH_REPEAT=3] [BENCH_BAZEL_FLAGS=--//:gfx=gfx90a-dcgpu] \
 #   bench/python_versions/run.sh [VERSIONS...]   (default: every version found)
@@ -29,13 +30,18 @@ logs=bench/out/python_versions
 mkdir -p "$logs"
 
 bz build "${FLAGS[@]}" --nobuild //:wheels >/dev/null 2>&1 || bz build "${FLAGS[@]}" --nobuild //:wheels
-OB="$(bz info output_base 2>/dev/null)"
 if (($#)); then
   versions=("$@")
 else
-  mapfile -t versions < <(sed -n 's/^PYTHON_VERSIONS = \[\(.*\)\]$/\1/p' "$OB/external/rocm_python/versions.bzl" | tr -d '" ' | tr ',' '\n')
+  # The interpreters @rocm_python found (what --//:python_versions=all
+  # builds), asked of Bazel through the repository's apparent name: the
+  # directory name under external/ differs between WORKSPACE and bzlmod.
+  mapfile -t versions < <(bz query --output=build 'kind("rocm_python_toolchain rule", @rocm_python//:all)' 2>/dev/null |
+    sed -n 's/^  version = "\(3\.[0-9]*\)",$/\1/p' | sort -u -V)
+  ((${#versions[@]})) || { echo "found no Python versions in @rocm_python" >&2; exit 1; }
 fi
 echo "versions: ${versions[*]}" >&2
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # measure NAME FLAGS...: clean build of //:wheels; prints "seconds actions-json".
 measure() {
@@ -70,7 +76,8 @@ for ((r = 1; r <= reps; r++)); do
     fi
   done
 done
-results="{\"versions\": \"$all\", \"rounds\": $reps, \"runs\": {"
+load1=$(cut -d' ' -f1-3 /proc/loadavg)
+results="{\"versions\": \"$all\", \"rounds\": $reps, \"load\": \"$load0 -> $load1\", \"runs\": {"
 results+="\"one_invocation\": {\"seconds\": ${best_t[multi]}, \"actions\": ${best_j[multi]}}"
 for v in "${versions[@]}"; do
   results+=", \"single_$v\": {\"seconds\": ${best_t[$v]}, \"actions\": ${best_j[$v]}}"
@@ -83,7 +90,7 @@ bz shutdown >/dev/null 2>&1 || true
 import json, sys
 r = json.load(open(sys.argv[1]))
 runs = r["runs"]
-print(f"fastest of {r['rounds']} round(s) per scenario\n")
+print(f"fastest of {r['rounds']} round(s) per scenario; load average (1/5/15 min) at start -> end: {r['load']}\n")
 multi = runs.pop("one_invocation")
 singles = list(runs.values())
 n = len(singles)
