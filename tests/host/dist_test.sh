@@ -29,7 +29,9 @@ for target in gfx1200 gfx1201; do
   for i in 0 1; do
     "$rw" bundle extract --target "$target" --bundle "$i" --output "$tmp/$target.$i.co" "$so" ||
       fail "no $target code object in bundle $i of $so"
-    /usr/lib/llvm-21/bin/llvm-nm "$tmp/$target.$i.co" | grep -q '7rocprim' && found=1
+    # Whole output first: `llvm-nm | grep -q` would fail on SIGPIPE under pipefail.
+    syms=$(/usr/lib/llvm-21/bin/llvm-nm "$tmp/$target.$i.co") || fail "llvm-nm $target bundle $i"
+    [[ $syms == *7rocprim* ]] && found=1
   done
   ((found)) || fail "${pjrt[0]}: no rocPRIM kernel in the $target code objects"
 done
