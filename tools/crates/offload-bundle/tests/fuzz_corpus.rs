@@ -242,28 +242,8 @@ fn regenerate_seed_corpus() {
     }
 }
 
-/// The fuzz crate has its own lock file (it is not a workspace member): it
-/// must list this crate's dependencies as they are, or `cargo fuzz` with
-/// `--locked` stops.
+/// The fuzz crate's own lock file lists this crate's dependencies as they are.
 #[test]
 fn fuzz_lock_file_is_current() {
-    let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/Cargo.toml");
-    let out = std::process::Command::new(env!("CARGO"))
-        .args([
-            "metadata",
-            "--locked",
-            "--format-version",
-            "1",
-            "--manifest-path",
-        ])
-        .arg(&manifest)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{} is out of date; run `cargo update --workspace --offline --manifest-path {}`:\n{}",
-        manifest.with_file_name("Cargo.lock").display(),
-        manifest.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_fuzz_lock_file_current(std::path::Path::new(env!("CARGO_MANIFEST_DIR")));
 }

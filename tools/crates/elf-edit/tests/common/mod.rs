@@ -7,6 +7,11 @@ use elf_edit::{Edit, RpathKind};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+#[path = "../../../../test-support/shared.rs"]
+mod shared;
+#[allow(unused_imports)] // each test binary uses its own subset
+pub use shared::*;
+
 pub const SYSLIB: &str = "/usr/lib/x86_64-linux-gnu";
 
 pub fn repo_root() -> PathBuf {
@@ -95,19 +100,6 @@ pub fn python(minor: &str) -> PathBuf {
             versions.display()
         )
     })
-}
-
-/// A tool of LLVM 21 where Debian installs it (clang-21, lld-21, llvm-21):
-/// the compiler of the build root; panics with how to get it if missing.
-pub fn llvm(name: &str) -> PathBuf {
-    let p = Path::new("/usr/lib/llvm-21/bin").join(name);
-    assert!(
-        p.exists(),
-        "{} not found: run the tests inside the build root, which has it: \
-         scripts/buildroot cargo test --manifest-path tools/Cargo.toml --locked --workspace",
-        p.display()
-    );
-    p
 }
 
 pub fn copy_to(src: &Path, dir: &Path, name: &str) -> PathBuf {

@@ -8,6 +8,11 @@ use std::process::Command;
 
 use wheel_inspect::record::Digest;
 
+#[path = "../../../../test-support/shared.rs"]
+mod shared;
+#[allow(unused_imports)] // each test binary uses its own subset
+pub use shared::*;
+
 /// Repository root (tools/crates/manylinux-check -> ../../..).
 pub fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../..")
@@ -23,19 +28,6 @@ pub fn venv_bin(tool: &str) -> PathBuf {
     assert!(
         p.exists(),
         "{} not found: run `make setup` first",
-        p.display()
-    );
-    p
-}
-
-/// A tool of LLVM 21 where Debian installs it (clang-21, lld-21): the
-/// compiler of the build root; panics with how to get it if it is missing.
-pub fn llvm(name: &str) -> PathBuf {
-    let p = Path::new("/usr/lib/llvm-21/bin").join(name);
-    assert!(
-        p.exists(),
-        "{} not found: run the tests inside the build root, which has it: \
-         scripts/buildroot cargo test --manifest-path tools/Cargo.toml --locked --workspace",
         p.display()
     );
     p

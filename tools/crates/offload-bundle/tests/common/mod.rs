@@ -8,6 +8,11 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
+#[path = "../../../../test-support/shared.rs"]
+mod shared;
+#[allow(unused_imports)] // each test binary uses its own subset
+pub use shared::*;
+
 pub const HOST: &str = "x86_64-unknown-linux-gnu";
 
 /// LLVM 21 where Debian installs it (packages clang-21, lld-21, llvm-21):
@@ -41,30 +46,6 @@ pub fn venv() -> PathBuf {
 
 pub fn python() -> PathBuf {
     venv().join("bin/python")
-}
-
-/// A tool of LLVM 21 (clang, clang++, clang-offload-bundler, ld.lld, ...).
-pub fn llvm(name: &str) -> PathBuf {
-    let p = Path::new(LLVM_BIN).join(name);
-    assert!(p.exists(), "{} not found: {HOW_TO_GET}", p.display());
-    p
-}
-
-/// A command for an LLVM 21 tool, without the environment variables that
-/// change what clang and clang-offload-bundler write (compression), so the
-/// caller's command line alone decides.
-pub fn llvm_cmd(name: &str) -> Command {
-    let mut c = Command::new(llvm(name));
-    for v in [
-        "OFFLOAD_BUNDLER_COMPRESS",
-        "OFFLOAD_BUNDLER_COMPRESSION_LEVEL",
-        "OFFLOAD_BUNDLER_VERBOSE",
-        "OFFLOAD_BUNDLER_IGNORE_ENV_VAR",
-        "COMPRESSED_BUNDLE_FORMAT_VERSION",
-    ] {
-        c.env_remove(v);
-    }
-    c
 }
 
 /// A binutils tool (readelf, objcopy).

@@ -20,6 +20,11 @@ use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+#[path = "../../../../test-support/shared.rs"]
+mod shared;
+#[allow(unused_imports)] // each test binary uses its own subset
+pub use shared::*;
+
 /// The binary under test, built by cargo for this test run.
 pub const BIN: &str = env!("CARGO_BIN_EXE_rocm-wheel");
 
@@ -218,34 +223,6 @@ __global__ void add1(float *x, int n) {
   if (i < n) x[i] += 1.0f;
 }
 "#;
-
-/// A tool of LLVM 21 where Debian installs it (clang-21, lld-21, llvm-21):
-/// the compiler of the build root; panics with how to get it if missing.
-pub fn llvm(name: &str) -> PathBuf {
-    let p = Path::new("/usr/lib/llvm-21/bin").join(name);
-    assert!(
-        p.exists(),
-        "{} not found: run the tests inside the build root, which has it: \
-         scripts/buildroot cargo test --manifest-path tools/Cargo.toml --locked --workspace",
-        p.display()
-    );
-    p
-}
-
-/// A command for an LLVM 21 tool, without the environment variables that
-/// make clang and clang-offload-bundler compress their bundles.
-pub fn llvm_cmd(name: &str) -> Command {
-    let mut c = Command::new(llvm(name));
-    for v in [
-        "OFFLOAD_BUNDLER_COMPRESS",
-        "OFFLOAD_BUNDLER_COMPRESSION_LEVEL",
-        "OFFLOAD_BUNDLER_IGNORE_ENV_VAR",
-        "COMPRESSED_BUNDLE_FORMAT_VERSION",
-    ] {
-        c.env_remove(v);
-    }
-    c
-}
 
 /// The AMDGPU device libraries of LLVM 21 (Debian's rocm-device-libs-21
 /// puts them into clang's resource directory).
