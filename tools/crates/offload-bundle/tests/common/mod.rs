@@ -15,10 +15,6 @@ pub use shared::*;
 
 pub const HOST: &str = "x86_64-unknown-linux-gnu";
 
-/// LLVM 21 where Debian installs it (packages clang-21, lld-21, llvm-21):
-/// the compiler of the build root (`scripts/buildroot`).
-pub const LLVM_BIN: &str = "/usr/lib/llvm-21/bin";
-
 /// How to get the tools these tests run.
 pub const HOW_TO_GET: &str = "run the tests inside the build root, which has all of them: \
      scripts/buildroot cargo test --manifest-path tools/Cargo.toml --locked --workspace";
