@@ -390,7 +390,7 @@ fn zip_that_is_not_a_wheel() {
 
 /// A wheel from PyPI, downloaded once into `tools/target/test-cache/wheels`.
 fn cached_wheel(requirement: &str, filename: &str) -> PathBuf {
-    let cache = repo_root().join("tools/target/test-cache/wheels");
+    let cache = test_cache("wheels");
     let path = cache.join(filename);
     if !path.exists() {
         let tmp = cache.join(format!(".download-{}", std::process::id()));
