@@ -9,7 +9,7 @@ use std::process::Command;
 
 fn assert_rejected(input: &Path, expect: fn(&EditError) -> bool, words: &str) {
     let d = scratch();
-    let local = copy_to(input, d.path(), "input");
+    let local = copy_in(input, d.path(), "input");
     let before = std::fs::read(&local).unwrap();
     let out = d.path().join("out");
     // Both the separate-output and the in-place form.
@@ -185,7 +185,7 @@ fn static_pie_is_refused() {
 #[test]
 fn unplaceable_string() {
     let d = scratch();
-    let lib = copy_to(&fixture("tiny-runpath.so"), d.path(), "input");
+    let lib = copy_in(&fixture("tiny-runpath.so"), d.path(), "input");
     let before = std::fs::read(&lib).unwrap();
     let edit = elf_edit::Edit::Set {
         rpath: b"$ORIGIN\0/lib".to_vec(),
@@ -217,7 +217,7 @@ fn unplaceable_string() {
 #[test]
 fn unwritable_destination_leaves_nothing() {
     let d = scratch();
-    let lib = copy_to(&fixture("tiny-none.so"), d.path(), "input");
+    let lib = copy_in(&fixture("tiny-none.so"), d.path(), "input");
     let before = std::fs::read(&lib).unwrap();
     let missing = d.path().join("no/such/dir/out.so");
     let err =

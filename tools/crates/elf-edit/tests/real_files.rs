@@ -20,7 +20,7 @@ fn ctypes_eval(lib: &Path, expr: &str) -> String {
 #[test]
 fn debian_libz_grows_loads_and_matches_patchelf() {
     let d = scratch();
-    let input = copy_to(&Path::new(SYSLIB).join("libz.so.1"), d.path(), "libz.so.1");
+    let input = copy_in(&Path::new(SYSLIB).join("libz.so.1"), d.path(), "libz.so.1");
     let out = edit_and_compare(&input, d.path(), &set(LONG, RpathKind::Runpath));
     let expr = "(setattr(l.zlibVersion, 'restype', ctypes.c_char_p), l.zlibVersion())[1]";
     assert_eq!(ctypes_eval(&out, expr), ctypes_eval(&input, expr));
@@ -45,7 +45,7 @@ fn debian_libz_grows_loads_and_matches_patchelf() {
 #[test]
 fn debian_libstdcxx_grows_and_loads() {
     let d = scratch();
-    let input = copy_to(
+    let input = copy_in(
         &Path::new(SYSLIB).join("libstdc++.so.6"),
         d.path(),
         "libstdc++.so.6",
@@ -60,7 +60,7 @@ fn debian_libstdcxx_grows_and_loads() {
 fn debian_libamdhip64_grows_and_loads() {
     let d = scratch();
     // HIP 6.4's runtime, as the build root has it.
-    let input = copy_to(
+    let input = copy_in(
         &Path::new(SYSLIB).join("libamdhip64.so.6"),
         d.path(),
         "libamdhip64.so.6",
@@ -117,7 +117,7 @@ fn loaded_libraries(exe: &Path) -> Vec<(String, String)> {
 fn usr_bin_executables_still_run() {
     let d = scratch();
     let (orig, existing) = executable_with_runpath();
-    let exe = copy_to(&orig, d.path(), "exe");
+    let exe = copy_in(&orig, d.path(), "exe");
     let want = stdout(Command::new(&exe).arg("--version"));
     // Its first library other than libc, copied where only the new RUNPATH
     // leads: the edited executable must load that copy.
@@ -156,7 +156,7 @@ fn usr_bin_executables_still_run() {
     .unwrap();
     assert!(matches!(m, Method::Appended { .. }), "{m:?}");
     // ls has no rpath at all: a new entry goes into a spare DT_NULL slot.
-    let ls = copy_to(Path::new("/usr/bin/ls"), d.path(), "ls");
+    let ls = copy_in(Path::new("/usr/bin/ls"), d.path(), "ls");
     let out = edit_and_compare(&ls, d.path(), &set(LONG, RpathKind::Runpath));
     assert_eq!(
         stdout(Command::new(&out).arg("--version")),
@@ -359,7 +359,7 @@ fn own_libraries_with_rpath_and_runpath_match_patchelf() {
 /// longer), so `import numpy` only works if the loader honours our edit.
 #[test]
 fn numpy_wheel_extension_follows_the_new_rpath() {
-    let cache = test_cache().join("numpy-2.1.3-cp312");
+    let cache = test_cache("numpy-2.1.3-cp312");
     let wheel = "numpy-2.1.3-cp312-cp312-manylinux_2_17_x86_64.manylinux2014_x86_64.whl";
     if !cache.join(wheel).exists() {
         run(Command::new(venv_bin("pip"))
@@ -484,7 +484,7 @@ fn files_without_section_headers_move_the_program_header_table() {
     )
     .unwrap();
     let exes = [
-        copy_to(Path::new("/usr/bin/ls"), b.path(), "ls"),
+        copy_in(Path::new("/usr/bin/ls"), b.path(), "ls"),
         b.build("pie", "gcc", &[], false),
         b.build("nopie-lld", "clang", &["-fuse-ld=lld", "-no-pie"], false),
         b.build("nopie-gnu", "gcc", &["-no-pie", "-Wl,-rpath,/x"], false),
@@ -523,7 +523,7 @@ fn files_without_section_headers_move_the_program_header_table() {
             );
         }
     }
-    let lib = copy_to(&Path::new(SYSLIB).join("libz.so.1"), b.path(), "libz.so.1");
+    let lib = copy_in(&Path::new(SYSLIB).join("libz.so.1"), b.path(), "libz.so.1");
     run(Command::new(llvm("llvm-objcopy"))
         .arg("--strip-sections")
         .arg(&lib));
@@ -578,7 +578,7 @@ fn a_pt_null_entry_is_reused() {
 fn in_place_edit_keeps_mode_and_symlinks() {
     use std::os::unix::fs::PermissionsExt;
     let d = scratch();
-    let lib = copy_to(&fixture("tiny-runpath.so"), d.path(), "libtiny.so.1");
+    let lib = copy_in(&fixture("tiny-runpath.so"), d.path(), "libtiny.so.1");
     std::fs::set_permissions(&lib, std::fs::Permissions::from_mode(0o750)).unwrap();
     let link = d.path().join("libtiny.so");
     std::os::unix::fs::symlink("libtiny.so.1", &link).unwrap();

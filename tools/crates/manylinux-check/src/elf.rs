@@ -5,6 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use anyhow::{bail, Result};
 use goblin::elf::{header, program_header, section_header, sym, Elf};
 use serde::Serialize;
+use wheel_inspect::elf_dynamic::DynamicFacts;
 
 /// `\x7fELF`
 pub const MAGIC: [u8; 4] = *b"\x7fELF";
@@ -50,16 +51,6 @@ pub struct ElfFacts {
     /// Imports `PyFPE_jbuf` & co. (a Python built with --with-fpectl).
     #[serde(skip)]
     pub uses_pyfpe: bool,
-}
-
-/// Split a DT_RPATH/DT_RUNPATH string into entries, keeping empty ones
-/// (glibc treats an empty entry as the current directory).
-fn split_path_list(values: &[&str]) -> Vec<String> {
-    values
-        .iter()
-        .flat_map(|v| v.split(':'))
-        .map(str::to_string)
-        .collect()
 }
 
 /// Check that every header and section the loader would read lies inside
@@ -223,15 +214,21 @@ pub fn read_elf(bytes: &[u8]) -> Result<ElfFacts> {
         }
     }
 
+    let DynamicFacts {
+        soname,
+        needed,
+        rpath,
+        runpath,
+    } = DynamicFacts::of(&elf);
     Ok(ElfFacts {
         kind,
         machine: machine_name(m),
         is_x86_64,
         is_device_code: m == EM_AMDGPU,
-        soname: elf.soname.map(str::to_string),
-        needed: elf.libraries.iter().map(|s| s.to_string()).collect(),
-        rpath: split_path_list(&elf.rpaths),
-        runpath: split_path_list(&elf.runpaths),
+        soname,
+        needed,
+        rpath,
+        runpath,
         version_requirements,
         undefined_symbols,
         isa_needed: if is_x86_64 {

@@ -15,9 +15,6 @@ pub mod wheel;
 mod analyze;
 mod report;
 
-#[cfg(test)]
-mod testutil;
-
 pub use analyze::{check_wheel, check_wheel_file, Options, DEFAULT_ALLOWED_EXTERNALS};
 pub use report::{
     ElfReport, Finding, Report, Severity, Summary, EXIT_BAD_INPUT, EXIT_CLEAN, EXIT_FINDINGS,

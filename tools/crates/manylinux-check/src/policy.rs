@@ -315,11 +315,22 @@ mod tests {
         assert_eq!(compare_versions("2.9", "2.17"), std::cmp::Ordering::Less);
     }
 
+    /// auditwheel's `manylinux-policy.json` inside the project venv, if installed.
+    fn auditwheel_policy_json() -> Option<std::path::PathBuf> {
+        let lib = test_support::venv().join("lib");
+        std::fs::read_dir(lib).ok()?.flatten().find_map(|entry| {
+            let p = entry
+                .path()
+                .join("site-packages/auditwheel/policy/manylinux-policy.json");
+            p.is_file().then_some(p)
+        })
+    }
+
     /// Drift check: the expanded table must equal auditwheel's policy file for
     /// x86_64 (when the project venv is present; `make setup` creates it).
     #[test]
     fn table_matches_auditwheel() {
-        let Some(path) = crate::testutil::auditwheel_policy_json() else {
+        let Some(path) = auditwheel_policy_json() else {
             panic!(
                 "auditwheel's manylinux-policy.json not found in the venv: run `make setup` first"
             );

@@ -61,12 +61,11 @@ impl Wheel {
 
 /// `{name}-{ver}(-{build})?-{py}-{abi}-{plat}.whl` -> platform tags.
 pub fn platform_tags_from_name(file_name: &str) -> Option<Vec<String>> {
-    let stem = file_name.strip_suffix(".whl")?;
-    let parts: Vec<&str> = stem.split('-').collect();
-    if parts.len() != 5 && parts.len() != 6 {
-        return None;
-    }
-    Some(parts.last()?.split('.').map(str::to_string).collect())
+    Some(
+        wheel_inspect::WheelName::parse(file_name)
+            .ok()?
+            .platform_tags(),
+    )
 }
 
 /// Map a zip member path to its installed location (see [`Member`]).

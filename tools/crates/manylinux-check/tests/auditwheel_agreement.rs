@@ -7,7 +7,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::{build_so, make_wheel, read, repo_root, venv_bin};
+use common::{build_so, make_wheel, read, test_cache, venv_bin};
 use manylinux_check::{check_wheel_file, Options};
 
 /// (requirement, --platform, --python-version): varied on purpose — a
@@ -22,12 +22,6 @@ const WHEELS: &[(&str, &str, &str)] = &[
     ("pillow==11.0.0", "manylinux_2_28_x86_64", "3.12"),
     ("pyzmq==26.2.0", "manylinux_2_28_x86_64", "3.12"),
 ];
-
-fn cache_dir() -> PathBuf {
-    let d = repo_root().join("tools/target/test-cache/pypi");
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
 
 /// The cached wheel for `req` on `platform`, downloading it if needed.
 fn fetch(req: &str, platform: &str, python: &str) -> PathBuf {
@@ -50,7 +44,7 @@ fn fetch(req: &str, platform: &str, python: &str) -> PathBuf {
                     && n.contains(&glibc_tag.to_lowercase())
             })
     };
-    let dir = cache_dir();
+    let dir = test_cache("pypi");
     if let Some(p) = find(&dir) {
         return p;
     }

@@ -65,9 +65,13 @@ use std::path::Path;
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
 
+pub mod elf_dynamic;
 pub mod elf_image;
 pub mod members;
 pub mod record;
+mod wheel_name;
+
+pub use wheel_name::WheelName;
 
 pub const SCHEMA_VERSION: u32 = 1;
 
@@ -270,12 +274,6 @@ pub fn inspect_elf(name: &str, data: &[u8]) -> Result<ElfInfo> {
         offload_bundle::EM_AMDGPU => "amdgpu".to_string(),
         m => m.to_string(),
     };
-    let split = |v: &[&str]| -> Vec<String> {
-        v.iter()
-            .flat_map(|s| s.split(':'))
-            .map(str::to_string)
-            .collect()
-    };
     let (bundles, mut targets) = match offload_bundle::hip_fatbin_section(data)? {
         None => (Vec::new(), BTreeMap::new()),
         Some(sec) => summarize_bundles(sec).context(".hip_fatbin section")?,
@@ -288,29 +286,18 @@ pub fn inspect_elf(name: &str, data: &[u8]) -> Result<ElfInfo> {
             .unwrap_or_else(|| format!("unknown EF_AMDGPU_MACH {:#x}", hdr.mach()));
         targets.insert(t, 1);
     }
+    let dynamic = elf_dynamic::DynamicFacts::of(&elf);
     Ok(ElfInfo {
         path: name.to_string(),
         elf_type,
         machine,
-        soname: elf.soname.map(str::to_string),
-        needed: elf.libraries.iter().map(|s| s.to_string()).collect(),
-        runpath: split(&elf.runpaths),
-        rpath: split(&elf.rpaths),
+        soname: dynamic.soname,
+        needed: dynamic.needed,
+        runpath: dynamic.runpath,
+        rpath: dynamic.rpath,
         bundles,
         targets,
     })
-}
-
-/// `{name}-{version}(-{build})?-{python}-{abi}-{platform}.whl`
-fn parse_wheel_filename(filename: &str) -> Result<(String, String)> {
-    let stem = filename.strip_suffix(".whl").with_context(|| {
-        format!("`{filename}` does not end in .whl; wheel files are named NAME-VERSION-PY-ABI-PLATFORM.whl")
-    })?;
-    let parts: Vec<&str> = stem.split('-').collect();
-    if !(parts.len() == 5 || parts.len() == 6) || parts.iter().any(|p| p.is_empty()) {
-        bail!("`{filename}` is not a wheel file name (NAME-VERSION[-BUILD]-PY-ABI-PLATFORM.whl)");
-    }
-    Ok((parts[0].to_string(), parts[1].to_string()))
 }
 
 /// PEP 503 normalisation, with `_` as PEP 427 file names use.
@@ -373,7 +360,11 @@ pub fn find_dist_info<'a>(names: impl Iterator<Item = &'a str>) -> Result<String
 /// `.dist-info` directory name (`check` and `inspect` agree on this).
 pub fn wheel_identity(filename: &str, dist: &str, metadata: &str) -> Result<(String, String)> {
     let metadata = headers(metadata);
-    let (fname_name, fname_version) = parse_wheel_filename(filename)?;
+    let WheelName {
+        name: fname_name,
+        version: fname_version,
+        ..
+    } = WheelName::parse(filename)?;
     let name = header(&metadata, "Name")
         .context("METADATA has no Name field")?
         .to_string();
@@ -381,7 +372,7 @@ pub fn wheel_identity(filename: &str, dist: &str, metadata: &str) -> Result<(Str
         .context("METADATA has no Version field")?
         .to_string();
     // File names spell `-` in versions as `_` (PEP 427 escaping).
-    if normalize(&fname_name) != normalize(&name) || fname_version != version.replace('-', "_") {
+    if normalize(fname_name) != normalize(&name) || fname_version != version.replace('-', "_") {
         bail!(
             "file name says {fname_name} {fname_version} but METADATA says {name} {version}; \
              rename the file or fix METADATA"
@@ -614,13 +605,6 @@ mod tests {
 
     #[test]
     fn wheel_names() {
-        assert_eq!(
-            parse_wheel_filename("jax_rocm7_pjrt-0.6.0-py3-none-manylinux_2_28_x86_64.whl")
-                .unwrap(),
-            ("jax_rocm7_pjrt".to_string(), "0.6.0".to_string())
-        );
-        assert!(parse_wheel_filename("foo-1.0.whl").is_err());
-        assert!(parse_wheel_filename("foo-1.0-py3-none-any.zip").is_err());
         assert_eq!(normalize("Jax.ROCm7-pjrt"), "jax_rocm7_pjrt");
     }
 }

@@ -226,7 +226,7 @@ fn make_wheel(f: &Fixtures, dir: &Path) -> PathBuf {
 /// `wheel pack`: writes RECORD for the tree and zips it.
 fn pack(tree: &Path, out: &Path) -> PathBuf {
     std::fs::create_dir_all(out).unwrap();
-    run(Command::new(venv().join("bin/wheel"))
+    run(Command::new(venv_bin("wheel"))
         .arg("pack")
         .arg(tree)
         .arg("-d")
@@ -390,12 +390,11 @@ fn zip_that_is_not_a_wheel() {
 
 /// A wheel from PyPI, downloaded once into `tools/target/test-cache/wheels`.
 fn cached_wheel(requirement: &str, filename: &str) -> PathBuf {
-    let cache = repo_root().join("tools/target/test-cache/wheels");
+    let cache = test_cache("wheels");
     let path = cache.join(filename);
     if !path.exists() {
-        let tmp = cache.join(format!(".download-{}", std::process::id()));
-        std::fs::create_dir_all(&tmp).unwrap();
-        run(Command::new(venv().join("bin/pip"))
+        let download = tempfile::tempdir_in(&cache).unwrap();
+        run(Command::new(venv_bin("pip"))
             .args(["download", "--no-deps", "--only-binary=:all:"])
             .args([
                 "--python-version",
@@ -405,9 +404,10 @@ fn cached_wheel(requirement: &str, filename: &str) -> PathBuf {
             ])
             .arg(requirement)
             .arg("-d")
-            .arg(&tmp));
-        std::fs::rename(tmp.join(filename), &path).unwrap();
-        std::fs::remove_dir_all(&tmp).unwrap();
+            .arg(download.path()));
+        produce(&path, |tmp| {
+            std::fs::copy(download.path().join(filename), tmp).unwrap();
+        });
     }
     path
 }

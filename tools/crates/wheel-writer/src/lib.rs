@@ -5,8 +5,8 @@ pub mod manifest;
 pub mod member_names;
 pub mod metadata;
 pub mod names;
+pub mod parallel_zip;
 pub mod pep508;
-pub mod zipw;
 
 use anyhow::{bail, Context, Result};
 use base64::Engine;
@@ -102,10 +102,11 @@ pub fn build(m: &Manifest, output: &Path, opts: &Options) -> Result<()> {
     let plan = plan(m, output)?;
     let mut tmp = atomic_write::AtomicFile::create(output)?;
     let out = BufWriter::with_capacity(1 << 20, tmp.file().try_clone()?);
-    let mut zip = zipw::ZipWriter::new(out, opts.source_date_epoch, opts.compression_level);
+    let mut zip =
+        parallel_zip::ParallelZipWriter::new(out, opts.source_date_epoch, opts.compression_level);
     zip.set_jobs(opts.jobs);
     let mut record = String::new();
-    let mut add_row = |path: &str, w: &zipw::Written| {
+    let mut add_row = |path: &str, w: &parallel_zip::Written| {
         let b64 = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(w.sha256);
         record.push_str(&format!("{},sha256={b64},{}\n", csv_field(path), w.size));
     };
@@ -155,9 +156,9 @@ enum DistInfo {
 }
 
 fn add_file<W: std::io::Write + std::io::Seek>(
-    zip: &mut zipw::ZipWriter<W>,
+    zip: &mut parallel_zip::ParallelZipWriter<W>,
     it: &Item,
-) -> Result<zipw::Written> {
+) -> Result<parallel_zip::Written> {
     let f = File::open(&it.src)
         .with_context(|| format!("cannot open {} (for {})", it.src.display(), it.arc))?;
     zip.add_reader(&it.arc, f, it.size, it.mode)

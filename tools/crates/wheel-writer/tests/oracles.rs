@@ -299,7 +299,7 @@ fn zip64_layout_is_read_by_python_and_the_zip_crate() {
         .collect();
     for level in [0, 6] {
         let f = std::fs::File::create(&path).unwrap();
-        let mut z = wheel_writer::zipw::ZipWriter::new(f, None, level);
+        let mut z = wheel_writer::parallel_zip::ParallelZipWriter::new(f, None, level);
         z.force_zip64();
         for (n, d) in &entries {
             z.add_bytes(n, d, 0o644).unwrap();
@@ -327,7 +327,11 @@ fn more_than_65535_entries() {
     let entries: Vec<(String, Vec<u8>)> = (0..70_000)
         .map(|i| (format!("m/{i:05}"), vec![(i % 251) as u8]))
         .collect();
-    let mut z = wheel_writer::zipw::ZipWriter::new(std::fs::File::create(&path).unwrap(), None, 0);
+    let mut z = wheel_writer::parallel_zip::ParallelZipWriter::new(
+        std::fs::File::create(&path).unwrap(),
+        None,
+        0,
+    );
     for (n, d) in &entries {
         z.add_bytes(n, d, 0o644).unwrap();
     }

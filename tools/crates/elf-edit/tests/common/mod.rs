@@ -7,39 +7,10 @@ use elf_edit::{Edit, RpathKind};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-#[path = "../../../../test-support/shared.rs"]
-mod shared;
 #[allow(unused_imports)] // each test binary uses its own subset
-pub use shared::*;
+pub use test_support::*;
 
 pub const SYSLIB: &str = "/usr/lib/x86_64-linux-gnu";
-
-pub fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../..")
-        .canonicalize()
-        .unwrap()
-}
-
-pub fn venv_bin(tool: &str) -> PathBuf {
-    let venv = std::env::var_os("ROCM_WHEEL_VENV")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo_root().join(".venv"));
-    let p = venv.join("bin").join(tool);
-    assert!(
-        p.exists(),
-        "{} not found: run `make setup` first (or point ROCM_WHEEL_VENV at a venv that has it)",
-        p.display()
-    );
-    p
-}
-
-/// Downloads are cached here so reruns are offline.
-pub fn test_cache() -> PathBuf {
-    let d = repo_root().join("tools/target/test-cache");
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
 
 pub fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -52,19 +23,6 @@ pub fn scratch() -> tempfile::TempDir {
         .prefix("elf-edit-test")
         .tempdir()
         .unwrap()
-}
-
-pub fn run(cmd: &mut Command) -> std::process::Output {
-    let out = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
-    assert!(
-        out.status.success(),
-        "{cmd:?} failed: {}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
 }
 
 pub fn stdout(cmd: &mut Command) -> String {
@@ -100,12 +58,6 @@ pub fn python(minor: &str) -> PathBuf {
             versions.display()
         )
     })
-}
-
-pub fn copy_to(src: &Path, dir: &Path, name: &str) -> PathBuf {
-    let dst = dir.join(name);
-    std::fs::copy(src, &dst).unwrap_or_else(|e| panic!("cannot copy {}: {e}", src.display()));
-    dst
 }
 
 /// readelf -d lines that carry the dynamic section's semantics for us,

@@ -8,30 +8,8 @@ use std::process::Command;
 
 use wheel_inspect::record::Digest;
 
-#[path = "../../../../test-support/shared.rs"]
-mod shared;
 #[allow(unused_imports)] // each test binary uses its own subset
-pub use shared::*;
-
-/// Repository root (tools/crates/manylinux-check -> ../../..).
-pub fn repo_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../..")
-}
-
-/// The project venv (`$ROCM_WHEEL_VENV` overrides); panics with the fix if
-/// it is missing.
-pub fn venv_bin(tool: &str) -> PathBuf {
-    let venv = std::env::var_os("ROCM_WHEEL_VENV")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo_root().join(".venv"));
-    let p = venv.join("bin").join(tool);
-    assert!(
-        p.exists(),
-        "{} not found: run `make setup` first",
-        p.display()
-    );
-    p
-}
+pub use test_support::*;
 
 /// Compile C source into a shared object with gcc. `-nostdlib` keeps the
 /// host's glibc out of the result, so its version requirements are exactly

@@ -8,40 +8,14 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-#[path = "../../../../test-support/shared.rs"]
-mod shared;
 #[allow(unused_imports)] // each test binary uses its own subset
-pub use shared::*;
+pub use test_support::*;
 
 pub const HOST: &str = "x86_64-unknown-linux-gnu";
 
-/// How to get the tools these tests run.
-pub const HOW_TO_GET: &str = "run the tests inside the build root, which has all of them: \
-     scripts/buildroot cargo test --manifest-path tools/Cargo.toml --locked --workspace";
-
-pub fn repo_root() -> PathBuf {
-    // tools/crates/<crate> -> repo root
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .ancestors()
-        .nth(3)
-        .unwrap()
-        .to_path_buf()
-}
-
-pub fn venv() -> PathBuf {
-    let v = std::env::var_os("ROCM_WHEEL_VENV")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo_root().join(".venv"));
-    assert!(
-        v.join("bin/python").exists(),
-        "no Python venv at {} (set ROCM_WHEEL_VENV or run `make setup` first)",
-        v.display()
-    );
-    v
-}
-
+/// The project venv's Python.
 pub fn python() -> PathBuf {
-    venv().join("bin/python")
+    venv_bin("python")
 }
 
 /// A binutils tool (readelf, objcopy).
@@ -49,37 +23,6 @@ pub fn tool(name: &str) -> PathBuf {
     let p = Path::new("/usr/bin").join(name);
     assert!(p.exists(), "{} not found: {HOW_TO_GET}", p.display());
     p
-}
-
-/// The AMDGPU device libraries (ocml.bc, ...) of LLVM 21: Debian's
-/// rocm-device-libs-21 installs them into clang's resource directory.
-pub fn bitcode() -> &'static Path {
-    static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let out = run(llvm_cmd("clang").arg("-print-resource-dir"));
-        let dir =
-            PathBuf::from(String::from_utf8(out.stdout).unwrap().trim()).join("amdgcn/bitcode");
-        assert!(
-            dir.join("ocml.bc").exists(),
-            "no AMDGPU device libraries in {} (Debian package rocm-device-libs-21): {HOW_TO_GET}",
-            dir.display()
-        );
-        dir
-    })
-}
-
-/// Runs a command, panicking with its output if it fails.
-pub fn run(cmd: &mut Command) -> std::process::Output {
-    let out = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
-    assert!(
-        out.status.success(),
-        "{cmd:?} failed: {}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
 }
 
 pub const KERNEL: &str = r#"#include <hip/hip_runtime.h>
@@ -128,17 +71,7 @@ impl Fixtures {
     pub fn code_object(&self, arch: &str) -> PathBuf {
         let out = self.path(&format!("k.{arch}.co"));
         if !out.exists() {
-            let tmp = self.path(&format!("k.{arch}.co.tmp{}", std::process::id()));
-            run(llvm_cmd("clang++")
-                .args(["-x", "hip", "--cuda-device-only", "--no-gpu-bundle-output"])
-                .arg(format!("--offload-arch={arch}"))
-                .arg("--rocm-path=/usr")
-                .arg(format!("--rocm-device-lib-path={}", bitcode().display()))
-                .args(["-O2", "-c"])
-                .arg(self.path("k.hip"))
-                .arg("-o")
-                .arg(&tmp));
-            std::fs::rename(&tmp, &out).unwrap();
+            hip_code_object(&self.path("k.hip"), arch, &out);
         }
         out
     }
@@ -156,13 +89,13 @@ impl Fixtures {
                 .arg(self.path("b.hip"))
                 .arg("-o")
                 .arg(&obj));
-            let tmp = self.path(&format!("b.{arch}.co.tmp"));
-            run(llvm_cmd("ld.lld")
-                .arg("-shared")
-                .arg(&obj)
-                .arg("-o")
-                .arg(&tmp));
-            std::fs::rename(&tmp, &out).unwrap();
+            produce(&out, |tmp| {
+                run(llvm_cmd("ld.lld")
+                    .arg("-shared")
+                    .arg(&obj)
+                    .arg("-o")
+                    .arg(tmp));
+            });
         }
         out
     }

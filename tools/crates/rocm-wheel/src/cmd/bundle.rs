@@ -265,17 +265,10 @@ fn extract(a: ExtractArgs) -> Result<()> {
 mod tests {
     //! The command line the Bazel rules use, parsed and run in-process.
     use super::*;
-    use clap::Parser;
-
-    #[derive(Parser)]
-    struct Cli {
-        #[command(flatten)]
-        args: Args,
-    }
+    use crate::cmd::parse_args;
 
     fn rw(argv: &[&str]) -> Result<()> {
-        let cli = Cli::try_parse_from(std::iter::once("bundle").chain(argv.iter().copied()))?;
-        run(cli.args)
+        run(parse_args::<Args>("bundle", argv)?)
     }
 
     /// The ELF header of an AMDGPU code object for `mach` (enough for the

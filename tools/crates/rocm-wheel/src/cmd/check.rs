@@ -74,19 +74,12 @@ fn execute(args: Args, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::Parser;
-
-    #[derive(Parser)]
-    struct Cli {
-        #[command(flatten)]
-        args: Args,
-    }
+    use crate::cmd::parse_args;
 
     fn run_cli(argv: &[&str]) -> (i32, String, String) {
-        let cli =
-            Cli::try_parse_from(std::iter::once("check").chain(argv.iter().copied())).unwrap();
+        let args = parse_args::<Args>("check", argv).unwrap();
         let (mut out, mut err) = (Vec::new(), Vec::new());
-        let code = execute(cli.args, &mut out, &mut err);
+        let code = execute(args, &mut out, &mut err);
         (
             code,
             String::from_utf8(out).unwrap(),
@@ -96,7 +89,8 @@ mod tests {
 
     #[test]
     fn unreadable_input_exits_2() {
-        let dir = tempfile_dir();
+        let scratch = tempfile::tempdir().unwrap();
+        let dir = scratch.path();
         let junk = dir.join("junk-1.0-py3-none-any.whl");
         std::fs::write(&junk, b"not a zip").unwrap();
         let (code, out, err) = run_cli(&[junk.to_str().unwrap()]);
@@ -107,7 +101,6 @@ mod tests {
         let (code, _, err) = run_cli(&[dir.join("missing.whl").to_str().unwrap()]);
         assert_eq!(code, 2);
         assert!(err.contains("cannot open"), "{err}");
-        std::fs::remove_dir_all(dir).unwrap();
     }
 
     #[test]
@@ -119,14 +112,7 @@ mod tests {
 
     #[test]
     fn usage_errors_are_rejected_by_clap() {
-        assert!(Cli::try_parse_from(["check"]).is_err());
-        assert!(Cli::try_parse_from(["check", "a.whl", "--bogus"]).is_err());
-    }
-
-    /// A private scratch directory (no tempfile dependency in this crate).
-    fn tempfile_dir() -> PathBuf {
-        let d = std::env::temp_dir().join(format!("rocm-wheel-check-test-{}", std::process::id()));
-        std::fs::create_dir_all(&d).unwrap();
-        d
+        assert!(parse_args::<Args>("check", &[]).is_err());
+        assert!(parse_args::<Args>("check", &["a.whl", "--bogus"]).is_err());
     }
 }

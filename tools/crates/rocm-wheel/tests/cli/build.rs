@@ -120,8 +120,8 @@ fn writes_the_wheel_the_manifest_names() {
 
     // The reference unpacker verifies every RECORD hash and size.
     let unpacked = dir.join("unpacked");
-    tool_ok(
-        std::process::Command::new(venv_tool("wheel"))
+    run_stdout(
+        std::process::Command::new(venv_bin("wheel"))
             .args(["unpack", "--dest"])
             .arg(&unpacked)
             .arg(&wheel),

@@ -138,7 +138,7 @@ fn write_list_extract_inspect() {
     );
 
     // The reference tool reads what we wrote and agrees on the contents.
-    let listed = tool_ok(llvm_cmd("clang-offload-bundler").current_dir(dir).args([
+    let listed = run_stdout(llvm_cmd("clang-offload-bundler").current_dir(dir).args([
         "-list",
         "-type=o",
         "-input=k.none.hipfb",
@@ -146,7 +146,7 @@ fn write_list_extract_inspect() {
     let mut listed: Vec<&str> = listed.lines().collect();
     listed.sort();
     assert_eq!(listed, [ID906, ID90A, &format!("host-{HOST}-")[..]]);
-    tool_ok(llvm_cmd("clang-offload-bundler").current_dir(dir).args([
+    run_stdout(llvm_cmd("clang-offload-bundler").current_dir(dir).args([
         "-unbundle",
         "-type=o",
         "-input=k.none.hipfb",
@@ -159,7 +159,7 @@ fn write_list_extract_inspect() {
     );
     // The reference tool, called the way clang's HIP driver calls it
     // (host entry `host-<triple>-`), writes the very same bytes.
-    tool_ok(llvm_cmd("clang-offload-bundler").current_dir(dir).args([
+    run_stdout(llvm_cmd("clang-offload-bundler").current_dir(dir).args([
         "-type=o",
         "-bundle-align=4096",
         &format!("-targets=host-{HOST}-,{ID906},{ID90A}"),
@@ -178,7 +178,7 @@ fn write_list_extract_inspect() {
     // write` compressed, and `bundle list|extract` read what the tool
     // compresses (`-compress`, zstd, CCOB v2 by default and v3 on request).
     for compress in ["zstd", "zlib"] {
-        tool_ok(llvm_cmd("clang-offload-bundler").current_dir(dir).args([
+        run_stdout(llvm_cmd("clang-offload-bundler").current_dir(dir).args([
             "-unbundle",
             "-type=o",
             &format!("-input=k.{compress}.hipfb"),
@@ -193,7 +193,7 @@ fn write_list_extract_inspect() {
     }
     for version in ["2", "3"] {
         let z = format!("ref.v{version}.hipfb");
-        tool_ok(
+        run_stdout(
             llvm_cmd("clang-offload-bundler")
                 .current_dir(dir)
                 .env("COMPRESSED_BUNDLE_FORMAT_VERSION", version)
@@ -579,7 +579,7 @@ fn hip_shared_object_carries_the_bundle() {
          int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) x[i] += 1.0f;\n}\n",
     )
     .unwrap();
-    tool_ok(llvm_cmd("clang++").current_dir(dir).args([
+    run_stdout(llvm_cmd("clang++").current_dir(dir).args([
         "-x",
         "hip",
         "--cuda-host-only",
@@ -595,7 +595,7 @@ fn hip_shared_object_carries_the_bundle() {
         "-o",
         "k.host.o",
     ]));
-    tool_ok(
+    run_stdout(
         llvm_cmd("clang++")
             .current_dir(dir)
             .args(["-shared", "k.host.o", "-o", "libk.so"]),

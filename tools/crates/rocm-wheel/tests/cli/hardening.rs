@@ -166,7 +166,7 @@ fn payload(rng: &mut Rng, len: usize) -> Vec<u8> {
 }
 
 fn sha256_file(p: &Path) -> String {
-    tool_ok(Command::new("sha256sum").arg(p))
+    run_stdout(Command::new("sha256sum").arg(p))
         .split_whitespace()
         .next()
         .unwrap()

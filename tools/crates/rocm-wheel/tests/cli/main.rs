@@ -20,10 +20,8 @@ use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-#[path = "../../../../test-support/shared.rs"]
-mod shared;
 #[allow(unused_imports)] // each test binary uses its own subset
-pub use shared::*;
+pub use test_support::*;
 
 /// The binary under test, built by cargo for this test run.
 pub const BIN: &str = env!("CARGO_BIN_EXE_rocm-wheel");
@@ -120,21 +118,6 @@ pub fn run_cmd(cmd: &mut Command) -> Out {
     }
 }
 
-/// Runs an external tool, panicking with its output if it fails.
-#[track_caller]
-pub fn tool_ok(cmd: &mut Command) -> String {
-    let out = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e} (run `make setup` first)"));
-    assert!(
-        out.status.success(),
-        "{cmd:?} failed:\n{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
 /// Every file under `dir` (dot files included) with its contents: a failed
 /// command must leave this unchanged — input untouched, no output, no
 /// leftover temporary file.
@@ -178,35 +161,12 @@ pub fn tempdir() -> tempfile::TempDir {
         .unwrap()
 }
 
-pub fn repo_root() -> PathBuf {
-    // tools/crates/rocm-wheel -> repository root
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .ancestors()
-        .nth(3)
-        .unwrap()
-        .to_path_buf()
-}
-
-/// `bin/<name>` of the project venv (`ROCM_WHEEL_VENV` overrides).
-pub fn venv_tool(name: &str) -> PathBuf {
-    let venv = std::env::var_os("ROCM_WHEEL_VENV")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo_root().join(".venv"));
-    let p = venv.join("bin").join(name);
-    assert!(
-        p.exists(),
-        "{} not found: run `make setup` first (or set ROCM_WHEEL_VENV)",
-        p.display()
-    );
-    p
-}
-
 /// A small x86-64 shared library, compiled with gcc into `dir`.
 pub fn host_so(dir: &Path, name: &str) -> PathBuf {
     let src = dir.join(format!("{name}.c"));
     std::fs::write(&src, "int answer(void) { return 42; }\n").unwrap();
     let out = dir.join(name);
-    tool_ok(
+    run_stdout(
         Command::new("gcc")
             .args(["-shared", "-fPIC", "-O1", "-o"])
             .arg(&out)
@@ -224,19 +184,6 @@ __global__ void add1(float *x, int n) {
 }
 "#;
 
-/// The AMDGPU device libraries of LLVM 21 (Debian's rocm-device-libs-21
-/// puts them into clang's resource directory).
-pub fn bitcode() -> PathBuf {
-    let dir = PathBuf::from(tool_ok(llvm_cmd("clang").arg("-print-resource-dir")).trim())
-        .join("amdgcn/bitcode");
-    assert!(
-        dir.join("ocml.bc").exists(),
-        "no AMDGPU device libraries in {} (rocm-device-libs-21): run the tests inside the build root (scripts/buildroot)",
-        dir.display()
-    );
-    dir
-}
-
 /// A plain AMDGPU code object for `arch`, compiled by LLVM 21's clang++.
 /// Kept under cargo's per-target scratch directory (keyed by arch), so a
 /// rerun does not recompile; written atomically because tests run in
@@ -251,27 +198,8 @@ pub fn code_object(arch: &str) -> PathBuf {
     let work = tempfile::tempdir_in(&cache).unwrap();
     let src = work.path().join("k.hip");
     std::fs::write(&src, KERNEL).unwrap();
-    let tmp = work.path().join("k.co");
-    tool_ok(
-        llvm_cmd("clang++")
-            .args(["-x", "hip", "--cuda-device-only", "--no-gpu-bundle-output"])
-            .arg(format!("--offload-arch={arch}"))
-            .arg("--rocm-path=/usr")
-            .arg(format!("--rocm-device-lib-path={}", bitcode().display()))
-            .args(["-O2", "-c"])
-            .arg(&src)
-            .arg("-o")
-            .arg(&tmp),
-    );
-    std::fs::rename(&tmp, &out).unwrap();
+    hip_code_object(&src, arch, &out);
     out
-}
-
-/// Copies `src` into `dir` under `name`.
-pub fn copy_in(src: &Path, dir: &Path, name: &str) -> PathBuf {
-    let p = dir.join(name);
-    std::fs::copy(src, &p).unwrap();
-    p
 }
 
 /// Runs `argv` so that directory permissions apply even to root: root

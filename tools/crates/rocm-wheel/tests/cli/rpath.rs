@@ -6,7 +6,7 @@ use std::process::Command;
 
 /// The RUNPATH / RPATH lines of `readelf -d`, as `KIND value`.
 fn readelf_paths(file: &Path) -> Vec<String> {
-    let out = tool_ok(Command::new("readelf").arg("-d").arg(file));
+    let out = run_stdout(Command::new("readelf").arg("-d").arg(file));
     out.lines()
         .filter_map(|l| {
             let kind = if l.contains("(RUNPATH)") {
@@ -110,7 +110,7 @@ fn set_show_remove_round_trip() {
     )
     .unwrap();
     std::fs::rename(dir.join("librm.so"), dir.join("libfinal.so")).unwrap();
-    tool_ok(Command::new("gcc").current_dir(dir).args([
+    run_stdout(Command::new("gcc").current_dir(dir).args([
         "main.c",
         "-L.",
         "-lfinal",
@@ -218,7 +218,7 @@ fn bad_inputs_fail_and_leave_files_alone() {
     std::fs::remove_file(dir.join("m.c")).unwrap();
     // An object file is not linked: it has no run-time search path.
     std::fs::write(dir.join("o.c"), "int f(void) { return 1; }\n").unwrap();
-    tool_ok(
+    run_stdout(
         Command::new("gcc")
             .current_dir(dir)
             .args(["-c", "o.c", "-o", "obj.o"]),

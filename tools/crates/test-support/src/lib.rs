@@ -1,0 +1,169 @@
+//! Helpers the tests of several crates share: where the project's tools
+//! are (the venv, LLVM 21, the AMDGPU device libraries), running them, and
+//! building small GPU code objects with them. A missing tool fails the test
+//! with how to get it; nothing is skipped.
+//!
+//! Only ever a dev-dependency: nothing here is part of `rocm-wheel`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+/// How to get the tools these tests run.
+pub const HOW_TO_GET: &str = "run the tests inside the build root, which has all of them: \
+     scripts/buildroot cargo test --manifest-path tools/Cargo.toml --locked --workspace";
+
+/// The repository root (this crate is `tools/crates/test-support`).
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .ancestors()
+        .nth(3)
+        .unwrap()
+        .to_path_buf()
+}
+
+/// The project venv: `$ROCM_WHEEL_VENV`, else `<repo>/.venv` (made by
+/// `make setup`). Not checked: see [`venv_bin`].
+pub fn venv() -> PathBuf {
+    std::env::var_os("ROCM_WHEEL_VENV")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo_root().join(".venv"))
+}
+
+/// `bin/<tool>` of the project venv; panics with the fix if it is missing.
+pub fn venv_bin(tool: &str) -> PathBuf {
+    let p = venv().join("bin").join(tool);
+    assert!(
+        p.exists(),
+        "{} not found: run `make setup` first (or point ROCM_WHEEL_VENV at a venv that has it)",
+        p.display()
+    );
+    p
+}
+
+/// A directory under `tools/target/test-cache` for downloads and other
+/// slow-to-make inputs, so reruns are offline and fast.
+pub fn test_cache(sub: &str) -> PathBuf {
+    let d = repo_root().join("tools/target/test-cache").join(sub);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// A tool of LLVM 21 where Debian installs it (clang-21, lld-21, llvm-21):
+/// the compiler of the build root; panics with how to get it if missing.
+pub fn llvm(name: &str) -> PathBuf {
+    let p = Path::new("/usr/lib/llvm-21/bin").join(name);
+    assert!(p.exists(), "{} not found: {HOW_TO_GET}", p.display());
+    p
+}
+
+/// A command for an LLVM 21 tool, without the environment variables that
+/// change what clang and clang-offload-bundler write (compression), so the
+/// caller's command line alone decides.
+pub fn llvm_cmd(name: &str) -> Command {
+    let mut c = Command::new(llvm(name));
+    for v in [
+        "OFFLOAD_BUNDLER_COMPRESS",
+        "OFFLOAD_BUNDLER_COMPRESSION_LEVEL",
+        "OFFLOAD_BUNDLER_VERBOSE",
+        "OFFLOAD_BUNDLER_IGNORE_ENV_VAR",
+        "COMPRESSED_BUNDLE_FORMAT_VERSION",
+    ] {
+        c.env_remove(v);
+    }
+    c
+}
+
+/// Runs a command, panicking with its output if it cannot start or fails.
+#[track_caller]
+pub fn run(cmd: &mut Command) -> Output {
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e} ({HOW_TO_GET})"));
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed: {}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// [`run`], returning stdout as text.
+#[track_caller]
+pub fn run_stdout(cmd: &mut Command) -> String {
+    String::from_utf8_lossy(&run(cmd).stdout).into_owned()
+}
+
+/// The AMDGPU device libraries (ocml.bc, ...) of LLVM 21: Debian's
+/// rocm-device-libs-21 installs them into clang's resource directory.
+pub fn bitcode() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = PathBuf::from(run_stdout(llvm_cmd("clang").arg("-print-resource-dir")).trim())
+            .join("amdgcn/bitcode");
+        assert!(
+            dir.join("ocml.bc").exists(),
+            "no AMDGPU device libraries in {} (Debian package rocm-device-libs-21): {HOW_TO_GET}",
+            dir.display()
+        );
+        dir
+    })
+}
+
+/// Compiles the HIP source `src` into a plain AMDGPU code object for `arch`
+/// with LLVM 21's HIP driver and the device libraries. `out` appears whole
+/// or not at all, so tests running in parallel may share it as a cache.
+pub fn hip_code_object(src: &Path, arch: &str, out: &Path) {
+    produce(out, |tmp| {
+        run(llvm_cmd("clang++")
+            .args(["-x", "hip", "--cuda-device-only", "--no-gpu-bundle-output"])
+            .arg(format!("--offload-arch={arch}"))
+            .arg("--rocm-path=/usr")
+            .arg(format!("--rocm-device-lib-path={}", bitcode().display()))
+            .args(["-O2", "-c"])
+            .arg(src)
+            .arg("-o")
+            .arg(tmp));
+    });
+}
+
+/// Makes `out` atomically: `make` writes a temporary file next to it (a
+/// tool's `-o`), which replaces `out` only once `make` returns.
+pub fn produce(out: &Path, make: impl FnOnce(&Path)) {
+    let file = atomic_write::AtomicFile::create(out).unwrap();
+    make(file.temp_path());
+    file.commit(0o644).unwrap();
+}
+
+/// Copies `src` into `dir` under `name` and returns the copy's path.
+pub fn copy_in(src: &Path, dir: &Path, name: &str) -> PathBuf {
+    let dst = dir.join(name);
+    std::fs::copy(src, &dst).unwrap_or_else(|e| panic!("cannot copy {}: {e}", src.display()));
+    dst
+}
+
+/// The fuzz crate under `crate_dir` has its own lock file (it is not a
+/// workspace member): it must list the crate's dependencies as they are, or
+/// `cargo fuzz` with `--locked` stops.
+pub fn assert_fuzz_lock_file_current(crate_dir: &Path) {
+    let manifest = crate_dir.join("fuzz/Cargo.toml");
+    let out = Command::new(env!("CARGO"))
+        .args([
+            "metadata",
+            "--locked",
+            "--format-version",
+            "1",
+            "--manifest-path",
+        ])
+        .arg(&manifest)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{} is out of date; run `cargo update --workspace --offline --manifest-path {}`:\n{}",
+        manifest.with_file_name("Cargo.lock").display(),
+        manifest.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
