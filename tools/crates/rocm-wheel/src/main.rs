@@ -28,6 +28,8 @@ enum Command {
     Bundle(cmd::bundle::Args),
     /// Describe a wheel, shared object or object file.
     Inspect(cmd::inspect::Args),
+    /// Keep only some GPU families' device code in a wheel.
+    Thin(cmd::thin::Args),
 }
 
 fn main() -> std::process::ExitCode {
@@ -38,6 +40,7 @@ fn main() -> std::process::ExitCode {
         Command::Check(a) => return std::process::ExitCode::from(cmd::check::run(a)),
         Command::Bundle(a) => cmd::bundle::run(a),
         Command::Inspect(a) => cmd::inspect::run(a),
+        Command::Thin(a) => cmd::thin::run(a),
     };
     // Returning (not `process::exit`) runs every destructor first.
     match result {

@@ -3,3 +3,4 @@ pub mod bundle;
 pub mod check;
 pub mod inspect;
 pub mod rpath;
+pub mod thin;
