@@ -157,8 +157,11 @@ def expand_gfx(value, flag = "--//:gfx"):
     return struct(targets = sort_gfx_targets(found.keys()), error = None)
 
 def families_json():
-    """The table as JSON, the form the Rust tools read (a copy is checked in
-    under tools/; //tests/gfx:families_json_test keeps it equal to this)."""
+    """The table as JSON, the form the Rust tools read.
+
+    A copy is checked in under tools/; //tests/gfx:families_json_test keeps
+    it equal to this.
+    """
     return json.encode_indent({
         "families": FAMILIES,
         "legacy_families": LEGACY_FAMILIES,

@@ -139,8 +139,7 @@ pub fn find_hip_fatbin<R: Read + Seek>(f: &mut R) -> Result<Option<(u64, u64)>> 
     let u32_at = |b: &[u8], o: usize| u32::from_le_bytes(b[o..o + 4].try_into().unwrap()) as u64;
     let u64_at = |b: &[u8], o: usize| u64::from_le_bytes(b[o..o + 8].try_into().unwrap());
     let shoff = u64_at(&eh, 40);
-    let (shentsize, mut shnum, mut shstrndx) =
-        (u16_at(&eh, 58), u16_at(&eh, 60), u16_at(&eh, 62));
+    let (shentsize, mut shnum, mut shstrndx) = (u16_at(&eh, 58), u16_at(&eh, 60), u16_at(&eh, 62));
     if shoff == 0 {
         return Ok(None);
     }

@@ -64,8 +64,8 @@ pub fn run(args: Args) -> Result<()> {
         .iter()
         .flat_map(|r| r.targets.iter().cloned())
         .collect();
-    let f = File::open(&args.input)
-        .with_context(|| format!("cannot open {}", args.input.display()))?;
+    let f =
+        File::open(&args.input).with_context(|| format!("cannot open {}", args.input.display()))?;
     let mut zip = zip::ZipArchive::new(BufReader::new(f))
         .with_context(|| format!("{}: not a zip archive", args.input.display()))?;
     let names: Vec<String> = zip.file_names().map(str::to_string).collect();
@@ -239,7 +239,10 @@ pub fn run(args: Args) -> Result<()> {
                 w.write_all(text.as_bytes())?;
                 changed.insert(
                     new_name.clone(),
-                    (record_hash(&Sha256::digest(text.as_bytes())), text.len() as u64),
+                    (
+                        record_hash(&Sha256::digest(text.as_bytes())),
+                        text.len() as u64,
+                    ),
                 );
                 continue;
             }
