@@ -121,9 +121,12 @@ pub fn run(args: Args) -> Result<()> {
         let member = m.name().to_string();
         let mut file = tempfile::tempfile_in(&out_dir)
             .with_context(|| format!("cannot create a temporary file in {}", out_dir.display()))?;
-        file.write_all(&magic)?;
-        std::io::copy(&mut m, &mut BufWriter::new(&mut file))
-            .with_context(|| format!("cannot unpack {member}"))?;
+        {
+            let mut w = BufWriter::new(&mut file);
+            w.write_all(&magic)?;
+            std::io::copy(&mut m, &mut w).with_context(|| format!("cannot unpack {member}"))?;
+            w.flush()?;
+        }
         drop(m);
         let Some(section) = find_hip_fatbin(&mut file).with_context(|| member.clone())? else {
             continue;
