@@ -81,8 +81,9 @@ for opts in "-h -S -l" "-r" "--dyn-syms -s" "-d -V -n"; do
   diff <("$LLVM/llvm-readelf" --wide $opts "$a") <("$LLVM/llvm-readelf" --wide $opts "$b") >"$tmp/readelf.diff" ||
     fail "llvm-readelf $opts differs: $(head -5 "$tmp/readelf.diff")"
 done
-read -r off size < <("$LLVM/llvm-readelf" --wide -S "$a" | awk '$2 == ".hip_fatbin" { print strtonum("0x" $5), strtonum("0x" $6) }')
-[[ -n ${off:-} && -n ${size:-} ]] || fail "no .hip_fatbin in $so"
+read -r off size < <("$LLVM/llvm-readelf" --wide -S "$a" | awk '{ for (i = 1; i < NF; i++) if ($i == ".hip_fatbin") print $(i + 3), $(i + 4) }') ||
+  fail "no .hip_fatbin in $so"
+off=$((16#$off)) size=$((16#$size))
 [[ $(stat -c %s "$a") == $(stat -c %s "$b") ]] || fail "the plugin changed size"
 cmp -n "$off" "$a" "$b" >/dev/null || fail "the plugin differs before .hip_fatbin (offset $off)"
 cmp -i "$((off + size))" "$a" "$b" >/dev/null || fail "the plugin differs after .hip_fatbin"

@@ -193,8 +193,8 @@ pub fn run(args: Args) -> Result<()> {
     let keep_fn = |p: &str| keep.contains(p);
     atomic_write::AtomicFile::write_with(&args.output, 0o644, |out| {
         let mut w = zip::ZipWriter::new(BufWriter::new(out));
-        for i in 0..zip.len() {
-            let name = names[i].clone();
+        for (i, name) in names.iter().enumerate() {
+            let name = name.clone();
             if name == record_name {
                 continue;
             }
