@@ -130,6 +130,6 @@ expect_error() {
   grep -qF -- "$want" "$tmp/err" || fail "thin $*: message lacks '$want': $(cat "$tmp/err")"
 }
 mkdir "$tmp/refused"
-expect_error "the wheel has code for gfx900" --gfx gfx90c "$fat" -o "$tmp/refused/$WHL"
+expect_error "the wheel has code for gfx900, gfx906, gfx908, gfx90a, gfx90c" --gfx gfx1250 "$fat" -o "$tmp/refused/$WHL"
 [[ -z $(ls -A "$tmp/refused") ]] || fail "a refused thin left files: $(ls -A "$tmp/refused")"
 echo "PASS"
