@@ -207,14 +207,7 @@ pub fn run(args: Args) -> Result<()> {
                     u.file.seek(SeekFrom::Start(u.section.0))?;
                     u.file.write_all(&data)?;
                     drop(data);
-                    let m = zip.by_index_raw(i)?;
-                    let opts = SimpleFileOptions::default()
-                        .compression_method(zip::CompressionMethod::Deflated)
-                        .compression_level(Some(6))
-                        .last_modified_time(m.last_modified().unwrap_or_default())
-                        .unix_permissions(m.unix_mode().unwrap_or(0o644))
-                        .large_file(m.size() >= 0xFFFF_FFFF);
-                    drop(m);
+                    let opts = options_of(&mut zip, i)?;
                     w.start_file(new_name.as_str(), opts)?;
                     u.file.seek(SeekFrom::Start(0))?;
                     let mut hasher = HashWriter {
@@ -231,14 +224,7 @@ pub fn run(args: Args) -> Result<()> {
             }
             if rename.is_some() && name == metadata_name {
                 let text = rename_metadata(&metadata, rename.as_deref().unwrap())?;
-                let m = zip.by_index_raw(i)?;
-                let opts = SimpleFileOptions::default()
-                    .compression_method(zip::CompressionMethod::Deflated)
-                    .compression_level(Some(6))
-                    .last_modified_time(m.last_modified().unwrap_or_default())
-                    .unix_permissions(m.unix_mode().unwrap_or(0o644));
-                drop(m);
-                w.start_file(new_name.as_str(), opts)?;
+                w.start_file(new_name.as_str(), options_of(&mut zip, i)?)?;
                 w.write_all(text.as_bytes())?;
                 changed.insert(
                     new_name.clone(),
@@ -257,14 +243,11 @@ pub fn run(args: Args) -> Result<()> {
             }
         }
         let new_record = rewrite_record(&record_text, &rename_member, &changed)?;
-        let m = zip.by_index_raw(names.iter().position(|n| *n == record_name).unwrap())?;
-        let opts = SimpleFileOptions::default()
-            .compression_method(zip::CompressionMethod::Deflated)
-            .compression_level(Some(6))
-            .last_modified_time(m.last_modified().unwrap_or_default())
-            .unix_permissions(m.unix_mode().unwrap_or(0o644));
-        drop(m);
-        w.start_file(rename_member(&record_name).as_str(), opts)?;
+        let record_index = names.iter().position(|n| *n == record_name).unwrap();
+        w.start_file(
+            rename_member(&record_name).as_str(),
+            options_of(&mut zip, record_index)?,
+        )?;
         w.write_all(new_record.as_bytes())?;
         w.finish()?.flush()?;
         Ok(())
@@ -293,6 +276,18 @@ pub fn run(args: Args) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// How a rewritten member is stored: deflated, with the original's time
+/// and permissions (so equal input gives equal output).
+fn options_of<R: Read + Seek>(zip: &mut zip::ZipArchive<R>, i: usize) -> Result<SimpleFileOptions> {
+    let m = zip.by_index_raw(i)?;
+    Ok(SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated)
+        .compression_level(Some(6))
+        .last_modified_time(m.last_modified().unwrap_or_default())
+        .unix_permissions(m.unix_mode().unwrap_or(0o644))
+        .large_file(m.size() >= 0xFFFF_FFFF))
 }
 
 fn file_name(p: &Path) -> Result<String> {

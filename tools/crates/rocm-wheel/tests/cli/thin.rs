@@ -167,34 +167,23 @@ fn renames_the_distribution() {
     let dir = d.path();
     wheel(dir, &[("libk.so", &[ID906, ID90A], "zstd")]);
     let out = "demo_gfx90a_dcgpu-1.0-py3-none-manylinux_2_17_x86_64.whl";
-    rw(
-        dir,
-        &[
-            "thin",
-            "--gfx",
-            "gfx90a-dcgpu",
-            "--name-suffix",
-            "gfx90a-dcgpu",
-            WHEEL,
-            "-o",
-            "wrong-1.0-py3-none-any.whl",
-        ],
-    )
-    .fails(1, &format!("the output must be named {out}"));
-    rw(
-        dir,
-        &[
-            "thin",
-            "--gfx",
-            "gfx90a-dcgpu",
-            "--name-suffix",
-            "gfx90a-dcgpu",
-            WHEEL,
-            "-o",
-            out,
-        ],
-    )
-    .success();
+    let thin = |o: &str| {
+        rw(
+            dir,
+            &[
+                "thin",
+                "--gfx",
+                "gfx90a-dcgpu",
+                "--name-suffix",
+                "gfx90a-dcgpu",
+                WHEEL,
+                "-o",
+                o,
+            ],
+        )
+    };
+    thin("wrong-1.0-py3-none-any.whl").fails(1, &format!("the output must be named {out}"));
+    thin(out).success();
     let v = inspect(dir, out);
     assert_eq!(v["wheel"]["name"], "demo-gfx90a-dcgpu");
     let meta = String::from_utf8(member(
