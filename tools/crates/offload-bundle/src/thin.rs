@@ -198,3 +198,91 @@ pub fn find_hip_fatbin<R: Read + Seek>(f: &mut R) -> Result<Option<(u64, u64)>> 
     }
     Ok(None)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::read::read_bundles;
+    use crate::Method;
+
+    /// Two bundles back to back, 4096-aligned, as a linker lays out
+    /// `.hip_fatbin`: one of each given format.
+    fn section(formats: &[Option<(Method, u16)>]) -> Vec<u8> {
+        let entries: Vec<(&str, &[u8])> = vec![
+            ("host-x86_64-unknown-linux-gnu-", &[]),
+            ("hipv4-amdgcn-amd-amdhsa--gfx1200", &[1u8; 5000]),
+            ("hipv4-amdgcn-amd-amdhsa--gfx942", &[2u8; 7000]),
+            ("hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+", &[3u8; 300]),
+        ];
+        let plain = layout_uncompressed(&entries);
+        let mut out = Vec::new();
+        for f in formats {
+            out.resize(out.len().div_ceil(4096) * 4096, 0);
+            match f {
+                None => out.extend_from_slice(&plain),
+                Some((m, v)) => out.extend_from_slice(&compress(&plain, *m, *v, None).unwrap()),
+            }
+        }
+        out.resize(out.len().div_ceil(4096) * 4096, 0);
+        out
+    }
+
+    #[test]
+    fn every_format_keeps_its_format_offset_and_kept_code() {
+        let formats = [
+            None,
+            Some((Method::Zstd, 1)),
+            Some((Method::Zlib, 2)),
+            Some((Method::Zstd, 3)),
+        ];
+        let mut s = section(&formats);
+        let before = read_bundles(&s, &Limits::default()).unwrap();
+        let len = s.len();
+        let keep = |p: &str| p == "gfx1200" || p == "gfx90a";
+        let report = thin_section(&mut s, &keep, &Limits::default()).unwrap();
+        assert_eq!(s.len(), len);
+        let after = read_bundles(&s, &Limits::default()).unwrap();
+        assert_eq!(after.len(), formats.len());
+        for ((b, a), t) in before.iter().zip(&after).zip(&report) {
+            assert_eq!(a.start, b.start);
+            assert_eq!(
+                a.compressed.as_ref().map(|c| (c.method, c.version)),
+                b.compressed.as_ref().map(|c| (c.method, c.version))
+            );
+            let ids: Vec<&str> = a.entries.iter().map(|e| e.id.as_str()).collect();
+            assert_eq!(
+                ids,
+                [
+                    "host-x86_64-unknown-linux-gnu-",
+                    "hipv4-amdgcn-amd-amdhsa--gfx1200",
+                    "hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+"
+                ]
+            );
+            for e in &a.entries {
+                let old = b.entries.iter().find(|o| o.id == e.id).unwrap();
+                assert_eq!(a.entry_data(e), b.entry_data(old));
+            }
+            assert_eq!(t.kept, ["gfx1200", "gfx90a:xnack+"]);
+            assert_eq!(t.dropped, ["gfx942"]);
+            assert!(t.new_size < t.old_size);
+            // The freed bytes are zeros.
+            let end = (t.offset + t.old_size) as usize;
+            assert!(s[(t.offset + t.new_size) as usize..end]
+                .iter()
+                .all(|&c| c == 0));
+        }
+    }
+
+    #[test]
+    fn refuses_to_empty_a_bundle_and_leaves_the_section_alone() {
+        let mut s = section(&[Some((Method::Zstd, 3))]);
+        let orig = s.clone();
+        let e = thin_section(&mut s, &|p: &str| p == "gfx1100", &Limits::default()).unwrap_err();
+        let msg = format!("{e:#}");
+        assert!(
+            msg.contains("holds code only for gfx1200, gfx942, gfx90a:xnack+"),
+            "{msg}"
+        );
+        assert_eq!(s, orig);
+    }
+}
