@@ -29,6 +29,18 @@ enum Command {
     /// Describe a wheel, shared object or object file.
     Inspect(cmd::inspect::Args),
     /// Keep only some GPU families' device code in a wheel.
+    ///
+    /// Every ELF member's offload bundles (.hip_fatbin) keep the host entry
+    /// and the code objects of the requested targets, in the same format and
+    /// compression. Each bundle stays at its offset and the bytes it frees
+    /// become zeros, so host code, symbols, relocations and addresses are
+    /// byte-identical. The download shrinks (zeros compress to almost nothing
+    /// in the wheel); the installed size does not: each .so keeps its size,
+    /// with zeros where the dropped code objects were.
+    ///
+    /// Refused: a requested target no bundle contains (a family needs at
+    /// least one of its targets), a wheel without device code, and a bundle
+    /// that would keep no code object.
     Thin(cmd::thin::Args),
 }
 

@@ -21,18 +21,6 @@ use wheel_writer::names::{normalize_name, validate_name};
 use zip::write::SimpleFileOptions;
 
 #[derive(clap::Args)]
-#[command(
-    long_about = "Write a copy of a wheel whose GPU code covers only the given amdgpu \
-families or gfx targets.\n\n\
-Every ELF member's offload bundles (.hip_fatbin) keep the host entry and the code \
-objects of the requested targets, in the same format and compression. Each bundle \
-stays at its offset and the bytes it frees become zeros, so host code, symbols, \
-relocations and addresses are byte-identical. The download shrinks (zeros compress \
-to almost nothing in the wheel); the installed size does not: each .so keeps its \
-size, with zeros where the dropped code objects were.\n\n\
-Refused: a requested target no bundle contains (a family needs at least one of its \
-targets), a wheel without device code, and a bundle that would keep no code object."
-)]
 pub struct Args {
     /// amdgpu families (as in --//:gfx: gfx120X-all, gfx94X-dcgpu, …) and/or
     /// gfx targets (gfx1201), comma-separated.

@@ -241,3 +241,13 @@ fn refusals_leave_no_output() {
         .fails(1, "no member holds GPU code");
     assert_eq!(std::fs::read_dir(p.path().join("out")).unwrap().count(), 0);
 }
+
+#[test]
+fn help_says_what_happens_to_the_installed_size() {
+    let d = tempdir();
+    let help = rw(d.path(), &["thin", "--help"]).success().stdout;
+    assert!(
+        help.contains("the installed size does not: each .so keeps its size"),
+        "{help}"
+    );
+}
