@@ -1,6 +1,7 @@
 """Public API of rules_rocm. Everything else under rules/private is internal."""
 
 load("//rules/private:dist.bzl", _wheel_dist = "wheel_dist")
+load("//rules/private:family_wheels.bzl", _FamilyWheelsInfo = "FamilyWheelsInfo", _family_wheels = "family_wheels", _family_wheels_flag = "family_wheels_flag")
 load("//rules/private:gfx.bzl", _GfxInfo = "GfxInfo", _gfx_device_target_setting = "gfx_device_target_setting", _gfx_flag = "gfx_flag")
 load("//rules/private:gfx_families.bzl", _DEFAULT_GFX = "DEFAULT_GFX", _GFX_FAMILIES = "FAMILIES", _GFX_LEGACY_FAMILIES = "LEGACY_FAMILIES", _GFX_TARGETS = "GFX_TARGETS", _expand_gfx = "expand_gfx", _sort_gfx_targets = "sort_gfx_targets")
 load("//rules/private:hip.bzl", _HipInfo = "HipInfo", _hip_compression_flag = "hip_compression_flag", _hip_library = "hip_library")
@@ -30,6 +31,7 @@ DEFAULT_GFX = _DEFAULT_GFX
 GFX_FAMILIES = _GFX_FAMILIES
 GFX_LEGACY_FAMILIES = _GFX_LEGACY_FAMILIES
 GFX_TARGETS = _GFX_TARGETS
+FamilyWheelsInfo = _FamilyWheelsInfo
 GfxInfo = _GfxInfo
 HipInfo = _HipInfo
 PythonExtensionInfo = _PythonExtensionInfo
@@ -46,6 +48,8 @@ rocm_python_wheel = _rocm_python_wheel
 WheelFilesInfo = _WheelFilesInfo
 WheelInfo = _WheelInfo
 expand_gfx = _expand_gfx
+family_wheels = _family_wheels
+family_wheels_flag = _family_wheels_flag
 gfx_device_target_setting = _gfx_device_target_setting
 gfx_flag = _gfx_flag
 hip_compression_flag = _hip_compression_flag

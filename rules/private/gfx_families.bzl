@@ -155,3 +155,14 @@ def expand_gfx(value, flag = "--//:gfx"):
         for t in names[p]:
             found[t] = True
     return struct(targets = sort_gfx_targets(found.keys()), error = None)
+
+def families_json():
+    """The table as JSON, the form the Rust tools read.
+
+    A copy is checked in under tools/; //tests/gfx:families_json_test keeps
+    it equal to this.
+    """
+    return json.encode_indent({
+        "families": FAMILIES,
+        "legacy_families": LEGACY_FAMILIES,
+    }, indent = "  ") + "\n"

@@ -14,6 +14,9 @@ load("//rules:defs.bzl", "DEFAULT_GFX", "expand_gfx")
 load("//rules/private:gfx.bzl", "GfxInfo")
 
 # buildifier: disable=bzl-visibility
+load("//rules/private:gfx_families.bzl", "families_json")
+
+# buildifier: disable=bzl-visibility
 load("//rules/private:shell.bzl", "shell_quote")
 
 # Flag value -> its targets, written out by hand.
@@ -65,4 +68,14 @@ files_equal_test = rule(
     },
     test = True,
     doc = "`got` and `want` have the same content (diff -u).",
+)
+
+def _families_json_impl(ctx):
+    out = ctx.actions.declare_file(ctx.label.name + ".json")
+    ctx.actions.write(out, families_json())
+    return [DefaultInfo(files = depset([out]))]
+
+families_json_file = rule(
+    implementation = _families_json_impl,
+    doc = "The amdgpu_family table as JSON, as the Rust tools embed it.",
 )

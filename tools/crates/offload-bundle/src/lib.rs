@@ -18,7 +18,9 @@
 
 mod amdgpu;
 mod elf_layout;
+pub mod families;
 pub mod read;
+pub mod thin;
 pub mod write;
 
 pub use amdgpu::{

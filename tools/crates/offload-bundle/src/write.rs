@@ -43,7 +43,12 @@ pub fn build_uncompressed(host_triple: &str, devices: &[(String, Vec<u8>)]) -> R
     let host_id = host_entry_id(host_triple);
     let mut entries: Vec<(&str, &[u8])> = vec![(host_id.as_str(), &[])];
     entries.extend(devs.iter().map(|(id, d)| (id.as_str(), d.as_slice())));
+    Ok(layout_uncompressed(&entries))
+}
 
+/// Lays out an uncompressed bundle of `entries` in the given order, each
+/// entry's data aligned to [`BUNDLE_ALIGN`].
+pub(crate) fn layout_uncompressed(entries: &[(&str, &[u8])]) -> Vec<u8> {
     let header_len: u64 = MAGIC.len() as u64
         + 8
         + entries
@@ -55,7 +60,7 @@ pub fn build_uncompressed(host_triple: &str, devices: &[(String, Vec<u8>)]) -> R
     out.extend_from_slice(&(entries.len() as u64).to_le_bytes());
     let mut offsets = Vec::with_capacity(entries.len());
     let mut next = header_len;
-    for (id, data) in &entries {
+    for (id, data) in entries {
         let off = next.div_ceil(BUNDLE_ALIGN) * BUNDLE_ALIGN;
         offsets.push(off);
         next = off + data.len() as u64;
@@ -68,7 +73,7 @@ pub fn build_uncompressed(host_triple: &str, devices: &[(String, Vec<u8>)]) -> R
         out.resize(*off as usize, 0);
         out.extend_from_slice(data);
     }
-    Ok(out)
+    out
 }
 
 /// Refuses a level the method does not have. zstd itself would take 0 and
@@ -126,6 +131,13 @@ pub fn compress(
     out.extend_from_slice(&version.to_le_bytes());
     out.extend_from_slice(&method.raw().to_le_bytes());
     match version {
+        // Version 1 records no total size; readers find the next bundle.
+        1 => {
+            let Ok(usize32) = u32::try_from(bundle.len()) else {
+                bail!("bundle too large for compressed format version 1 (4 GiB limit)");
+            };
+            out.extend_from_slice(&usize32.to_le_bytes());
+        }
         2 => {
             let total = 24 + stream.len() as u64;
             let (Ok(total), Ok(usize32)) = (u32::try_from(total), u32::try_from(bundle.len()))
@@ -142,7 +154,7 @@ pub fn compress(
             out.extend_from_slice(&total.to_le_bytes());
             out.extend_from_slice(&(bundle.len() as u64).to_le_bytes());
         }
-        v => bail!("compressed bundle format version {v} cannot be written; use 2 or 3"),
+        v => bail!("compressed bundle format version {v} cannot be written; use 1, 2 or 3"),
     }
     out.extend_from_slice(&hash.to_le_bytes());
     out.extend_from_slice(&stream);

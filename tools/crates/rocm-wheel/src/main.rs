@@ -28,6 +28,20 @@ enum Command {
     Bundle(cmd::bundle::Args),
     /// Describe a wheel, shared object or object file.
     Inspect(cmd::inspect::Args),
+    /// Keep only some GPU families' device code in a wheel.
+    ///
+    /// Every ELF member's offload bundles (.hip_fatbin) keep the host entry
+    /// and the code objects of the requested targets, in the same format and
+    /// compression. Each bundle stays at its offset and the bytes it frees
+    /// become zeros, so host code, symbols, relocations and addresses are
+    /// byte-identical. The download shrinks (zeros compress to almost nothing
+    /// in the wheel); the installed size does not: each .so keeps its size,
+    /// with zeros where the dropped code objects were.
+    ///
+    /// Refused: a requested target no bundle contains (a family needs at
+    /// least one of its targets), a wheel without device code, and a bundle
+    /// that would keep no code object.
+    Thin(cmd::thin::Args),
 }
 
 fn main() -> std::process::ExitCode {
@@ -38,6 +52,7 @@ fn main() -> std::process::ExitCode {
         Command::Check(a) => return std::process::ExitCode::from(cmd::check::run(a)),
         Command::Bundle(a) => cmd::bundle::run(a),
         Command::Inspect(a) => cmd::inspect::run(a),
+        Command::Thin(a) => cmd::thin::run(a),
     };
     // Returning (not `process::exit`) runs every destructor first.
     match result {

@@ -592,6 +592,26 @@ fn write_bundles(s: &mut String, bundles: &[BundleInfo], targets: &BTreeMap<Stri
         bundles.len(),
         kinds.join(", ")
     );
+    // Per bundle, so a thinned wheel shows what each bundle kept.
+    for (i, b) in bundles.iter().enumerate() {
+        let ts: Vec<&str> = b
+            .entries
+            .iter()
+            .filter(|e| !e.target.is_empty())
+            .map(|e| e.target.as_str())
+            .collect();
+        let _ = writeln!(
+            s,
+            "    bundle #{i} at {:#x} ({} bytes): {}",
+            b.offset,
+            b.size,
+            if ts.is_empty() {
+                "no device code".to_string()
+            } else {
+                ts.join(", ")
+            }
+        );
+    }
     let _ = writeln!(s, "  gpu targets:");
     for (t, n) in targets {
         let plural = if *n == 1 { "" } else { "s" };

@@ -3,6 +3,7 @@ pub mod bundle;
 pub mod check;
 pub mod inspect;
 pub mod rpath;
+pub mod thin;
 
 /// Parses `argv` as the arguments of subcommand `name`: the command line
 /// the Bazel rules use, for in-process tests of a command.

@@ -571,35 +571,7 @@ fn hip_shared_object_carries_the_bundle() {
     let d = setup();
     let dir = d.path();
     write(dir, "k.hipfb", "zstd").success();
-    // The host half of a HIP library embeds the bundle in .hip_fatbin, as
-    // the hip_library rule builds it.
-    std::fs::write(
-        dir.join("k.hip"),
-        "#include <hip/hip_runtime.h>\n__global__ void add1(float *x, int n) {\n  \
-         int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) x[i] += 1.0f;\n}\n",
-    )
-    .unwrap();
-    run_stdout(llvm_cmd("clang++").current_dir(dir).args([
-        "-x",
-        "hip",
-        "--cuda-host-only",
-        "--offload-arch=gfx906",
-        "-fPIC",
-        "--rocm-path=/usr",
-        "-Xclang",
-        "-fcuda-include-gpubinary",
-        "-Xclang",
-        "k.hipfb",
-        "-c",
-        "k.hip",
-        "-o",
-        "k.host.o",
-    ]));
-    run_stdout(
-        llvm_cmd("clang++")
-            .current_dir(dir)
-            .args(["-shared", "k.host.o", "-o", "libk.so"]),
-    );
+    hip_so(dir, "k.hipfb", "libk.so");
     let listing = rw(dir, &["bundle", "list", "libk.so"]).success().stdout;
     let v = json(
         &rw(dir, &["bundle", "list", "--json", "libk.so"])
@@ -752,4 +724,36 @@ fn write_refuses_truncated_code_objects() {
         .fails(1, "truncated");
         assert_unchanged(dir, &before);
     }
+}
+
+/// A shared object whose host code embeds `hipfb` in .hip_fatbin, as the
+/// hip_library rule builds it.
+pub fn hip_so(dir: &Path, hipfb: &str, out: &str) {
+    std::fs::write(
+        dir.join("k.hip"),
+        "#include <hip/hip_runtime.h>\n__global__ void add1(float *x, int n) {\n  \
+         int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) x[i] += 1.0f;\n}\n",
+    )
+    .unwrap();
+    run_stdout(llvm_cmd("clang++").current_dir(dir).args([
+        "-x",
+        "hip",
+        "--cuda-host-only",
+        "--offload-arch=gfx906",
+        "-fPIC",
+        "--rocm-path=/usr",
+        "-Xclang",
+        "-fcuda-include-gpubinary",
+        "-Xclang",
+        hipfb,
+        "-c",
+        "k.hip",
+        "-o",
+        "k.host.o",
+    ]));
+    run_stdout(
+        llvm_cmd("clang++")
+            .current_dir(dir)
+            .args(["-shared", "k.host.o", "-o", out]),
+    );
 }

@@ -13,6 +13,7 @@ mod bundle;
 mod hardening;
 mod help;
 mod rpath;
+mod thin;
 mod wheel_readers;
 
 use std::collections::BTreeMap;

@@ -1,0 +1,109 @@
+"""family_wheels: one wheel per GPU family, thinned from one fat build.
+
+The fat wheel is built once, for every target of the listed families (an
+incoming transition sets --//:gfx to their union), and `rocm-wheel thin`
+writes one wheel per family from it: the same host code, only that family's
+code objects.
+
+Naming: each wheel's distribution is renamed to `<distribution>-<family>`
+(jax-rocm7-pjrt-gfx120X-all; file jax_rocm7_pjrt_gfx120x_all-…whl), as
+TheRock names its per-family packages. A name of its own is the only scheme
+that a package index (PyPI included) and pip both keep apart: a local version
+label (`+gfx120X`) is refused by PyPI and, on other indexes, pip picks the
+highest label rather than the user's GPU; a build tag only orders uploads of
+the same name and version. The cost: a requirement on the fat distribution's
+name is not met by a per-family wheel.
+"""
+
+load(":gfx_families.bzl", "expand_gfx")
+load(":toolchain.bzl", "ROCM_WHEEL_TOOLCHAIN_TYPE", "rocm_wheel_tool")
+load(":wheel.bzl", "WheelInfo", "wheel_file_name")
+
+FamilyWheelsInfo = provider(
+    doc = "Per-family wheels thinned from one fat wheel.",
+    fields = {
+        "by_family": "dict: family name -> File (.whl)",
+        "fat": "File: the wheel they were thinned from",
+    },
+)
+
+_GFX = str(Label("//:gfx"))
+
+def _all_families_impl(_settings, attr):
+    return {_GFX: ",".join(attr.families)}
+
+# The fat wheel carries the union of the families, whatever --//:gfx says.
+_all_families_transition = transition(
+    implementation = _all_families_impl,
+    inputs = [],
+    outputs = [_GFX],
+)
+
+def _family_wheels_impl(ctx):
+    if not ctx.attr.families:
+        fail("{}: families is empty; list amdgpu families such as gfx120X-all".format(ctx.label))
+    seen = {}
+    for f in ctx.attr.families:
+        expanded = expand_gfx(f, flag = "{} families".format(ctx.label))
+        if expanded.error:
+            fail(expanded.error)
+        if f in seen:
+            fail("{}: family {} is listed twice".format(ctx.label, f))
+        seen[f] = True
+    fat = ctx.attr.wheel[0]
+    if WheelInfo not in fat:
+        fail("{}: wheel {} is not a rocm_wheel".format(ctx.label, fat.label))
+    info = fat[WheelInfo]
+    tool = rocm_wheel_tool(ctx)
+    by_family = {}
+    for family in ctx.attr.families:
+        out = ctx.actions.declare_file(wheel_file_name(info.distribution + "-" + family, info.version, info.tag))
+        args = ctx.actions.args()
+        args.add("thin")
+        args.add("--gfx", family)
+        args.add("--name-suffix", family)
+        args.add(info.wheel)
+        args.add("-o", out)
+        ctx.actions.run(
+            executable = tool,
+            arguments = [args],
+            inputs = [info.wheel],
+            outputs = [out],
+            mnemonic = "RocmWheelThin",
+            progress_message = "Thinning %{label} to " + family,
+        )
+        by_family[family] = out
+    return [
+        DefaultInfo(files = depset(by_family.values())),
+        FamilyWheelsInfo(by_family = by_family, fat = info.wheel),
+    ]
+
+family_wheels = rule(
+    implementation = _family_wheels_impl,
+    attrs = {
+        "families": attr.string_list(
+            mandatory = True,
+            doc = "amdgpu families (or single gfx targets), one wheel each.",
+        ),
+        "wheel": attr.label(
+            mandatory = True,
+            cfg = _all_families_transition,
+            providers = [WheelInfo],
+            doc = "The fat rocm_wheel; built for the union of `families`.",
+        ),
+        "_allowlist_function_transition": attr.label(
+            default = "@bazel_tools//tools/allowlists/function_transition_allowlist",
+        ),
+    },
+    toolchains = [str(ROCM_WHEEL_TOOLCHAIN_TYPE)],
+    doc = "One wheel per GPU family from one fat wheel (`rocm-wheel thin`), each named <distribution>-<family>.",
+)
+
+def _bool_flag_impl(_ctx):
+    return []
+
+family_wheels_flag = rule(
+    implementation = _bool_flag_impl,
+    build_setting = config.bool(flag = True),
+    doc = "--//:family_wheels: //:wheels also offers the per-family wheels.",
+)

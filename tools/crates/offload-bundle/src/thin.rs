@@ -1,0 +1,288 @@
+//! Thinning a `.hip_fatbin` section in place: every bundle keeps the host
+//! entry and the code objects of the requested GPU processors, in its own
+//! format (uncompressed, or `CCOB` of the same version and method). Each
+//! bundle stays at its offset — the host code's fat-binary wrappers point at
+//! it — and the bytes it no longer needs become zeros, so nothing outside
+//! the bundles moves.
+
+use std::io::{Read, Seek, SeekFrom};
+
+use anyhow::{bail, Context, Result};
+
+use crate::read::{read_bundle, BundleIter, Limits};
+use crate::write::{compress, layout_uncompressed};
+
+/// What thinning did to one bundle.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct ThinnedBundle {
+    pub index: usize,
+    /// Offset of the bundle in the section.
+    pub offset: u64,
+    /// Bytes the bundle occupied before and occupies now (the rest of its
+    /// old extent is zeros).
+    pub old_size: u64,
+    pub new_size: u64,
+    /// Target ids kept and dropped, in bundle order.
+    pub kept: Vec<String>,
+    pub dropped: Vec<String>,
+}
+
+/// The device target ids of each bundle of `section` (headers only: no
+/// payload is decoded).
+pub fn section_targets(section: &[u8], limits: &Limits) -> Result<Vec<Vec<String>>> {
+    BundleIter::new(section, limits)
+        .headers_only()
+        .map(|b| {
+            b.map(|b| {
+                b.device_entries()
+                    .map(|e| e.parsed_id().target_id.to_string())
+                    .collect()
+            })
+        })
+        .collect()
+}
+
+/// Rewrites every bundle of `section` to keep only device entries whose
+/// processor `keep` accepts. Every bundle is checked before any byte is
+/// changed: a bundle that would lose all its code objects is an error and
+/// leaves `section` as it was. A later error (a corrupt payload) may leave
+/// it partly rewritten; callers work on a copy.
+pub fn thin_section(
+    section: &mut [u8],
+    keep: &dyn Fn(&str) -> bool,
+    limits: &Limits,
+) -> Result<Vec<ThinnedBundle>> {
+    let heads: Vec<_> = BundleIter::new(section, limits)
+        .headers_only()
+        .collect::<Result<_>>()?;
+    let mut plan = Vec::with_capacity(heads.len());
+    for (index, b) in heads.iter().enumerate() {
+        let (mut kept, mut dropped) = (Vec::new(), Vec::new());
+        for e in b.device_entries() {
+            let id = e.parsed_id();
+            if keep(id.processor()) {
+                kept.push(id.target_id.to_string());
+            } else {
+                dropped.push(id.target_id.to_string());
+            }
+        }
+        if kept.is_empty() && !dropped.is_empty() {
+            bail!(
+                "bundle #{index} (offset {}) holds code only for {}; keeping none of them would \
+                 leave it without a code object and its kernels could not load on any GPU. \
+                 Add one of its targets to --gfx",
+                b.start,
+                dropped.join(", ")
+            );
+        }
+        plan.push(ThinnedBundle {
+            index,
+            offset: b.start,
+            old_size: b.len,
+            new_size: b.len,
+            kept,
+            dropped,
+        });
+    }
+    for t in plan.iter_mut().filter(|t| !t.dropped.is_empty()) {
+        let (start, end) = (t.offset as usize, (t.offset + t.old_size) as usize);
+        let bytes = {
+            let full = read_bundle(&section[start..end], limits)
+                .with_context(|| format!("bundle #{} at offset {start}", t.index))?;
+            let entries: Vec<(&str, &[u8])> = full
+                .entries
+                .iter()
+                .filter(|e| {
+                    let id = e.parsed_id();
+                    id.is_host() || keep(id.processor())
+                })
+                .map(|e| (e.id.as_str(), full.entry_data(e)))
+                .collect();
+            let plain = layout_uncompressed(&entries);
+            match &full.compressed {
+                None => plain,
+                // The level of the original is not recorded; LLVM's default
+                // with long-distance matching is what clang writes.
+                Some(h) => compress(&plain, h.method, h.version, None)?,
+            }
+        };
+        if bytes.len() > end - start {
+            bail!(
+                "bundle #{} at offset {start}: the thinned bundle ({} bytes) is larger than the \
+                 original ({} bytes) and cannot stay in place; this wheel cannot be thinned \
+                 to these targets",
+                t.index,
+                bytes.len(),
+                end - start
+            );
+        }
+        section[start..start + bytes.len()].copy_from_slice(&bytes);
+        section[start + bytes.len()..end].fill(0);
+        t.new_size = bytes.len() as u64;
+    }
+    Ok(plan)
+}
+
+/// File offset and size of the `.hip_fatbin` section of a 64-bit
+/// little-endian ELF file, read from its headers alone (`None`: no such
+/// section, or one without file contents).
+pub fn find_hip_fatbin<R: Read + Seek>(f: &mut R) -> Result<Option<(u64, u64)>> {
+    let len = f.seek(SeekFrom::End(0))?;
+    let mut eh = [0u8; 64];
+    f.seek(SeekFrom::Start(0))?;
+    f.read_exact(&mut eh)
+        .context("truncated ELF: shorter than its 64-byte header")?;
+    if &eh[..4] != b"\x7fELF" || eh[4] != 2 || eh[5] != 1 {
+        bail!("only 64-bit little-endian ELF files hold .hip_fatbin sections this tool can thin");
+    }
+    let u16_at = |b: &[u8], o: usize| u16::from_le_bytes([b[o], b[o + 1]]) as u64;
+    let u32_at = |b: &[u8], o: usize| u32::from_le_bytes(b[o..o + 4].try_into().unwrap()) as u64;
+    let u64_at = |b: &[u8], o: usize| u64::from_le_bytes(b[o..o + 8].try_into().unwrap());
+    let shoff = u64_at(&eh, 40);
+    let (shentsize, mut shnum, mut shstrndx) = (u16_at(&eh, 58), u16_at(&eh, 60), u16_at(&eh, 62));
+    if shoff == 0 {
+        return Ok(None);
+    }
+    if shentsize < 64 {
+        bail!("corrupt ELF: e_shentsize is {shentsize}, an ELF64 section header has 64 bytes");
+    }
+    let read_at = |f: &mut R, off: u64, n: u64| -> Result<Vec<u8>> {
+        match off.checked_add(n) {
+            Some(e) if e <= len => {}
+            _ => bail!(
+                "truncated ELF: bytes {off}..{off}+{n} lie past the end of the file ({len} bytes)"
+            ),
+        }
+        let mut v = vec![0u8; n as usize];
+        f.seek(SeekFrom::Start(off))?;
+        f.read_exact(&mut v)?;
+        Ok(v)
+    };
+    let sh0 = read_at(f, shoff, 64)?;
+    if shnum == 0 {
+        shnum = u64_at(&sh0, 32);
+    }
+    if shstrndx == 0xffff {
+        shstrndx = u32_at(&sh0, 40);
+    }
+    let table = read_at(f, shoff, shnum.saturating_mul(shentsize))?;
+    if shstrndx >= shnum {
+        bail!("corrupt ELF: e_shstrndx is {shstrndx} but there are {shnum} sections");
+    }
+    let sh = |i: u64| &table[(i * shentsize) as usize..(i * shentsize + 64) as usize];
+    let names = {
+        let s = sh(shstrndx);
+        read_at(f, u64_at(s, 24), u64_at(s, 32))?
+    };
+    for i in 1..shnum {
+        let s = sh(i);
+        let name_off = u32_at(s, 0) as usize;
+        let name = names
+            .get(name_off..)
+            .and_then(|r| r.split(|&c| c == 0).next())
+            .unwrap_or_default();
+        if name == b".hip_fatbin" {
+            // SHT_NOBITS has no bytes in the file.
+            if u32_at(s, 4) == 8 {
+                return Ok(None);
+            }
+            let (off, size) = (u64_at(s, 24), u64_at(s, 32));
+            match off.checked_add(size) {
+                Some(e) if e <= len => return Ok(Some((off, size))),
+                _ => bail!(
+                    "truncated ELF: .hip_fatbin (bytes {off}..{off}+{size}) ends past the end \
+                     of the file ({len} bytes)"
+                ),
+            }
+        }
+    }
+    Ok(None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::read::read_bundles;
+    use crate::Method;
+
+    /// Two bundles back to back, 4096-aligned, as a linker lays out
+    /// `.hip_fatbin`: one of each given format.
+    fn section(formats: &[Option<(Method, u16)>]) -> Vec<u8> {
+        let entries: Vec<(&str, &[u8])> = vec![
+            ("host-x86_64-unknown-linux-gnu-", &[]),
+            ("hipv4-amdgcn-amd-amdhsa--gfx1200", &[1u8; 5000]),
+            ("hipv4-amdgcn-amd-amdhsa--gfx942", &[2u8; 7000]),
+            ("hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+", &[3u8; 300]),
+        ];
+        let plain = layout_uncompressed(&entries);
+        let mut out = Vec::new();
+        for f in formats {
+            out.resize(out.len().div_ceil(4096) * 4096, 0);
+            match f {
+                None => out.extend_from_slice(&plain),
+                Some((m, v)) => out.extend_from_slice(&compress(&plain, *m, *v, None).unwrap()),
+            }
+        }
+        out.resize(out.len().div_ceil(4096) * 4096, 0);
+        out
+    }
+
+    #[test]
+    fn every_format_keeps_its_format_offset_and_kept_code() {
+        let formats = [
+            None,
+            Some((Method::Zstd, 1)),
+            Some((Method::Zlib, 2)),
+            Some((Method::Zstd, 3)),
+        ];
+        let mut s = section(&formats);
+        let before = read_bundles(&s, &Limits::default()).unwrap();
+        let len = s.len();
+        let keep = |p: &str| p == "gfx1200" || p == "gfx90a";
+        let report = thin_section(&mut s, &keep, &Limits::default()).unwrap();
+        assert_eq!(s.len(), len);
+        let after = read_bundles(&s, &Limits::default()).unwrap();
+        assert_eq!(after.len(), formats.len());
+        for ((b, a), t) in before.iter().zip(&after).zip(&report) {
+            assert_eq!(a.start, b.start);
+            assert_eq!(
+                a.compressed.as_ref().map(|c| (c.method, c.version)),
+                b.compressed.as_ref().map(|c| (c.method, c.version))
+            );
+            let ids: Vec<&str> = a.entries.iter().map(|e| e.id.as_str()).collect();
+            assert_eq!(
+                ids,
+                [
+                    "host-x86_64-unknown-linux-gnu-",
+                    "hipv4-amdgcn-amd-amdhsa--gfx1200",
+                    "hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+"
+                ]
+            );
+            for e in &a.entries {
+                let old = b.entries.iter().find(|o| o.id == e.id).unwrap();
+                assert_eq!(a.entry_data(e), b.entry_data(old));
+            }
+            assert_eq!(t.kept, ["gfx1200", "gfx90a:xnack+"]);
+            assert_eq!(t.dropped, ["gfx942"]);
+            assert!(t.new_size < t.old_size);
+            // The freed bytes are zeros.
+            let end = (t.offset + t.old_size) as usize;
+            assert!(s[(t.offset + t.new_size) as usize..end]
+                .iter()
+                .all(|&c| c == 0));
+        }
+    }
+
+    #[test]
+    fn refuses_to_empty_a_bundle_and_leaves_the_section_alone() {
+        let mut s = section(&[Some((Method::Zstd, 3))]);
+        let orig = s.clone();
+        let e = thin_section(&mut s, &|p: &str| p == "gfx1100", &Limits::default()).unwrap_err();
+        let msg = format!("{e:#}");
+        assert!(
+            msg.contains("holds code only for gfx1200, gfx942, gfx90a:xnack+"),
+            "{msg}"
+        );
+        assert_eq!(s, orig);
+    }
+}

@@ -1,0 +1,445 @@
+//! `rocm-wheel thin`: a wheel with device code for some GPU families only.
+//!
+//! Members are streamed: unchanged ones are copied as their compressed
+//! bytes; an ELF member with offload bundles is unpacked to a temporary file
+//! next to the output, its `.hip_fatbin` section (only) read into memory,
+//! thinned in place and written back, and the file deflated into the new
+//! wheel. RECORD is rewritten for what changed and written last.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use base64::Engine;
+use offload_bundle::families::{expand, gfx_sort_key};
+use offload_bundle::thin::{find_hip_fatbin, section_targets, thin_section, ThinnedBundle};
+use offload_bundle::Limits;
+use sha2::{Digest, Sha256};
+use wheel_writer::names::{normalize_name, validate_name};
+use zip::write::SimpleFileOptions;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// amdgpu families (as in --//:gfx: gfx120X-all, gfx94X-dcgpu, …) and/or
+    /// gfx targets (gfx1201), comma-separated.
+    #[arg(long, value_name = "FAMILIES")]
+    gfx: String,
+    /// The wheel to thin.
+    input: PathBuf,
+    /// The output wheel (written atomically). Its file name must be the
+    /// wheel's own, or with --name-suffix the renamed distribution's.
+    #[arg(short, long)]
+    output: PathBuf,
+    /// Rename the distribution to NAME-SUFFIX (METADATA Name, the
+    /// .dist-info directory, the file name), e.g. gfx120X-all, so that an
+    /// index and pip tell per-family wheels apart.
+    #[arg(long, value_name = "SUFFIX")]
+    name_suffix: Option<String>,
+}
+
+/// An ELF member whose bundles hold device code, unpacked.
+struct Unpacked {
+    file: File,
+    section: (u64, u64),
+    targets: Vec<Vec<String>>,
+}
+
+pub fn run(args: Args) -> Result<()> {
+    let requested = expand(&args.gfx)?;
+    let keep: BTreeSet<String> = requested
+        .iter()
+        .flat_map(|r| r.targets.iter().cloned())
+        .collect();
+    let f =
+        File::open(&args.input).with_context(|| format!("cannot open {}", args.input.display()))?;
+    let mut zip = zip::ZipArchive::new(BufReader::new(f))
+        .with_context(|| format!("{}: not a zip archive", args.input.display()))?;
+    let names: Vec<String> = zip.file_names().map(str::to_string).collect();
+    let dist = wheel_inspect::find_dist_info(names.iter().map(String::as_str))?;
+    let record_name = format!("{dist}.dist-info/RECORD");
+    let metadata_name = format!("{dist}.dist-info/METADATA");
+    let input_name = file_name(&args.input)?;
+    let metadata = wheel_inspect::members::read_text(&mut zip, &metadata_name)?;
+    let (name, version) = wheel_inspect::wheel_identity(&input_name, &dist, &metadata)?;
+    let rename = match &args.name_suffix {
+        None => None,
+        Some(s) => {
+            let new_name = format!("{name}-{s}");
+            validate_name(&new_name).context("--name-suffix gives an invalid name")?;
+            Some(new_name)
+        }
+    };
+    let new_dist = match &rename {
+        Some(n) => format!("{}-{}", normalize_name(n), version.replace('-', "_")),
+        None => dist.clone(),
+    };
+    let expected_file = match &rename {
+        Some(n) => input_name.replacen(
+            input_name.split('-').next().unwrap_or_default(),
+            &normalize_name(n),
+            1,
+        ),
+        None => input_name.clone(),
+    };
+    if file_name(&args.output)? != expected_file {
+        bail!(
+            "-o {}: the output must be named {expected_file} (pip checks that the file name \
+             matches the wheel's name and version)",
+            args.output.display()
+        );
+    }
+    let out_dir = match args.output.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+
+    // Pass 1: unpack the members with device code and list their targets,
+    // so every refusal comes before anything is written.
+    let limits = Limits::default();
+    let mut unpacked: HashMap<usize, Unpacked> = HashMap::new();
+    for i in 0..zip.len() {
+        let mut m = zip.by_index(i)?;
+        let mut magic = [0u8; 4];
+        let n = read_up_to(&mut m, &mut magic)?;
+        if n < 4 || &magic != b"\x7fELF" {
+            continue;
+        }
+        let member = m.name().to_string();
+        let mut file = tempfile::tempfile_in(&out_dir)
+            .with_context(|| format!("cannot create a temporary file in {}", out_dir.display()))?;
+        {
+            let mut w = BufWriter::new(&mut file);
+            w.write_all(&magic)?;
+            std::io::copy(&mut m, &mut w).with_context(|| format!("cannot unpack {member}"))?;
+            w.flush()?;
+        }
+        drop(m);
+        let Some(section) = find_hip_fatbin(&mut file).with_context(|| member.clone())? else {
+            continue;
+        };
+        let data = read_range(&mut file, section)?;
+        let targets = section_targets(&data, &limits)
+            .with_context(|| format!("{member}: reading .hip_fatbin"))?;
+        if targets.iter().any(|t| !t.is_empty()) {
+            unpacked.insert(
+                i,
+                Unpacked {
+                    file,
+                    section,
+                    targets,
+                },
+            );
+        }
+    }
+    let mut present: BTreeSet<String> = BTreeSet::new();
+    for u in unpacked.values() {
+        for t in u.targets.iter().flatten() {
+            present.insert(t.split(':').next().unwrap_or_default().to_string());
+        }
+    }
+    if present.is_empty() {
+        bail!(
+            "{}: no member holds GPU code (no ELF file with offload bundles in .hip_fatbin); \
+             there is nothing to thin",
+            args.input.display()
+        );
+    }
+    let mut have: Vec<&String> = present.iter().collect();
+    have.sort_by_key(|t| gfx_sort_key(t));
+    let have = have
+        .iter()
+        .map(|s| s.as_str())
+        .collect::<Vec<_>>()
+        .join(", ");
+    for r in &requested {
+        if !r.targets.iter().any(|t| present.contains(t)) {
+            let what = if r.family {
+                format!("family {} ({})", r.name, r.targets.join(", "))
+            } else {
+                format!("target {}", r.name)
+            };
+            bail!(
+                "--gfx {}: no bundle of {input_name} holds code for {what}; the wheel has code \
+                 for {have}",
+                args.gfx
+            );
+        }
+    }
+
+    // Pass 2: write the new wheel; RECORD last.
+    let record_text = wheel_inspect::members::read_text(&mut zip, &record_name)?;
+    let rename_member = |n: &str| -> String {
+        match n.strip_prefix(&format!("{dist}.dist-info/")) {
+            Some(rest) if rename.is_some() => format!("{new_dist}.dist-info/{rest}"),
+            _ => n.to_string(),
+        }
+    };
+    let mut changed: BTreeMap<String, (String, u64)> = BTreeMap::new();
+    let mut report: Vec<(String, Vec<ThinnedBundle>)> = Vec::new();
+    let keep_fn = |p: &str| keep.contains(p);
+    atomic_write::AtomicFile::write_with(&args.output, 0o644, |out| {
+        let mut w = zip::ZipWriter::new(BufWriter::new(out));
+        for (i, name) in names.iter().enumerate() {
+            let name = name.clone();
+            if name == record_name {
+                continue;
+            }
+            let new_name = rename_member(&name);
+            if let Some(u) = unpacked.get_mut(&i) {
+                let mut data = read_range(&mut u.file, u.section)?;
+                let thinned = thin_section(&mut data, &keep_fn, &limits)
+                    .with_context(|| format!("{name}: .hip_fatbin"))?;
+                if thinned.iter().any(|t| !t.dropped.is_empty()) {
+                    u.file.seek(SeekFrom::Start(u.section.0))?;
+                    u.file.write_all(&data)?;
+                    drop(data);
+                    let opts = options_of(&mut zip, i)?;
+                    w.start_file(new_name.as_str(), opts)?;
+                    u.file.seek(SeekFrom::Start(0))?;
+                    let mut hasher = HashWriter {
+                        inner: &mut w,
+                        sha: Sha256::new(),
+                        n: 0,
+                    };
+                    std::io::copy(&mut BufReader::new(&mut u.file), &mut hasher)?;
+                    let (sha, n) = (hasher.sha.finalize(), hasher.n);
+                    changed.insert(new_name.clone(), (record_hash(&sha), n));
+                    report.push((name, thinned));
+                    continue;
+                }
+            }
+            if rename.is_some() && name == metadata_name {
+                let text = rename_metadata(&metadata, rename.as_deref().unwrap())?;
+                w.start_file(new_name.as_str(), options_of(&mut zip, i)?)?;
+                w.write_all(text.as_bytes())?;
+                changed.insert(
+                    new_name.clone(),
+                    (
+                        record_hash(&Sha256::digest(text.as_bytes())),
+                        text.len() as u64,
+                    ),
+                );
+                continue;
+            }
+            let m = zip.by_index_raw(i)?;
+            if new_name == name {
+                w.raw_copy_file(m)?;
+            } else {
+                w.raw_copy_file_rename(m, new_name.as_str())?;
+            }
+        }
+        let new_record = rewrite_record(&record_text, &rename_member, &changed)?;
+        let record_index = names.iter().position(|n| *n == record_name).unwrap();
+        w.start_file(
+            rename_member(&record_name).as_str(),
+            options_of(&mut zip, record_index)?,
+        )?;
+        w.write_all(new_record.as_bytes())?;
+        w.finish()?.flush()?;
+        Ok(())
+    })?;
+
+    for (member, bundles) in &report {
+        println!("{member}:");
+        for b in bundles {
+            println!(
+                "  bundle #{} at {:#x}: kept {}; dropped {}; {} -> {} bytes",
+                b.index,
+                b.offset,
+                if b.kept.is_empty() {
+                    "(no device code)".to_string()
+                } else {
+                    b.kept.join(", ")
+                },
+                if b.dropped.is_empty() {
+                    "nothing".to_string()
+                } else {
+                    b.dropped.len().to_string() + " code objects"
+                },
+                b.old_size,
+                b.new_size
+            );
+        }
+    }
+    Ok(())
+}
+
+/// How a rewritten member is stored: deflated, with the original's time
+/// and permissions (so equal input gives equal output).
+fn options_of<R: Read + Seek>(zip: &mut zip::ZipArchive<R>, i: usize) -> Result<SimpleFileOptions> {
+    let m = zip.by_index_raw(i)?;
+    Ok(SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated)
+        .compression_level(Some(6))
+        .last_modified_time(m.last_modified().unwrap_or_default())
+        .unix_permissions(m.unix_mode().unwrap_or(0o644))
+        .large_file(m.size() >= 0xFFFF_FFFF))
+}
+
+fn file_name(p: &Path) -> Result<String> {
+    p.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .with_context(|| format!("{}: no file name", p.display()))
+}
+
+fn read_up_to(r: &mut impl Read, buf: &mut [u8]) -> Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match r.read(&mut buf[n..])? {
+            0 => break,
+            k => n += k,
+        }
+    }
+    Ok(n)
+}
+
+fn read_range(f: &mut File, (off, len): (u64, u64)) -> Result<Vec<u8>> {
+    let mut v = Vec::new();
+    usize::try_from(len)
+        .ok()
+        .and_then(|n| v.try_reserve_exact(n).ok())
+        .with_context(|| format!("cannot allocate {len} bytes for .hip_fatbin"))?;
+    f.seek(SeekFrom::Start(off))?;
+    f.take(len).read_to_end(&mut v)?;
+    if v.len() as u64 != len {
+        bail!("truncated ELF: .hip_fatbin ends past the end of the file");
+    }
+    Ok(v)
+}
+
+fn record_hash(sha: &[u8]) -> String {
+    format!(
+        "sha256={}",
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(sha)
+    )
+}
+
+/// Counts and hashes what goes through it.
+struct HashWriter<'a, W: Write> {
+    inner: &'a mut W,
+    sha: Sha256,
+    n: u64,
+}
+
+impl<W: Write> Write for HashWriter<'_, W> {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        let k = self.inner.write(b)?;
+        self.sha.update(&b[..k]);
+        self.n += k as u64;
+        Ok(k)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// METADATA with its `Name:` header replaced.
+fn rename_metadata(text: &str, new_name: &str) -> Result<String> {
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut done = false;
+    // Headers end at the first empty line; the description follows.
+    let mut in_headers = true;
+    for line in text.split_inclusive('\n') {
+        if in_headers && !done && line.len() > 5 && line[..5].eq_ignore_ascii_case("name:") {
+            out.push_str(&format!("Name: {new_name}\n"));
+            done = true;
+        } else {
+            out.push_str(line);
+        }
+        if line.trim_end_matches(['\r', '\n']).is_empty() {
+            in_headers = false;
+        }
+    }
+    if !done {
+        bail!("METADATA has no Name field");
+    }
+    Ok(out)
+}
+
+/// RECORD with new paths (renamed dist-info), and hashes and sizes of the
+/// changed members. Lines are `path,hash,size`; a path with a comma or
+/// quote is CSV-quoted.
+fn rewrite_record(
+    text: &str,
+    rename: &dyn Fn(&str) -> String,
+    changed: &BTreeMap<String, (String, u64)>,
+) -> Result<String> {
+    let mut out = String::with_capacity(text.len());
+    let mut seen = 0;
+    for line in text.lines() {
+        if line.is_empty() {
+            continue;
+        }
+        let (path, rest) = if let Some(q) = line.strip_prefix('"') {
+            let mut p = String::new();
+            let mut chars = q.char_indices();
+            let mut end = None;
+            while let Some((i, c)) = chars.next() {
+                if c == '"' {
+                    if q[i + 1..].starts_with('"') {
+                        p.push('"');
+                        chars.next();
+                    } else {
+                        end = Some(i + 1);
+                        break;
+                    }
+                } else {
+                    p.push(c);
+                }
+            }
+            let end = end.with_context(|| format!("RECORD: unterminated quote in `{line}`"))?;
+            (p, &q[end..])
+        } else {
+            let k = line
+                .find(',')
+                .with_context(|| format!("RECORD: line `{line}` has no hash and size fields"))?;
+            (line[..k].to_string(), &line[k..])
+        };
+        let new_path = rename(&path);
+        let path_field = if new_path.contains([',', '"']) {
+            format!("\"{}\"", new_path.replace('"', "\"\""))
+        } else {
+            new_path.clone()
+        };
+        match changed.get(&new_path) {
+            Some((hash, size)) => {
+                seen += 1;
+                out.push_str(&format!("{path_field},{hash},{size}\n"));
+            }
+            None => out.push_str(&format!("{path_field}{rest}\n")),
+        }
+    }
+    if seen != changed.len() {
+        bail!("RECORD does not list every member this command changed; the input wheel is not valid (RECORD must list every file)");
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn record_rewrite() {
+        let text = "a/x.so,sha256=old,10\n\"b,c.txt\",sha256=q,3\nd-1.dist-info/RECORD,,\n";
+        let mut changed = BTreeMap::new();
+        changed.insert("a/x.so".to_string(), ("sha256=new".to_string(), 7));
+        let ren = |p: &str| p.replace("d-1.dist-info", "e-1.dist-info");
+        let got = rewrite_record(text, &ren, &changed).unwrap();
+        assert_eq!(
+            got,
+            "a/x.so,sha256=new,7\n\"b,c.txt\",sha256=q,3\ne-1.dist-info/RECORD,,\n"
+        );
+    }
+
+    #[test]
+    fn metadata_rename() {
+        let m = "Metadata-Version: 2.1\nName: jax-rocm7-pjrt\nVersion: 1\n\nName: in body\n";
+        assert_eq!(
+            rename_metadata(m, "jax-rocm7-pjrt-gfx120X-all").unwrap(),
+            "Metadata-Version: 2.1\nName: jax-rocm7-pjrt-gfx120X-all\nVersion: 1\n\nName: in body\n"
+        );
+    }
+}

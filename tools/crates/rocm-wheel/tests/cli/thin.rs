@@ -1,0 +1,253 @@
+//! `rocm-wheel thin` on wheels holding real HIP shared objects: what is
+//! kept, what stays byte-identical, the formats, and the refusals.
+
+use crate::bundle::hip_so;
+use crate::*;
+use serde_json::{json, Value};
+use std::path::Path;
+
+const WHEEL: &str = "demo-1.0-py3-none-manylinux_2_17_x86_64.whl";
+const ID906: &str = "hipv4-amdgcn-amd-amdhsa--gfx906";
+const ID90A: &str = "hipv4-amdgcn-amd-amdhsa--gfx90a";
+
+/// A bundle of `ids` (code objects k.<gfx>.co) written as `out`.
+fn bundle(dir: &Path, out: &str, compress: &str, ids: &[&str]) {
+    let mut args = vec![
+        "bundle".to_string(),
+        "write".into(),
+        "--output".into(),
+        out.into(),
+        "--compress".into(),
+        compress.into(),
+        "--host-triple".into(),
+        "x86_64-unknown-linux-gnu".into(),
+    ];
+    for id in ids {
+        let gfx = id.rsplit('-').next().unwrap();
+        args.push("--entry".into());
+        args.push(format!("{id}=k.{gfx}.co"));
+    }
+    rw(dir, &args).success();
+}
+
+/// A wheel with `sos` (name, bundle ids, compression) as shared objects
+/// under demo/, plus a Python file.
+fn wheel(dir: &Path, sos: &[(&str, &[&str], &str)]) -> std::path::PathBuf {
+    copy_in(&code_object("gfx906"), dir, "k.gfx906.co");
+    copy_in(&code_object("gfx90a"), dir, "k.gfx90a.co");
+    std::fs::write(dir.join("__init__.py"), "").unwrap();
+    let mut files = vec![json!({"path": "demo/__init__.py", "src": "__init__.py"})];
+    for (name, ids, compress) in sos {
+        bundle(dir, "k.hipfb", compress, ids);
+        hip_so(dir, "k.hipfb", name);
+        files.push(json!({"path": format!("demo/{name}"), "src": name}));
+    }
+    let m = json!({
+        "distribution": "demo", "version": "1.0",
+        "tags": ["py3-none-manylinux_2_17_x86_64"], "files": files,
+    });
+    std::fs::write(dir.join("m.json"), m.to_string()).unwrap();
+    rw(dir, &["build", "--manifest", "m.json", "--output", WHEEL]).success();
+    dir.join(WHEEL)
+}
+
+fn inspect(dir: &Path, whl: &str) -> Value {
+    serde_json::from_str(&rw(dir, &["inspect", "--json", whl]).success().stdout).unwrap()
+}
+
+fn member(whl: &Path, name: &str) -> Vec<u8> {
+    use std::io::Read;
+    let mut z = zip::ZipArchive::new(std::fs::File::open(whl).unwrap()).unwrap();
+    let mut v = Vec::new();
+    z.by_name(name).unwrap().read_to_end(&mut v).unwrap();
+    v
+}
+
+/// (offset, size) of .hip_fatbin, by readelf.
+fn fatbin_range(so: &Path) -> (usize, usize) {
+    let out = run_stdout(llvm_cmd("llvm-readelf").args(["-S", "--wide"]).arg(so));
+    let line = out.lines().find(|l| l.contains(" .hip_fatbin ")).unwrap();
+    let f: Vec<&str> = line.split_whitespace().collect();
+    let i = f.iter().position(|x| *x == ".hip_fatbin").unwrap();
+    (
+        usize::from_str_radix(f[i + 3], 16).unwrap(),
+        usize::from_str_radix(f[i + 4], 16).unwrap(),
+    )
+}
+
+#[test]
+fn keeps_only_the_requested_targets_in_place() {
+    for compress in ["zstd", "zlib", "none"] {
+        let d = tempdir();
+        let dir = d.path();
+        wheel(dir, &[("libk.so", &[ID906, ID90A], compress)]);
+        std::fs::create_dir(dir.join("out")).unwrap();
+        let out = format!("out/{WHEEL}");
+        let report = rw(dir, &["thin", "--gfx", "gfx90a-dcgpu", WHEEL, "-o", &out])
+            .success()
+            .stdout;
+        assert!(
+            report.contains("kept gfx90a; dropped 1 code objects"),
+            "{report}"
+        );
+        // inspect verifies every RECORD hash and size.
+        let v = inspect(dir, &out);
+        let elf = &v["elf_files"][0];
+        assert_eq!(elf["targets"], json!({"gfx90a": 1}), "{compress}");
+        let fat = inspect(dir, WHEEL);
+        let (b, f) = (&elf["bundles"][0], &fat["elf_files"][0]["bundles"][0]);
+        assert_eq!(b["compression"], f["compression"], "{compress}");
+        assert_eq!(b["format_version"], f["format_version"], "{compress}");
+        assert_eq!(b["offset"], f["offset"], "{compress}");
+
+        // The code object kept is the original; nothing outside
+        // .hip_fatbin moved or changed.
+        let (a, t) = (
+            member(&dir.join(WHEEL), "demo/libk.so"),
+            member(&dir.join(&out), "demo/libk.so"),
+        );
+        std::fs::write(dir.join("thin.so"), &t).unwrap();
+        rw(
+            dir,
+            &[
+                "bundle", "extract", "thin.so", "--target", "gfx90a", "--output", "x.co",
+            ],
+        )
+        .success();
+        assert_eq!(
+            std::fs::read(dir.join("x.co")).unwrap(),
+            std::fs::read(dir.join("k.gfx90a.co")).unwrap()
+        );
+        let (off, size) = fatbin_range(&dir.join("libk.so"));
+        assert_eq!(a.len(), t.len());
+        assert_eq!(a[..off], t[..off], "{compress}: bytes before .hip_fatbin");
+        assert_eq!(a[off + size..], t[off + size..], "{compress}: after it");
+        assert_ne!(a, t, "{compress}: the section did not change");
+        // clang-offload-bundler reads the bundle cut out of the section.
+        run_stdout(llvm_cmd("llvm-objcopy").current_dir(dir).args([
+            "--dump-section",
+            ".hip_fatbin=fb.bin",
+            "thin.so",
+            "/dev/null",
+        ]));
+        let listed: Value = serde_json::from_str(
+            &rw(dir, &["bundle", "list", "--json", "fb.bin"])
+                .success()
+                .stdout,
+        )
+        .unwrap();
+        let (o, n) = (
+            listed["bundles"][0]["offset"].as_u64().unwrap() as usize,
+            listed["bundles"][0]["size"].as_u64().unwrap() as usize,
+        );
+        let fb = std::fs::read(dir.join("fb.bin")).unwrap();
+        std::fs::write(dir.join("one.bundle"), &fb[o..o + n]).unwrap();
+        let ids = run_stdout(llvm_cmd("clang-offload-bundler").current_dir(dir).args([
+            "-list",
+            "-type=o",
+            "-input=one.bundle",
+        ]));
+        let mut ids: Vec<&str> = ids.lines().collect();
+        ids.sort();
+        assert_eq!(ids, [ID90A, "host-x86_64-unknown-linux-gnu-"], "{compress}");
+        // Reproducible.
+        std::fs::create_dir(dir.join("again")).unwrap();
+        let again = format!("again/{WHEEL}");
+        rw(dir, &["thin", "--gfx", "gfx90a", WHEEL, "-o", &again]).success();
+        assert_eq!(
+            std::fs::read(dir.join(&out)).unwrap(),
+            std::fs::read(dir.join(&again)).unwrap()
+        );
+    }
+}
+
+#[test]
+fn renames_the_distribution() {
+    let d = tempdir();
+    let dir = d.path();
+    wheel(dir, &[("libk.so", &[ID906, ID90A], "zstd")]);
+    let out = "demo_gfx90a_dcgpu-1.0-py3-none-manylinux_2_17_x86_64.whl";
+    let thin = |o: &str| {
+        rw(
+            dir,
+            &[
+                "thin",
+                "--gfx",
+                "gfx90a-dcgpu",
+                "--name-suffix",
+                "gfx90a-dcgpu",
+                WHEEL,
+                "-o",
+                o,
+            ],
+        )
+    };
+    thin("wrong-1.0-py3-none-any.whl").fails(1, &format!("the output must be named {out}"));
+    thin(out).success();
+    let v = inspect(dir, out);
+    assert_eq!(v["wheel"]["name"], "demo-gfx90a-dcgpu");
+    let meta = String::from_utf8(member(
+        &dir.join(out),
+        "demo_gfx90a_dcgpu-1.0.dist-info/METADATA",
+    ))
+    .unwrap();
+    assert!(meta.contains("\nName: demo-gfx90a-dcgpu\n"), "{meta}");
+}
+
+#[test]
+fn refusals_leave_no_output() {
+    let d = tempdir();
+    let dir = d.path();
+    wheel(
+        dir,
+        &[
+            ("liba.so", &[ID906, ID90A], "zstd"),
+            ("libb.so", &[ID906], "zstd"),
+        ],
+    );
+    std::fs::create_dir(dir.join("out")).unwrap();
+    let out = format!("out/{WHEEL}");
+    let cases: &[(&str, &str)] = &[
+        (
+            "gfx1100",
+            "no bundle of demo-1.0-py3-none-manylinux_2_17_x86_64.whl holds code for target gfx1100; the wheel has code for gfx906, gfx90a",
+        ),
+        (
+            "gfx120X-all",
+            "family gfx120X-all (gfx1200, gfx1201); the wheel has code for gfx906, gfx90a",
+        ),
+        ("gfx90a", "holds code only for gfx906"),
+        ("gfx120x-ALL", "Did you mean 'gfx120X-all'?"),
+    ];
+    for (gfx, needle) in cases {
+        rw(dir, &["thin", "--gfx", gfx, WHEEL, "-o", &out]).fails(1, needle);
+        let left: Vec<_> = std::fs::read_dir(dir.join("out")).unwrap().collect();
+        assert!(left.is_empty(), "--gfx {gfx} left {left:?}");
+    }
+    // A wheel without device code.
+    let p = tempdir();
+    std::fs::write(p.path().join("a.py"), "").unwrap();
+    let m = json!({"distribution": "demo", "version": "1.0",
+        "tags": ["py3-none-manylinux_2_17_x86_64"],
+        "files": [{"path": "demo/a.py", "src": "a.py"}]});
+    std::fs::write(p.path().join("m.json"), m.to_string()).unwrap();
+    rw(
+        p.path(),
+        &["build", "--manifest", "m.json", "--output", WHEEL],
+    )
+    .success();
+    std::fs::create_dir(p.path().join("out")).unwrap();
+    rw(p.path(), &["thin", "--gfx", "gfx90a", WHEEL, "-o", &out])
+        .fails(1, "no member holds GPU code");
+    assert_eq!(std::fs::read_dir(p.path().join("out")).unwrap().count(), 0);
+}
+
+#[test]
+fn help_says_what_happens_to_the_installed_size() {
+    let d = tempdir();
+    let help = rw(d.path(), &["thin", "--help"]).success().stdout;
+    assert!(
+        help.contains("the installed size does not: each .so keeps its size"),
+        "{help}"
+    );
+}
