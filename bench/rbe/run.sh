@@ -48,6 +48,8 @@ print(round(float(sys.argv[2]) - float(sys.argv[1]), 2), len(read_spawns(sys.arg
 PYEOF
 }
 
+# The cargo-built tool (a repository rule) is outside every timed build.
+e2e_bazel "$E2E_ROOT" "" build //tools:rocm-wheel >"$logs/tool.out" 2>&1 || { tail -30 "$logs/tool.out" >&2; exit 1; }
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
 rows=""
 sep=""
