@@ -281,7 +281,10 @@ e2e_start_postgres() {
   if (($(id -u) == 0)); then
     as=(setpriv --reuid=65534 --regid=65534 --clear-groups)
     chown 65534:65534 "$dir/pg" "$dir/pgsock"
-    chmod 755 "$dir"
+    # nobody must reach them: open the test's own directories (mktemp makes
+    # them 0700) from DIR up to the per-checkout directory.
+    local d=$dir
+    while chmod o+x "$d" && [[ $d == "$E2E_TMP"/* ]]; do d=$(dirname "$d"); done
   fi
   "${as[@]}" "$bin/initdb" -D "$dir/pg" -U bgd --auth=trust -E UTF8 --no-sync >"$dir/initdb.log" 2>&1 ||
     { tail -20 "$dir/initdb.log" >&2; e2e_fail "initdb failed; see $dir/initdb.log"; }
