@@ -293,8 +293,7 @@ e2e_start_postgres() {
     # No durability needed: the cluster lives as long as the test.
     e2e_spawn "$dir/postgres.log" "${as[@]}" "$bin/postgres" -D "$dir/pg" -h 127.0.0.1 -p "$port" \
       -k "$dir/pgsock" -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200
-    if e2e_wait_port "$E2E_SPAWNED" "$port" 60 &&
-      "$bin/pg_isready" -q -h 127.0.0.1 -p "$port" -t 30; then
+    if e2e_wait_port "$E2E_SPAWNED" "$port" 60 && e2e_pg_ready "$bin" "$port" 60; then
       E2E_PG_URL=postgresql://bgd@127.0.0.1:$port/postgres
       echo "--- PostgreSQL (pid $E2E_SPAWNED) on 127.0.0.1:$port"
       "$E2E_VENV/bin/bgd" migrate apply "$E2E_PG_URL" >"$dir/migrate.log" 2>&1 ||
@@ -306,6 +305,17 @@ e2e_start_postgres() {
     e2e_stop_group "$E2E_SPAWNED"
   done
   e2e_fail "could not start PostgreSQL; see $dir/postgres.log"
+}
+
+# e2e_pg_ready BIN PORT SECONDS: the port opens before the server accepts
+# sessions ("the database system is starting up"); wait for that too.
+e2e_pg_ready() {
+  local waited=0
+  until "$1/pg_isready" -q -h 127.0.0.1 -p "$2"; do
+    ((waited < $3)) && kill -0 "$E2E_SPAWNED" 2>/dev/null || return 1
+    sleep 1
+    waited=$((waited + 1))
+  done
 }
 
 # --- buildbox worker ----------------------------------------------------------
