@@ -83,7 +83,7 @@ e2e_check "$RUN" A B_reordered --min-hit-rate "$MIN_HIT_RATE"
 # toolchains are compatible with it and its exec_properties reach the spawns.
 e2e_bazel "$COPY" "$OB2" clean >/dev/null 2>&1
 e2e_build "$RUN" C "$COPY" "$OB2" --config=rbe "${E2E_LOCAL_FLAGS[@]}" --jobs=auto "${TARGETS[@]}"
-e2e_check "$RUN" A C --max-hit-rate 0 --require-exec-property container-image
+e2e_check "$RUN" A C --max-hit-rate 0 --require-exec-property OSFamily
 
 # Negative controls through the very same steps and checks: both must fail.
 e2e_build "$RUN" B_leak "$COPY" "$OB2" "${REMOTE[@]}" \

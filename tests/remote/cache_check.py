@@ -20,7 +20,9 @@ Each build is described by the files Bazel wrote for it:
   - there is nothing to compare (no cacheable spawn ran, no top-level file),
     so a warm local cache cannot make the check pass vacuously;
   - with --require-exec-property, a spawn lacks that platform property (its
-    exec platform is not the one under test).
+    exec platform is not the one under test);
+  - with --require-runner, a spawn ran elsewhere (e.g. `remote`: none ran
+    locally, none was a mere cache hit).
 
 Standard library only: no dependency beyond the interpreter.
 """
@@ -169,6 +171,9 @@ def main(argv=None):
     c.add_argument("--require-exec-property", metavar="NAME",
                    help="every spawn must carry this exec property: its exec platform "
                         "resolved to the one that sets it (e.g. the RBE platform)")
+    c.add_argument("--require-runner", metavar="RUNNER",
+                   help="every spawn must have run with this runner, as the execution log "
+                        "names it (e.g. remote: not locally, not a remote cache hit)")
     c.add_argument("--max-report", type=int, default=20, help="misses/diffs printed in full")
     a = p.parse_args(argv)
     if a.command == "record":
@@ -216,6 +221,19 @@ def compare(a):
         if lacking:
             failures.append(f"{len(lacking)} spawns did not resolve to the exec platform that sets "
                             f"{a.require_exec_property} (a toolchain incompatible with it?)")
+
+    if a.require_runner:
+        others = [s for s in spawns if s.get("runner") != a.require_runner]
+        runners = {}
+        for s in spawns:
+            runners[s.get("runner", "?")] = runners.get(s.get("runner", "?"), 0) + 1
+        print(f"[{a.name}] runners: " + ", ".join(f"{n} {r}" for r, n in sorted(runners.items())))
+        for s in others[: a.max_report]:
+            print(f"[{a.name}] NOT-{a.require_runner.upper()} ({s.get('runner', '?')}) "
+                  f"{s.get('mnemonic', '?')} -> {', '.join(s.get('listedOutputs', [])[:3])}")
+        if others:
+            failures.append(f"{len(others)} of {len(spawns)} spawns did not run with runner "
+                            f"{a.require_runner!r}")
 
     # Every output both builds produced must have the same bytes.
     ref_outputs = {}

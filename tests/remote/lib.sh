@@ -1,4 +1,4 @@
-# Shared by tests/e2e/remote_cache_test.sh and tests/e2e/reproducible_test.sh
+# Shared by tests/e2e/remote_cache_test.sh, rbe_test.sh and reproducible_test.sh
 # (sourced, not run). Builds in this checkout use its normal output base (as
 # `make bazel-test` left it: the cargo-built rocm-wheel tool is already there,
 # which saves a ~2 min compile), or RULES_ROCM_E2E_OUTPUT_BASE when set.
@@ -168,35 +168,88 @@ e2e_copy_checkout() {
   [[ -e $E2E_ROOT/node_modules ]] && ln -sfn "$(readlink -f "$E2E_ROOT/node_modules")" "$dest/node_modules"
 }
 
+# --- Services on loopback ----------------------------------------------------
+# Every service runs in its own process group (setsid), recorded in
+# E2E_GROUPS; e2e_stop_services stops them newest first (a worker before the
+# server it talks to, the server before its database).
+E2E_GROUPS=()
+
+e2e_free_port() {
+  "$E2E_PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# e2e_spawn LOG COMMAND...: starts COMMAND in a new process group; sets
+# E2E_SPAWNED to its pid.
+e2e_spawn() {
+  local log=$1
+  shift
+  setsid "$@" >"$log" 2>&1 &
+  E2E_SPAWNED=$!
+  E2E_GROUPS+=("$E2E_SPAWNED")
+}
+
+# e2e_stop_group PID: TERM to the group, KILL after 10 s.
+e2e_stop_group() {
+  local pid=$1 i
+  kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
+  for i in $(seq 20); do
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.5
+  done
+  kill -KILL -- "-$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+}
+
+e2e_stop_services() {
+  local i
+  for ((i = ${#E2E_GROUPS[@]} - 1; i >= 0; i--)); do
+    e2e_stop_group "${E2E_GROUPS[i]}"
+  done
+  E2E_GROUPS=()
+  E2E_BGD_PID=""
+}
+
+# e2e_wait_port PID PORT SECONDS: true once 127.0.0.1:PORT accepts, false
+# when PID died or time ran out.
+e2e_wait_port() {
+  local pid=$1 port=$2 waited=0
+  while ((waited < $3)); do
+    kill -0 "$pid" 2>/dev/null || return 1
+    "$E2E_PY" -c 'import socket, sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), 1).close()' \
+      "$port" 2>/dev/null && return 0
+    sleep 1
+    waited=$((waited + 1))
+  done
+  return 1
+}
+
 # --- BuildGrid on loopback --------------------------------------------------
 E2E_BGD_PID=""
 
-# e2e_start_buildgrid DIR: starts `bgd server start` on 127.0.0.1 and a free
-# port in its own process group; sets E2E_CACHE_PORT. Retries when another
-# process takes the port between probing and binding.
+# e2e_start_buildgrid DIR [TEMPLATE [SED_EXPR...]]: starts `bgd server start`
+# on 127.0.0.1 and a free port with the configuration TEMPLATE (default
+# tests/remote/buildgrid.yml.in: a cache) and extra substitutions; sets
+# E2E_CACHE_PORT. Retries when another process takes the port between
+# probing and binding.
 e2e_start_buildgrid() {
-  local dir=$1 bgd=$E2E_VENV/bin/bgd attempt port
+  local dir=$1 template=${2:-$E2E_ROOT/tests/remote/buildgrid.yml.in} bgd=$E2E_VENV/bin/bgd attempt port
+  shift $(($# < 2 ? $# : 2))
+  local -a extra=()
+  local e
+  for e in "$@"; do extra+=(-e "$e"); done
   [[ -x $bgd ]] || e2e_fail "BuildGrid (bgd) not in $E2E_VENV/bin: run \`make setup\` first"
   mkdir -p "$dir/cas"
   for attempt in 1 2 3; do
-    port=$("$E2E_PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-    sed -e "s|@ADDRESS@|127.0.0.1:$port|" -e "s|@STORAGE@|$dir/cas|" \
-      "$E2E_ROOT/tests/remote/buildgrid.yml.in" >"$dir/buildgrid.yml"
-    # setsid: the server and anything it forks form one group, stopped as one.
-    setsid "$bgd" server start "$dir/buildgrid.yml" >"$dir/buildgrid.log" 2>&1 &
-    E2E_BGD_PID=$!
-    local waited=0
-    while ((waited < 90)); do
-      kill -0 "$E2E_BGD_PID" 2>/dev/null || break
-      if "$E2E_PY" -c 'import socket, sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), 1).close()' \
-        "$port" 2>/dev/null; then
-        E2E_CACHE_PORT=$port
-        echo "--- BuildGrid (pid $E2E_BGD_PID) serving grpc://127.0.0.1:$port"
-        return 0
-      fi
-      sleep 1
-      waited=$((waited + 1))
-    done
+    port=$(e2e_free_port)
+    sed -e "s|@ADDRESS@|127.0.0.1:$port|" -e "s|@STORAGE@|$dir/cas|" "${extra[@]}" \
+      "$template" >"$dir/buildgrid.yml"
+    e2e_spawn "$dir/buildgrid.log" "$bgd" server start "$dir/buildgrid.yml"
+    E2E_BGD_PID=$E2E_SPAWNED
+    if e2e_wait_port "$E2E_BGD_PID" "$port" 90; then
+      E2E_CACHE_PORT=$port
+      echo "--- BuildGrid (pid $E2E_BGD_PID) serving grpc://127.0.0.1:$port"
+      return 0
+    fi
     e2e_stop_buildgrid
     echo "BuildGrid did not come up on 127.0.0.1:$port (attempt $attempt):" >&2
     tail -20 "$dir/buildgrid.log" >&2
@@ -206,13 +259,104 @@ e2e_start_buildgrid() {
 
 e2e_stop_buildgrid() {
   [[ -n $E2E_BGD_PID ]] || return 0
-  kill -TERM -- "-$E2E_BGD_PID" 2>/dev/null || kill -TERM "$E2E_BGD_PID" 2>/dev/null || true
-  local i
-  for i in $(seq 20); do
-    kill -0 "$E2E_BGD_PID" 2>/dev/null || break
-    sleep 0.5
-  done
-  kill -KILL -- "-$E2E_BGD_PID" 2>/dev/null || true
-  wait "$E2E_BGD_PID" 2>/dev/null || true
+  e2e_stop_group "$E2E_BGD_PID"
+  local -a left=()
+  local g
+  for g in "${E2E_GROUPS[@]}"; do [[ $g == "$E2E_BGD_PID" ]] || left+=("$g"); done
+  E2E_GROUPS=("${left[@]}")
   E2E_BGD_PID=""
+}
+
+# --- PostgreSQL (BuildGrid's scheduler database) ----------------------------
+# e2e_start_postgres DIR: a private cluster in DIR/pg on 127.0.0.1 and a free
+# port, trust authentication for user bgd, its socket in DIR (never the
+# system's); sets E2E_PG_URL. PostgreSQL refuses to run as root: as root it
+# runs as nobody.
+e2e_start_postgres() {
+  local dir=$1 bin port attempt
+  bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
+  [[ -x $bin/initdb ]] || e2e_fail "PostgreSQL is missing (no /usr/lib/postgresql/*/bin/initdb): the build root's package list has postgresql; run this inside scripts/buildroot"
+  local -a as=()
+  mkdir -p "$dir/pg" "$dir/pgsock"
+  if (($(id -u) == 0)); then
+    as=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+    chown 65534:65534 "$dir/pg" "$dir/pgsock"
+    # nobody must reach them: open the test's own directories (mktemp makes
+    # them 0700) from DIR up to the per-checkout directory.
+    local d=$dir
+    while chmod o+x "$d" && [[ $d == "$E2E_TMP"/* ]]; do d=$(dirname "$d"); done
+  fi
+  "${as[@]}" "$bin/initdb" -D "$dir/pg" -U bgd --auth=trust -E UTF8 --no-sync >"$dir/initdb.log" 2>&1 ||
+    { tail -20 "$dir/initdb.log" >&2; e2e_fail "initdb failed; see $dir/initdb.log"; }
+  for attempt in 1 2 3; do
+    port=$(e2e_free_port)
+    # No durability needed: the cluster lives as long as the test.
+    e2e_spawn "$dir/postgres.log" "${as[@]}" "$bin/postgres" -D "$dir/pg" -h 127.0.0.1 -p "$port" \
+      -k "$dir/pgsock" -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200
+    if e2e_wait_port "$E2E_SPAWNED" "$port" 60 && e2e_pg_ready "$bin" "$port" 60; then
+      E2E_PG_URL=postgresql://bgd@127.0.0.1:$port/postgres
+      echo "--- PostgreSQL (pid $E2E_SPAWNED) on 127.0.0.1:$port"
+      "$E2E_VENV/bin/bgd" migrate apply "$E2E_PG_URL" >"$dir/migrate.log" 2>&1 ||
+        { tail -20 "$dir/migrate.log" >&2; e2e_fail "bgd migrate apply failed; see $dir/migrate.log"; }
+      return 0
+    fi
+    echo "PostgreSQL did not come up on 127.0.0.1:$port (attempt $attempt):" >&2
+    tail -20 "$dir/postgres.log" >&2
+    e2e_stop_group "$E2E_SPAWNED"
+  done
+  e2e_fail "could not start PostgreSQL; see $dir/postgres.log"
+}
+
+# e2e_pg_ready BIN PORT SECONDS: the port opens before the server accepts
+# sessions ("the database system is starting up"); wait for that too.
+e2e_pg_ready() {
+  local waited=0
+  until "$1/pg_isready" -q -h 127.0.0.1 -p "$2"; do
+    ((waited < $3)) && kill -0 "$E2E_SPAWNED" 2>/dev/null || return 1
+    sleep 1
+    waited=$((waited + 1))
+  done
+}
+
+# --- buildbox worker ----------------------------------------------------------
+# e2e_start_worker DIR SERVER_PORT PLATFORM...: buildbox-casd (the worker's
+# local CAS, a proxy of BuildGrid's) and buildbox-worker with the bubblewrap
+# runner. Actions see their input root plus /usr and /etc (and the merged-/usr
+# links), read-only: what a worker image built from the build root offers.
+# PLATFORM: KEY=VALUE pairs the worker registers (must equal the exec
+# platform's exec_properties; matching is exact and case-sensitive).
+e2e_start_worker() {
+  local dir=$1 port=$2
+  shift 2
+  local b
+  for b in buildbox-casd buildbox-worker buildbox-run-bubblewrap; do
+    command -v "$b" >/dev/null || e2e_fail "$b is missing: the build root's package list has buildbox; run this inside scripts/buildroot"
+  done
+  mkdir -p "$dir/casd"
+  local sock=$dir/casd.sock
+  e2e_spawn "$dir/casd.log" buildbox-casd --cas-remote="http://127.0.0.1:$port" \
+    --bind="unix:$sock" --log-level=warning "$dir/casd"
+  local casd=$E2E_SPAWNED waited=0
+  while [[ ! -S $sock ]]; do
+    kill -0 "$casd" 2>/dev/null && ((waited < 60)) ||
+      { tail -20 "$dir/casd.log" >&2; e2e_fail "buildbox-casd did not come up; see $dir/casd.log"; }
+    sleep 0.5
+    waited=$((waited + 1))
+  done
+  local -a args=(
+    --bots-remote="http://127.0.0.1:$port" --cas-remote="unix:$sock"
+    --buildbox-run=/usr/bin/buildbox-run-bubblewrap
+    --runner-arg=--staging-mode=copy-or-link
+    --concurrent-jobs="$(nproc)"
+  )
+  local m
+  for m in /usr:/usr /etc:/etc /usr/bin:/bin /usr/sbin:/sbin /usr/lib:/lib /usr/lib64:/lib64; do
+    [[ -e ${m%%:*} ]] && args+=(--runner-arg=--ro-bind-mount="$m")
+  done
+  for m in "$@"; do args+=(--platform "$m"); done
+  e2e_spawn "$dir/worker.log" buildbox-worker "${args[@]}" "rules-rocm-e2e-$$"
+  sleep 2
+  kill -0 "$E2E_SPAWNED" 2>/dev/null ||
+    { tail -20 "$dir/worker.log" >&2; e2e_fail "buildbox-worker exited at once; see $dir/worker.log"; }
+  echo "--- buildbox-worker (pid $E2E_SPAWNED) for grpc://127.0.0.1:$port: $*"
 }

@@ -13,20 +13,28 @@ Each leaks host state the way real rules do by accident:
     HOME), so the action key itself differs: a remote cache miss.
   - "time" (not a path, for tests/e2e/reproducible_test.sh): the output
     holds the time it was written, so two clean builds differ.
+  - "host_path" (for tests/e2e/rbe_test.sh): reads a file of the checkout by
+    its absolute host path, found through its declared input. The local
+    sandbox lets it through; a remote worker, which has only the input
+    root, must not.
+  - "undeclared": reads a file beside its declared input that is not an
+    input itself; fails locally in a sandbox and remotely alike.
 """
+
+# $1: the declared input, $2: the output.
+_COMMANDS = {
+    "env": 'printf "%s\\n" "${RULES_ROCM_E2E_CHECKOUT:?--action_env=RULES_ROCM_E2E_CHECKOUT not set}" > "$2"',
+    "host_path": 'cat "$(dirname "$(readlink -f "$1")")/BUILD.bazel" > "$2"',
+    "output": 'readlink -f "$1" > "$2"',
+    "time": 'date +%s.%N > "$2"',
+    "undeclared": 'cat "$(dirname "$1")/BUILD.bazel" > "$2"',
+}
 
 def _nonhermetic_action_impl(ctx):
     out = ctx.actions.declare_file(ctx.label.name + ".txt")
     src = ctx.file.src
-    if ctx.attr.leak == "output":
-        command = 'readlink -f "$1" > "$2"'
-        use_env = False
-    elif ctx.attr.leak == "time":
-        command = 'date +%s.%N > "$2"'
-        use_env = False
-    else:
-        command = 'printf "%s\\n" "${RULES_ROCM_E2E_CHECKOUT:?--action_env=RULES_ROCM_E2E_CHECKOUT not set}" > "$2"'
-        use_env = True
+    command = _COMMANDS[ctx.attr.leak]
+    use_env = ctx.attr.leak == "env"
     ctx.actions.run_shell(
         command = command,
         arguments = [src.path, out.path],
@@ -41,7 +49,7 @@ def _nonhermetic_action_impl(ctx):
 nonhermetic_action = rule(
     implementation = _nonhermetic_action_impl,
     attrs = {
-        "leak": attr.string(mandatory = True, values = ["env", "output", "time"]),
+        "leak": attr.string(mandatory = True, values = sorted(_COMMANDS.keys())),
         "src": attr.label(allow_single_file = True, mandatory = True),
     },
     doc = "Writes the checkout path (or the time) into its output: a test-only negative control.",

@@ -14,7 +14,6 @@ use manifest::Manifest;
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{BufWriter, Read};
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 pub const GENERATOR: &str = concat!("rocm-wheel ", env!("CARGO_PKG_VERSION"));
@@ -173,7 +172,7 @@ fn csv_field(s: &str) -> String {
     }
 }
 
-fn stat_source(src: &str, arc: &str) -> Result<(PathBuf, u32, u64)> {
+fn stat_source(src: &str, arc: &str) -> Result<(PathBuf, u64)> {
     let p = PathBuf::from(src);
     let md = std::fs::metadata(&p).with_context(|| {
         format!("source file {src:?} (for {arc:?}) does not exist or cannot be read; check the manifest's \"src\"")
@@ -181,12 +180,67 @@ fn stat_source(src: &str, arc: &str) -> Result<(PathBuf, u32, u64)> {
     if !md.is_file() {
         bail!("source {src:?} (for {arc:?}) is not a regular file");
     }
-    let mode = if md.permissions().mode() & 0o111 != 0 {
-        0o755
-    } else {
-        0o644
+    Ok((p, md.len()))
+}
+
+/// What a source file's first bytes say it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Content {
+    /// ELF executable or shared object (ET_EXEC, ET_DYN: PIE programs,
+    /// libraries, extension modules).
+    ElfLoadable,
+    /// Any other ELF file (relocatable objects, core files).
+    ElfOther,
+    /// A `#!` script.
+    Script,
+    Other,
+}
+
+impl Content {
+    /// A member's mode follows from what it is, never from the source's
+    /// permission bits: those depend on where the action ran (remote
+    /// execution marks every input executable), and a wheel's bytes must not.
+    fn mode(self) -> u32 {
+        match self {
+            Content::ElfLoadable | Content::Script => 0o755,
+            Content::ElfOther | Content::Other => 0o644,
+        }
+    }
+
+    fn is_elf(self) -> bool {
+        matches!(self, Content::ElfLoadable | Content::ElfOther)
+    }
+}
+
+/// Reads at most the 18 bytes of an ELF header's e_ident + e_type.
+fn sniff(path: &Path) -> Result<Content> {
+    let mut head = [0u8; 18];
+    let mut f = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    let mut n = 0;
+    while n < head.len() {
+        match f.read(&mut head[n..])? {
+            0 => break,
+            k => n += k,
+        }
+    }
+    if n >= 2 && head[..2] == *b"#!" {
+        return Ok(Content::Script);
+    }
+    if n < 4 || head[..4] != *b"\x7fELF" {
+        return Ok(Content::Other);
+    }
+    if n < 18 {
+        return Ok(Content::ElfOther);
+    }
+    // e_type at offset 16, in the byte order EI_DATA (offset 5) names.
+    let e_type = match head[5] {
+        2 => u16::from_be_bytes([head[16], head[17]]),
+        _ => u16::from_le_bytes([head[16], head[17]]),
     };
-    Ok((p, mode, md.len()))
+    Ok(match e_type {
+        2 | 3 => Content::ElfLoadable,
+        _ => Content::ElfOther,
+    })
 }
 
 /// Checks an archive path with the validator `check` and `inspect` use.
@@ -228,19 +282,6 @@ fn is_native_name(path: &str) -> bool {
     [".so", ".pyd", ".dll", ".dylib"]
         .iter()
         .any(|e| name.ends_with(e))
-}
-
-fn is_elf(path: &Path) -> Result<bool> {
-    let mut head = [0u8; 4];
-    let mut f = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
-    let mut n = 0;
-    while n < 4 {
-        match f.read(&mut head[n..])? {
-            0 => break,
-            k => n += k,
-        }
-    }
-    Ok(n == 4 && head == *b"\x7fELF")
 }
 
 fn plan(m: &Manifest, output: &Path) -> Result<Plan> {
@@ -299,14 +340,15 @@ fn plan(m: &Manifest, output: &Path) -> Result<Plan> {
             );
         }
         claim(&f.path, &f.src)?;
-        let (src, mode, size) = stat_source(&f.src, &f.path)?;
-        if platform_code.is_none() && (is_native_name(&f.path) || is_elf(&src)?) {
+        let (src, size) = stat_source(&f.src, &f.path)?;
+        let content = sniff(&src)?;
+        if platform_code.is_none() && (is_native_name(&f.path) || content.is_elf()) {
             platform_code = Some(f.path.clone());
         }
         let item = Item {
             arc: f.path.clone(),
             src,
-            mode,
+            mode: content.mode(),
             size,
         };
         if in_dist_info {
@@ -322,7 +364,7 @@ fn plan(m: &Manifest, output: &Path) -> Result<Plan> {
         validate_archive_path(&lf.path).context("in metadata.license_files")?;
         let arc = format!("{dist_info}/licenses/{}", lf.path);
         claim(&arc, &lf.src)?;
-        let (src, _, size) = stat_source(&lf.src, &arc)
+        let (src, size) = stat_source(&lf.src, &arc)
             .with_context(|| format!("license file {:?} is missing", lf.src))?;
         licenses.push(Item {
             arc,
@@ -619,6 +661,70 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("platform-specific"), "{e}");
+    }
+
+    #[test]
+    fn modes_follow_content_not_permission_bits() {
+        use std::os::unix::fs::PermissionsExt;
+        let f = Fixture::new();
+        std::fs::copy("/bin/true", f.dir.path().join("tool")).unwrap();
+        f.file("run.sh", "#!/bin/sh\nexit 0\n");
+        f.file("data.txt", "not a script\n");
+        // A 64-bit little-endian ELF header of type ET_REL (an object file).
+        let mut rel = b"\x7fELF\x02\x01\x01".to_vec();
+        rel.resize(64, 0);
+        rel[16] = 1;
+        std::fs::write(f.dir.path().join("x.o"), &rel).unwrap();
+        let srcs = [
+            "a/__init__.py",
+            "a/b.py",
+            "tool",
+            "run.sh",
+            "data.txt",
+            "x.o",
+            "LICENSE",
+        ];
+        let m = f.manifest(|v| {
+            let files = v["files"].as_array_mut().unwrap();
+            for (path, src) in [
+                ("a/tool", "tool"),
+                ("a/run.sh", "run.sh"),
+                ("a/data.txt", "data.txt"),
+                ("a/x.o", "x.o"),
+            ] {
+                files.push(serde_json::json!({"path": path, "src": f.p(src)}));
+            }
+        });
+        let out = f.out();
+        let mut wheels = Vec::new();
+        // What remote execution does to inputs (all executable), and the
+        // opposite: the wheel must not change.
+        for bits in [0o755, 0o644] {
+            for s in srcs {
+                std::fs::set_permissions(
+                    f.dir.path().join(s),
+                    std::fs::Permissions::from_mode(bits),
+                )
+                .unwrap();
+            }
+            build(&m, &out, &Options::default()).unwrap();
+            wheels.push(std::fs::read(&out).unwrap());
+        }
+        assert!(
+            wheels[0] == wheels[1],
+            "the wheel's bytes depend on the inputs' executable bits"
+        );
+        let mut z = zip::ZipArchive::new(File::open(&out).unwrap()).unwrap();
+        for (name, mode) in [
+            ("a/tool", 0o100755),
+            ("a/run.sh", 0o100755),
+            ("a/b.py", 0o100644),
+            ("a/data.txt", 0o100644),
+            ("a/x.o", 0o100644),
+            ("demo_pkg-1.0.dist-info/licenses/LICENSE", 0o100644),
+        ] {
+            assert_eq!(z.by_name(name).unwrap().unix_mode(), Some(mode), "{name}");
+        }
     }
 
     #[test]
