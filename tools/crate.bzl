@@ -24,12 +24,14 @@ def _common(deps):
         version = VERSION,
     )
 
-def tool_library(name, deps = [], unit_tests = True, **kwargs):
+def tool_library(name, deps = [], unit_tests = True, unit_test_skip = [], **kwargs):
     """A library crate of tools/crates/<name>: crate name with `_` for `-`.
 
     Also `<name>_unit_test`: the crate's unit tests (`#[cfg(test)]` in src/),
     which need nothing outside the sandbox (`unit_tests = False` for a crate
-    that has none: an empty test target would pass whatever happens). The
+    that has none: an empty test target would pass whatever happens;
+    `unit_test_skip`: unit tests that need an oracle outside the sandbox and
+    run under cargo only). The
     integration tests in tests/
     stay cargo tests (`make rust-test`): they run external oracles (clang
     21, readelf, gcc, pip and the venv's twine/auditwheel, a pyenv Python),
@@ -48,6 +50,7 @@ def tool_library(name, deps = [], unit_tests = True, **kwargs):
         name = name + "_unit_test",
         crate = ":" + name,
         crate_features = kwargs.get("crate_features", []),
+        args = [a for t in unit_test_skip for a in ("--skip", t)],
         deps = all_crate_deps(normal_dev = True),
         proc_macro_deps = all_crate_deps(proc_macro_dev = True),
     )
