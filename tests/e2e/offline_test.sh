@@ -46,6 +46,7 @@ bazel --output_base="$base/ob-fetch" shutdown >/dev/null 2>&1 || true
 cas=content_addressable/sha256
 mkdir -p "$base/repository_cache/$cas"
 n=0
+shopt -s nullglob
 for d in "$base/prefetch_cache/$cas"/*/; do
   sha=$(basename "$d")
   grep -qx "$sha" "$allowed" || fail "bazel fetch //:wheels downloaded something that is not a pinned crate (sha256 $sha): $(ls "$d")"
