@@ -5,9 +5,6 @@ BUILDROOT ?= scripts/buildroot
 BAZEL ?= $(BUILDROOT) bazel
 CARGO ?= $(BUILDROOT) cargo
 CARGO_FLAGS ?= --manifest-path tools/Cargo.toml --locked
-# One cargo target dir for every output base of this checkout (e2e tests use
-# fresh output bases); see rules/private/cargo_repository.bzl.
-export ROCM_WHEEL_CARGO_TARGET_DIR ?= $(CURDIR)/tools/target/bazel-cargo
 # Docstring Args:/Returns: sections are not required for internal helpers;
 # WORKSPACE macros (register_toolchains) take no name.
 BUILDIFIER_WARNINGS ?= -warnings=-function-docstring-args,-function-docstring-return,-unnamed-macro
@@ -28,9 +25,11 @@ rust-test: setup
 bazel-test: setup
 	$(BAZEL) test //...
 
-# WORKSPACE mode on the same Bazel, for WORKSPACE consumers (XLA, JAX).
+# WORKSPACE mode on the same Bazel, for WORKSPACE consumers (XLA, JAX): the
+# rocm-wheel tool is a prebuilt binary there (rules/repositories.bzl).
 workspace-test: setup
-	$(BAZEL) build --enable_workspace --noenable_bzlmod //:wheels
+	$(CARGO) build $(CARGO_FLAGS) --release --bin rocm-wheel
+	$(BAZEL) build --enable_workspace --noenable_bzlmod --repo_env=ROCM_WHEEL=$(CURDIR)/tools/target/release/rocm-wheel //:wheels
 
 # Tests that drive bazel themselves (aquery, execution logs, clean builds).
 e2e: setup

@@ -1,7 +1,6 @@
 """Bzlmod (Bazel >= 7) module extension: the same repositories as WORKSPACE's
 rules_rocm_dependencies(). Tested on Bazel 7.7.1."""
 
-load("//rules/private:cargo_repository.bzl", "rocm_wheel_cargo_repository")
 load("//rules/private:hip_repository.bzl", "rocm_hip_repository")
 load("//rules/private:python_repository.bzl", "local_python_repository")
 
@@ -10,7 +9,6 @@ def _rules_rocm_impl(module_ctx):
     for mod in module_ctx.modules:
         for p in mod.tags.python:
             interpreters[p.version] = p.interpreter
-    rocm_wheel_cargo_repository(name = "rocm_wheel_tools")
     local_python_repository(name = "rocm_python", interpreters = interpreters)
     rocm_hip_repository(name = "rocm_hip")
 

@@ -49,3 +49,7 @@ if [[ ! -x node_modules/.bin/buildifier ]]; then
 fi
 
 scripts/buildroot --create
+
+# rules_rust offline: cargo-bazel and its CARGO_HOME, per build root
+# (third_party/offline/rust_setup.sh; bound at /opt/rules_rocm_rust).
+scripts/buildroot third_party/offline/rust_setup.sh "$(dirname "$(scripts/buildroot --path)")/rust"

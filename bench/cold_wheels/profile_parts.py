@@ -5,6 +5,8 @@ usage: profile_parts.py PROFILE  -> prints JSON
   {"phases": {name: seconds, ...},   Bazel's build phase markers, in order
    "cargo": seconds,                 fetch of the rocm-wheel repository (its cargo build)
    "other_fetch": seconds,           every other repository fetch (wall, overlaps merged)
+   "rustc": seconds,                 Rustc actions (rules_rust; wall, overlaps merged)
+   "rustc_actions": n,
    "actions": n}                     executed actions ("action processing" events)
 """
 
@@ -48,5 +50,13 @@ is_cargo = lambda e: e["name"].rstrip("/").endswith("rocm_wheel_tools")
 cargo = union_seconds([(e["ts"], e["ts"] + e["dur"]) for e in fetches if is_cargo(e)])
 other = union_seconds([(e["ts"], e["ts"] + e["dur"]) for e in fetches if not is_cargo(e)])
 actions = sum(1 for e in events if e.get("cat") == "action processing")
+# rules_rust's progress messages: "Compiling Rust rlib anyhow v1.0.89 (...)".
+rust = [
+    e
+    for e in events
+    if e.get("cat") == "action processing" and "dur" in e
+    and (e.get("args", {}).get("mnemonic") == "Rustc" or e.get("name", "").startswith("Compiling Rust"))
+]
+rustc = union_seconds([(e["ts"], e["ts"] + e["dur"]) for e in rust])
 phases = {k: round(v, 2) for k, v in phases.items()}
-print(json.dumps({"phases": phases, "cargo": round(cargo, 2), "other_fetch": round(other, 2), "actions": actions}))
+print(json.dumps({"phases": phases, "cargo": round(cargo, 2), "other_fetch": round(other, 2), "rustc": round(rustc, 2), "rustc_actions": len(rust), "actions": actions}))

@@ -15,7 +15,7 @@ rocm_wheel_toolchain = rule(
             executable = True,
             allow_single_file = True,
             cfg = "exec",
-            doc = "The rocm-wheel binary (prebuilt, or built by cargo in a repository rule).",
+            doc = "The rocm-wheel binary (rules_rust-built, or prebuilt).",
         ),
     },
     doc = "Declares a rocm-wheel binary for the rocm_wheel toolchain type.",

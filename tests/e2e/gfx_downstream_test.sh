@@ -34,7 +34,15 @@ fi
 grep -qF -- "--@rules_rocm//:gfx=gfx95O-dcgpu: unknown amdgpu family or gfx target 'gfx95O-dcgpu'. Did you mean 'gfx950-dcgpu'?" "$tmp/err.log" \
   || { tail -20 "$tmp/err.log" >&2; fail "downstream error message"; }
 echo "--- WORKSPACE-mode consumer: --enable_workspace --noenable_bzlmod"
-"$BAZEL" build "${FLAGS[@]}" --enable_workspace --noenable_bzlmod --@rules_rocm//:gfx=gfx90a //:wheel 2>"$tmp/build.err" \
+# WORKSPACE mode takes a prebuilt rocm-wheel: this checkout's (bzlmod) one.
+source "$root/tests/lib/rocm_wheel.sh"
+rw=$(cd "$root" && BAZEL=$BAZEL rocm_wheel_path) || fail "cannot build //tools:rocm-wheel"
+if "$BAZEL" build "${FLAGS[@]}" --enable_workspace --noenable_bzlmod --nobuild //:wheel >"$tmp/err.log" 2>&1; then
+  fail "WORKSPACE mode without a prebuilt rocm-wheel was accepted"
+fi
+grep -qF "WORKSPACE mode uses a prebuilt rocm-wheel, and none was given" "$tmp/err.log" ||
+  { tail -20 "$tmp/err.log" >&2; fail "WORKSPACE mode without rocm-wheel: not the repository's message"; }
+"$BAZEL" build "${FLAGS[@]}" --enable_workspace --noenable_bzlmod --repo_env=ROCM_WHEEL="$rw" --@rules_rocm//:gfx=gfx90a //:wheel 2>"$tmp/build.err" \
   || { tail -40 "$tmp/build.err" >&2; fail "downstream WORKSPACE-mode build for gfx90a"; }
 got=$("$PY" "$root/tests/gfx/bundle_targets.py" "$whl" | tr '\n' ' ')
 [[ $got == "gfx90a " ]] || fail "downstream wheel (WORKSPACE mode) holds [$got], want [gfx90a]"

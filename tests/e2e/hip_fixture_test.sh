@@ -109,6 +109,9 @@ cc_binary(
 EOF
 
 bz() { "$BAZEL" --output_base="$ob" "$@"; }
+# The checkout's own rocm-wheel (the fixture module builds no wheel).
+source "$root/tests/lib/rocm_wheel.sh"
+RW=$(cd "$root" && BAZEL=$BAZEL rocm_wheel_path) || fail "cannot build //tools:rocm-wheel"
 with_fixture() { echo --repo_env=ROCM_PATH="$1" --repo_env=HIP_CLANG_PATH="$1/lib/llvm/bin"; }
 
 # bundle_format LIB: CCOB (compressed) or __CLANG_OFFLOAD_BUNDLE__ (plain),
@@ -152,8 +155,7 @@ check_fixture() {
   lib="$(bz info execution_root 2>/dev/null)/$lib"
   got=$(bundle_format "$lib")
   [[ $got == "$want_format" ]] || fail "$(basename "$dir"): --@rules_rocm//:hip_bundle_compression=auto gave a $got bundle, want $want_format"
-  rw=$(find "$ob/external" -maxdepth 2 -path '*rocm_wheel_tools/rocm-wheel' | head -1)
-  "$rw" inspect "$lib" >"$ws/inspect.txt" || fail "rocm-wheel inspect $lib"
+  "$RW" inspect "$lib" >"$ws/inspect.txt" || fail "rocm-wheel inspect $lib"
   grep -qE "offload bundles: 1 \\(1 $want_inspect\\)" "$ws/inspect.txt" ||
     { cat "$ws/inspect.txt" >&2; fail "$(basename "$dir"): rocm-wheel inspect does not report 1 $want_inspect bundle"; }
   got=$("$PY" "$root/tests/gfx/bundle_targets.py" "$lib") || fail "bundle_targets.py $lib"

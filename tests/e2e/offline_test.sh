@@ -1,43 +1,73 @@
 #!/usr/bin/env bash
-# Proves that `bazel build //:wheels` downloads nothing but cargo's crates:
-# the crates are fetched first (the one permitted download), then //:wheels
-# is built from a fresh output base and an empty repository cache inside a
-# network namespace that has only loopback. Any http_archive (even one
-# pinned by sha256, which a shared repository cache would serve), toolchain
-# download or pip call would fail it.
+# Proves that `bazel build //:wheels` downloads nothing but crates from
+# crates.io (rocm-wheel's, pinned by tools/Cargo.lock, and rules_rust's
+# process_wrapper's tinyjson, pinned by rules_rust).
+#   1. prefetch: `bazel fetch //:wheels` with the network, into a scratch
+#      repository cache; everything it downloaded must be such a crate.
+#   2. a second repository cache gets exactly the files whose sha256 are
+#      Cargo.lock's checksums (and tinyjson's): nothing else can be served.
+#   3. //:wheels from a fresh output base with that cache, inside a network
+#      namespace that has only loopback (cargo-bazel reads the crates.io index
+#      that the prefetch left in its CARGO_HOME, with CARGO_NET_OFFLINE).
+# Any other http_archive (even one pinned by sha256, which a shared
+# repository cache would serve), toolchain download or pip call fails it.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 command -v unshare >/dev/null || { echo "offline_test: unshare (util-linux) missing" >&2; exit 1; }
-cargo fetch --locked --manifest-path tools/Cargo.toml
+fail() { echo "offline_test: $*" >&2; exit 1; }
 
 base=$(mktemp -d "${TMPDIR:-/tmp}/rules_rocm_offline.XXXXXX")
 cleanup() {
   local ob
-  for ob in "$base/ob" "$base"/control/ob-*; do
+  for ob in "$base"/ob-* "$base"/control/ob-*; do
     [[ -d $ob ]] && bazel --output_base="$ob" shutdown >/dev/null 2>&1 || true
   done
   chmod -R u+w "$base" 2>/dev/null || true
   rm -rf "$base"
 }
 trap cleanup EXIT
-mkdir -p "$base/repository_cache"
 
-# Sanity: the namespace really has no network.
+# The permitted downloads: Cargo.lock's checksums, and tinyjson's sha256 as
+# rules_rust pins it.
+allowed=$base/allowed.txt
+{
+  sed -n 's/^checksum = "\([0-9a-f]\{64\}\)"$/\1/p' tools/Cargo.lock
+  rr=$(bazel info output_base 2>/dev/null)/external/rules_rust~
+  [[ -d $rr ]] || rr=/usr/share/bazel/rules/rust
+  grep -A6 'name = "rules_rust_tinyjson"' "$rr/rust/private/repository_utils.bzl" |
+    sed -n 's/.*sha256 = "\([0-9a-f]\{64\}\)".*/\1/p'
+} | sort -u >"$allowed"
+(($(wc -l <"$allowed") > 20)) || fail "found only $(wc -l <"$allowed") checksums in tools/Cargo.lock and rules_rust"
+
+# 1. Prefetch with the network.
+bazel --output_base="$base/ob-fetch" fetch --repository_cache="$base/prefetch_cache" //:wheels >"$base/fetch.log" 2>&1 ||
+  { tail -30 "$base/fetch.log" >&2; fail "bazel fetch //:wheels failed"; }
+bazel --output_base="$base/ob-fetch" shutdown >/dev/null 2>&1 || true
+cas=content_addressable/sha256
+mkdir -p "$base/repository_cache/$cas"
+n=0
+shopt -s nullglob
+for d in "$base/prefetch_cache/$cas"/*/; do
+  sha=$(basename "$d")
+  grep -qx "$sha" "$allowed" || fail "bazel fetch //:wheels downloaded something that is not a pinned crate (sha256 $sha): $(ls "$d")"
+  cp -r "$d" "$base/repository_cache/$cas/$sha"
+  n=$((n + 1))
+done
+((n > 0)) || fail "the prefetch downloaded no crate at all (is the tool still built by rules_rust?)"
+echo "offline_test: prefetched $n crates, each pinned by tools/Cargo.lock or rules_rust"
+
+# 2./3. Sanity: the namespace really has no network.
 if unshare --net sh -c 'ip link set lo up; exec getent hosts pypi.org' >/dev/null 2>&1; then
-  echo "offline_test: the network namespace can still resolve pypi.org" >&2
-  exit 1
+  fail "the network namespace can still resolve pypi.org"
 fi
-# Cargo may not touch the network either: the crates are in its cache.
+before=$(find "$base/repository_cache" -type f | sort)
 unshare --net env CARGO_NET_OFFLINE=true bash -c '
   ip link set lo up
-  exec bazel --output_base="$1/ob" build --repository_cache="$1/repository_cache" --distdir= //:wheels "${@:2}"
+  exec bazel --output_base="$1/ob-offline" build --repository_cache="$1/repository_cache" --distdir= //:wheels "${@:2}"
 ' _ "$base" "$@"
-[[ -z $(find "$base/repository_cache" -type f) ]] || {
-  echo "offline_test: the build put files into the empty repository cache:" >&2
-  find "$base/repository_cache" -type f >&2
-  exit 1
-}
-echo "offline_test: //:wheels built with no network and an empty repository cache"
+after=$(find "$base/repository_cache" -type f | sort)
+[[ $before == "$after" ]] || { diff <(echo "$before") <(echo "$after") >&2; fail "the offline build changed the repository cache"; }
+echo "offline_test: //:wheels built with no network, from a repository cache holding only the $n pinned crates"
 
 # Control: the check above can fail. A scratch module with one sha256-pinned
 # http_archive, fetched once from a loopback server into a repository cache:

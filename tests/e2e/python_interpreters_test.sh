@@ -157,5 +157,8 @@ EOF
 echo "ok: @rocm_python: $got"
 
 build_and_check "bzlmod (rules_rocm.python tags)"
-build_and_check "WORKSPACE mode (python_interpreters)" --enable_workspace --noenable_bzlmod
+# WORKSPACE mode takes a prebuilt rocm-wheel: the checkout's (bzlmod) one.
+source "$root/tests/lib/rocm_wheel.sh"
+rw=$(cd "$root" && BAZEL=$BAZEL rocm_wheel_path) || fail "cannot build //tools:rocm-wheel"
+build_and_check "WORKSPACE mode (python_interpreters)" --enable_workspace --noenable_bzlmod --repo_env=ROCM_WHEEL="$rw"
 echo "PASS"

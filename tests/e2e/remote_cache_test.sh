@@ -47,9 +47,9 @@ e2e_traps cleanup
 e2e_start_buildgrid "$RUN"
 REMOTE=(--config=remote-cache "--remote_cache=grpc://127.0.0.1:$E2E_CACHE_PORT")
 
-# A: reference build in this checkout. `bazel clean` keeps the cargo-built
-# tool (an external repository) but drops the local action cache, so every
-# action executes and is uploaded to the empty server.
+# A: reference build in this checkout. `bazel clean` drops the outputs and
+# the local action cache, so every action (the Rustc ones of the tool among
+# them) executes and is uploaded to the empty server.
 e2e_bazel "$E2E_ROOT" "$E2E_MAIN_OB" clean >/dev/null 2>&1
 e2e_build "$RUN" A "$E2E_ROOT" "$E2E_MAIN_OB" "${REMOTE[@]}" "${TARGETS[@]}"
 e2e_check "$RUN" A A --max-hit-rate 0 # the server started empty
@@ -64,8 +64,21 @@ e2e_build "$RUN" B "$COPY" "$OB2" "${REMOTE[@]}" "${TARGETS[@]}"
 tool_a=$(e2e_tool_sha "$E2E_ROOT" "$E2E_MAIN_OB")
 tool_b=$(e2e_tool_sha "$COPY" "$OB2")
 [[ $tool_a == "$tool_b" ]] ||
-  e2e_fail "the cargo-built rocm-wheel differs between checkouts ($tool_a vs $tool_b): it is an input of every wheel action, so nothing can hit the cache; see --remap-path-prefix in rules/private/cargo_repository.bzl"
+  e2e_fail "the rules_rust-built rocm-wheel differs between checkouts ($tool_a vs $tool_b): it is an input of every wheel action, so nothing can hit the cache"
 echo "rocm-wheel binary identical in both checkouts: $tool_a"
+# The tool itself came from the cache: B compiled no Rust.
+"$E2E_PY" - "$RUN/A.exec.json" "$RUN/B.exec.json" "$E2E_ROOT/tests/lib" <<'PY' || e2e_fail "B compiled rocm-wheel's crates instead of taking them from the remote cache"
+import sys
+sys.path.insert(0, sys.argv[3])
+from exec_log import read_spawns
+a = [s for s in read_spawns(sys.argv[1]) if s.get("mnemonic") == "Rustc"]
+b = [s for s in read_spawns(sys.argv[2]) if s.get("mnemonic") == "Rustc"]
+local = [s for s in b if not s.get("remoteCacheHit")]
+print(f"Rustc spawns: A {len(a)}, B {len(b)} of which executed locally: {len(local)}")
+for s in local:
+    print("  executed:", s.get("progressMessage", s.get("targetLabel")))
+sys.exit(0 if a and len(b) == len(a) and not local else 1)
+PY
 e2e_check "$RUN" A B --min-hit-rate "$MIN_HIT_RATE"
 
 # B': the same with the Python versions listed in another order (as a user

@@ -32,8 +32,8 @@ cleanup() {
 }
 e2e_traps cleanup
 
-# X1: `bazel clean` so that every action runs (the tool, an external
-# repository, survives it), then the build.
+# X1: `bazel clean` so that every action runs (the rules_rust-built tool
+# among them), then the build.
 e2e_bazel "$E2E_ROOT" "$OB" clean >/dev/null 2>&1
 e2e_build "$RUN" X1 "$E2E_ROOT" "$OB" "${E2E_LOCAL_FLAGS[@]}" "${TARGETS[@]}"
 e2e_build "$RUN" X1_leak "$E2E_ROOT" "$OB" "${E2E_LOCAL_FLAGS[@]}" "$LEAK"
@@ -49,7 +49,7 @@ e2e_build "$RUN" X2 "$E2E_ROOT" "$OB" "${E2E_LOCAL_FLAGS[@]}" "${TARGETS[@]}"
 e2e_build "$RUN" X2_leak "$E2E_ROOT" "$OB" "${E2E_LOCAL_FLAGS[@]}" "$LEAK"
 tool_2=$(e2e_tool_sha "$E2E_ROOT" "$OB")
 [[ $tool_1 == "$tool_2" ]] ||
-  e2e_fail "the cargo-built rocm-wheel differs after --expunge ($tool_1 vs $tool_2): rules/private/cargo_repository.bzl is not deterministic"
+  e2e_fail "the rules_rust-built rocm-wheel differs after --expunge ($tool_1 vs $tool_2): its Rustc actions are not deterministic"
 echo "rocm-wheel binary identical after --expunge: $tool_1"
 e2e_check "$RUN" X1 X2 --max-hit-rate 0
 
