@@ -11,6 +11,9 @@
 #      more than its inputs (a symlink to the compiler) fails here.
 #   W  `bazel clean`, --config=rbe again: every spawn is a remote cache hit
 #      (the remote-cache-warm rebuild), same wheels
+#   S  a copy of the checkout at another path, fresh output base,
+#      --config=rbe: every spawn is a remote cache hit (nothing in an action
+#      key depends on where the checkout is), same wheels
 # Negative controls: //tests/remote:leak_host_path (reads the checkout by
 # its absolute path) builds locally but must fail on the worker;
 # //tests/remote:leak_undeclared (reads a file beside its input) must fail.
@@ -38,8 +41,8 @@ cleanup() {
     rmdir "$E2E_TMP" 2>/dev/null || true
   else
     # The logs only: CAS, database and worker caches are large.
-    rm -rf "$RUN/cas" "$RUN/pg" "$RUN/casd"
-    echo "rbe_test: logs kept in $RUN (buildgrid.log, worker.log, casd.log, postgres.log, *.log)" >&2
+    rm -rf "$RUN/cas" "$RUN/pg" "$RUN/casd" "$RUN"/copy-* "$RUN/ob-copy"
+    echo "remote_execution_test: logs kept in $RUN (buildgrid.log, worker.log, casd.log, postgres.log, *.log)" >&2
   fi
 }
 e2e_traps cleanup
@@ -66,6 +69,14 @@ e2e_build "$RUN" W "$E2E_ROOT" "$E2E_MAIN_OB" "${RBE[@]}" "${TARGETS[@]}"
 echo "W (warm remote cache) took $((SECONDS - start)) s"
 e2e_check "$RUN" L W --min-hit-rate 1 --require-runner "remote cache hit"
 
+# S: a second checkout at another path (not a worktree), its own output base.
+COPY=$RUN/copy-$RANDOM/rules_rocm_copy
+e2e_copy_checkout "$COPY"
+start=$SECONDS
+e2e_build "$RUN" S "$COPY" "$RUN/ob-copy" "${RBE[@]}" "${TARGETS[@]}"
+echo "S (second checkout, warm remote cache) took $((SECONDS - start)) s"
+e2e_check "$RUN" L S --min-hit-rate 1 --require-runner "remote cache hit"
+
 # Negative controls: they must fail on the worker (remote first: a local
 # result must not be what the second build finds), and leak_host_path must
 # work locally, so what fails remotely is the worker's isolation.
@@ -83,4 +94,4 @@ e2e_build "$RUN" leak_local "$E2E_ROOT" "$E2E_MAIN_OB" "${E2E_LOCAL_FLAGS[@]}" /
 echo "negative control leak_host_path: builds locally (the local sandbox lets it read the checkout)"
 
 ok=1
-echo "rbe_test: PASS"
+echo "remote_execution_test: PASS"
