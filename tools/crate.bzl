@@ -24,14 +24,15 @@ def _common(deps):
         version = VERSION,
     )
 
-def tool_library(name, deps = [], unit_tests = True, unit_test_skip = [], **kwargs):
+def tool_library(name, deps = [], unit_tests = True, unit_test_skip = [], unit_test_deps = [], **kwargs):
     """A library crate of tools/crates/<name>: crate name with `_` for `-`.
 
     Also `<name>_unit_test`: the crate's unit tests (`#[cfg(test)]` in src/),
     which need nothing outside the sandbox (`unit_tests = False` for a crate
     that has none: an empty test target would pass whatever happens;
     `unit_test_skip`: unit tests that need an oracle outside the sandbox and
-    run under cargo only). The
+    run under cargo only; `unit_test_deps`: sibling dev-dependencies, which
+    all_crate_deps does not list). The
     integration tests in tests/
     stay cargo tests (`make rust-test`): they run external oracles (clang
     21, readelf, gcc, pip and the venv's twine/auditwheel, a pyenv Python),
@@ -51,7 +52,7 @@ def tool_library(name, deps = [], unit_tests = True, unit_test_skip = [], **kwar
         crate = ":" + name,
         crate_features = kwargs.get("crate_features", []),
         args = [a for t in unit_test_skip for a in ("--skip", t)],
-        deps = all_crate_deps(normal_dev = True),
+        deps = all_crate_deps(normal_dev = True) + unit_test_deps,
         proc_macro_deps = all_crate_deps(proc_macro_dev = True),
     )
 
