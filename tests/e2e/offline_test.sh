@@ -36,6 +36,10 @@ allowed=$base/allowed.txt
   [[ -d $rr ]] || rr=/usr/share/bazel/rules/rust
   grep -A6 'name = "rules_rust_tinyjson"' "$rr/rust/private/repository_utils.bzl" |
     sed -n 's/.*sha256 = "\([0-9a-f]\{64\}\)".*/\1/p'
+  # This machine's cargo-bazel comes from its offline setup through a
+  # file:// URL (/etc/bazel.bazelrc); Bazel caches it like a download.
+  gen=$(sed -n 's|.*CARGO_BAZEL_GENERATOR_URL=file://\(/[^ ]*\).*|\1|p' /etc/bazel.bazelrc 2>/dev/null | head -1)
+  [[ -z $gen ]] || sha256sum "$gen" | cut -d' ' -f1
 } | sort -u >"$allowed"
 (($(wc -l <"$allowed") > 20)) || fail "found only $(wc -l <"$allowed") checksums in tools/Cargo.lock and rules_rust"
 
