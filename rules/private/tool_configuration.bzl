@@ -20,6 +20,10 @@ _CONSTANTS = {
     str(Label("//:python_versions")): FLAG_IN_TRANSITIONED_CONFIGURATIONS,
     str(Label("//platforms/gfx:device_target")): TOOL_CONFIGURATION,
     str(Label("//rules/python:version")): PYTHON_INDEPENDENT,
+    # Cargo's release profile: no debug info, whose compile directories
+    # (sandbox paths, e.g. zstd-sys's C objects) made the binary differ
+    # between output bases.
+    "//command_line_option:compilation_mode": "opt",
 }
 
 def _tool_reset_impl(_settings, _attr):
