@@ -1,17 +1,35 @@
-"""Public API of rules_rocm. Everything else under rules/private is internal."""
+"""Public API of rules_rocm.
+
+Load everything from here; rules/private is internal and may change.
+
+Flags users set (declared in //BUILD.bazel, validated by rules/private/flags.bzl):
+  --@rules_rocm//:gfx=gfx94X-dcgpu,gfx120X-all   GPU targets (families: docs/gfx.md)
+  --@rules_rocm//:python_versions=3.12,3.13       Python versions of //:wheels-style targets (or `all`)
+  --@rules_rocm//:hip_bundle_compression=auto     offload bundles: auto, none, zstd, zlib
+  --@rules_rocm//:family_wheels                   //:wheels also builds per-family wheels
+"""
 
 load("//rules/private:dist.bzl", _wheel_dist = "wheel_dist")
-load("//rules/private:family_wheels.bzl", _FamilyWheelsInfo = "FamilyWheelsInfo", _family_wheels = "family_wheels", _family_wheels_flag = "family_wheels_flag")
-load("//rules/private:gfx.bzl", _GfxInfo = "GfxInfo", _gfx_device_target_setting = "gfx_device_target_setting", _gfx_flag = "gfx_flag")
-load("//rules/private:gfx_families.bzl", _DEFAULT_GFX = "DEFAULT_GFX", _GFX_FAMILIES = "FAMILIES", _GFX_LEGACY_FAMILIES = "LEGACY_FAMILIES", _GFX_TARGETS = "GFX_TARGETS", _expand_gfx = "expand_gfx", _sort_gfx_targets = "sort_gfx_targets")
-load("//rules/private:hip.bzl", _HipInfo = "HipInfo", _hip_compression_flag = "hip_compression_flag", _hip_library = "hip_library")
-load("//rules/private:python.bzl", _PythonFactsInfo = "PythonFactsInfo", _python_versions_flag = "python_versions_flag", _rocm_python_toolchain = "rocm_python_toolchain")
-load("//rules/private:python_extension.bzl", _PythonExtensionInfo = "PythonExtensionInfo", _python_extension = "python_extension")
+load("//rules/private:family_wheels.bzl", _family_wheels = "family_wheels")
+load("//rules/private:gfx_families.bzl", _DEFAULT_GFX = "DEFAULT_GFX", _GFX_FAMILIES = "FAMILIES")
+load("//rules/private:hip.bzl", _hip_library = "hip_library")
+load(
+    "//rules/private:providers.bzl",
+    _FamilyWheelsInfo = "FamilyWheelsInfo",
+    _GfxInfo = "GfxInfo",
+    _HipInfo = "HipInfo",
+    _PythonExtensionInfo = "PythonExtensionInfo",
+    _PythonFactsInfo = "PythonFactsInfo",
+    _PythonWheelInfo = "PythonWheelInfo",
+    _PythonWheelSetInfo = "PythonWheelSetInfo",
+    _WheelFilesInfo = "WheelFilesInfo",
+    _WheelInfo = "WheelInfo",
+)
+load("//rules/private:python.bzl", _rocm_python_toolchain = "rocm_python_toolchain")
+load("//rules/private:python_extension.bzl", _python_extension = "python_extension")
 load("//rules/private:python_testing.bzl", _python_wheels_install_test = "python_wheels_install_test")
 load(
     "//rules/private:python_wheel.bzl",
-    _PythonWheelInfo = "PythonWheelInfo",
-    _PythonWheelSetInfo = "PythonWheelSetInfo",
     _python_wheels = "python_wheels",
     _rocm_python_wheel = "rocm_python_wheel",
     _wheel_shared_library = "wheel_shared_library",
@@ -19,18 +37,62 @@ load(
 load("//rules/private:stamp.bzl", _python_version_module = "python_version_module")
 load("//rules/private:testing.bzl", _wheel_install_test = "wheel_install_test")
 load("//rules/private:toolchain.bzl", _rocm_wheel_toolchain = "rocm_wheel_toolchain")
-load(
-    "//rules/private:wheel.bzl",
-    _WheelFilesInfo = "WheelFilesInfo",
-    _WheelInfo = "WheelInfo",
-    _rocm_wheel = "rocm_wheel",
-    _wheel_files = "wheel_files",
-)
+load("//rules/private:wheel.bzl", _rocm_wheel = "rocm_wheel", _wheel_files = "wheel_files")
 
-DEFAULT_GFX = _DEFAULT_GFX
-GFX_FAMILIES = _GFX_FAMILIES
-GFX_LEGACY_FAMILIES = _GFX_LEGACY_FAMILIES
-GFX_TARGETS = _GFX_TARGETS
+# HIP: device code per gfx target of --//:gfx, linked like any cc_library.
+
+# See rules/private/hip.bzl.
+hip_library = _hip_library
+
+# Wheels: one file set, one wheel, built once.
+
+# See rules/private/wheel.bzl: files with their archive paths.
+wheel_files = _wheel_files
+
+# See rules/private/wheel.bzl: a Python-independent wheel (the pjrt plugin).
+rocm_wheel = _rocm_wheel
+
+# See rules/private/python_wheel.bzl: a shared library with its RUNPATH set for its place in a wheel.
+wheel_shared_library = _wheel_shared_library
+
+# See rules/private/family_wheels.bzl: one wheel per GPU family, thinned from one fat wheel.
+family_wheels = _family_wheels
+
+# See rules/private/dist.bzl: copies built wheels to a directory (`bazel run`).
+wheel_dist = _wheel_dist
+
+# Python: per-version extensions and wheels, fanned out by python_wheels.
+
+# See rules/private/python_extension.bzl: a CPython extension module for the configuration's Python.
+python_extension = _python_extension
+
+# See rules/private/python_wheel.bzl: a wheel for the configuration's Python.
+rocm_python_wheel = _rocm_python_wheel
+
+# See rules/private/python_wheel.bzl: per-Python wheels for every --//:python_versions, the rest once.
+python_wheels = _python_wheels
+
+# See rules/private/stamp.bzl: __version__ and, with --stamp, the commits.
+python_version_module = _python_version_module
+
+# Testing: wheels pip-installed into a venv and imported.
+
+# See rules/private/testing.bzl.
+wheel_install_test = _wheel_install_test
+
+# See rules/private/python_testing.bzl: every wheel of a python_wheels target, per version.
+python_wheels_install_test = _python_wheels_install_test
+
+# Toolchains: bring your own interpreter or rocm-wheel binary.
+
+# See rules/private/python.bzl and docs/python.md.
+rocm_python_toolchain = _rocm_python_toolchain
+
+# See rules/private/toolchain.bzl and the README (a prebuilt rocm-wheel).
+rocm_wheel_toolchain = _rocm_wheel_toolchain
+
+# Providers (documented in rules/private/providers.bzl).
+
 FamilyWheelsInfo = _FamilyWheelsInfo
 GfxInfo = _GfxInfo
 HipInfo = _HipInfo
@@ -38,26 +100,10 @@ PythonExtensionInfo = _PythonExtensionInfo
 PythonFactsInfo = _PythonFactsInfo
 PythonWheelInfo = _PythonWheelInfo
 PythonWheelSetInfo = _PythonWheelSetInfo
-python_extension = _python_extension
-python_version_module = _python_version_module
-python_versions_flag = _python_versions_flag
-python_wheels = _python_wheels
-python_wheels_install_test = _python_wheels_install_test
-rocm_python_toolchain = _rocm_python_toolchain
-rocm_python_wheel = _rocm_python_wheel
 WheelFilesInfo = _WheelFilesInfo
 WheelInfo = _WheelInfo
-expand_gfx = _expand_gfx
-family_wheels = _family_wheels
-family_wheels_flag = _family_wheels_flag
-gfx_device_target_setting = _gfx_device_target_setting
-gfx_flag = _gfx_flag
-hip_compression_flag = _hip_compression_flag
-hip_library = _hip_library
-sort_gfx_targets = _sort_gfx_targets
-rocm_wheel = _rocm_wheel
-rocm_wheel_toolchain = _rocm_wheel_toolchain
-wheel_dist = _wheel_dist
-wheel_files = _wheel_files
-wheel_shared_library = _wheel_shared_library
-wheel_install_test = _wheel_install_test
+
+# GPU families (rules/private/gfx_families.bzl, docs/gfx.md): name -> gfx
+# targets, and the default of --//:gfx.
+GFX_FAMILIES = _GFX_FAMILIES
+DEFAULT_GFX = _DEFAULT_GFX

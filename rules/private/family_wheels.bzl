@@ -16,28 +16,10 @@ name is not met by a per-family wheel.
 """
 
 load(":gfx_families.bzl", "expand_gfx")
+load(":providers.bzl", "FamilyWheelsInfo", "WheelInfo")
 load(":toolchain.bzl", "ROCM_WHEEL_TOOLCHAIN_TYPE", "rocm_wheel_tool")
-load(":wheel.bzl", "WheelInfo", "wheel_file_name")
-
-FamilyWheelsInfo = provider(
-    doc = "Per-family wheels thinned from one fat wheel.",
-    fields = {
-        "by_family": "dict: family name -> File (.whl)",
-        "fat": "File: the wheel they were thinned from",
-    },
-)
-
-_GFX = str(Label("//:gfx"))
-
-def _all_families_impl(_settings, attr):
-    return {_GFX: ",".join(attr.families)}
-
-# The fat wheel carries the union of the families, whatever --//:gfx says.
-_all_families_transition = transition(
-    implementation = _all_families_impl,
-    inputs = [],
-    outputs = [_GFX],
-)
+load(":transitions.bzl", "ALLOWLIST_ATTRS", "all_families_transition")
+load(":wheel.bzl", "wheel_file_name")
 
 def _family_wheels_impl(ctx):
     if not ctx.attr.families:
@@ -80,30 +62,18 @@ def _family_wheels_impl(ctx):
 
 family_wheels = rule(
     implementation = _family_wheels_impl,
-    attrs = {
+    attrs = ALLOWLIST_ATTRS | {
         "families": attr.string_list(
             mandatory = True,
             doc = "amdgpu families (or single gfx targets), one wheel each.",
         ),
         "wheel": attr.label(
             mandatory = True,
-            cfg = _all_families_transition,
+            cfg = all_families_transition,
             providers = [WheelInfo],
             doc = "The fat rocm_wheel; built for the union of `families`.",
-        ),
-        "_allowlist_function_transition": attr.label(
-            default = "@bazel_tools//tools/allowlists/function_transition_allowlist",
         ),
     },
     toolchains = [str(ROCM_WHEEL_TOOLCHAIN_TYPE)],
     doc = "One wheel per GPU family from one fat wheel (`rocm-wheel thin`), each named <distribution>-<family>.",
-)
-
-def _bool_flag_impl(_ctx):
-    return []
-
-family_wheels_flag = rule(
-    implementation = _bool_flag_impl,
-    build_setting = config.bool(flag = True),
-    doc = "--//:family_wheels: //:wheels also offers the per-family wheels.",
 )

@@ -16,34 +16,16 @@ runtime is linked with -lamdhip64 (no RUNPATH: the final binary sets it).
 """
 
 load("@bazel_tools//tools/cpp:toolchain_utils.bzl", "find_cpp_toolchain")
-load(":gfx.bzl", "GFX_ATTRS", "GfxDeviceTargetInfo", "gfx_device_split", "label_as_typed")
 load(":gfx_families.bzl", "sort_gfx_targets")
 load(":hip_toolchain.bzl", "HIP_TOOLCHAIN_TYPE", "hip_toolchain_info")
-load(":rocm_library.bzl", "RocmLibraryInfo")
+load(":labels.bzl", "label_as_typed")
+load(":providers.bzl", "GfxInfo", "HipDeviceInfo", "HipInfo", "RocmLibraryInfo", "SettingInfo")
 load(":toolchain.bzl", "ROCM_WHEEL_TOOLCHAIN_TYPE", "rocm_wheel_tool")
+load(":transitions.bzl", "ALLOWLIST_ATTRS", "gfx_device_split")
 
 # The globals rules_cc re-exports (rules_cc 0.0.11 has no cc/common yet).
 _CcInfo = CcInfo  # buildifier: disable=native-cc-info
 _cc_common = cc_common  # buildifier: disable=native-cc-common
-
-HipInfo = provider(
-    doc = "What a hip_library compiled.",
-    fields = {
-        "targets": "sorted gfx targets that have device code in at least one bundle",
-        "bundles": "list of offload bundle files (one per source)",
-        "device_objects": "dict gfx target -> list of code-object Files",
-    },
-)
-
-_HipDeviceInfo = provider(
-    doc = "Device code objects of one gfx configuration.",
-    fields = {
-        "target": "gfx target",
-        "objects": "dict source path -> code object File",
-    },
-)
-
-HipSettingInfo = provider(doc = "Value of a rules_rocm string setting.", fields = ["value"])
 
 HOST_TRIPLE = "x86_64-unknown-linux-gnu"
 HIP_OFFLOAD_KIND = "hipv4-amdgcn-amd-amdhsa--"
@@ -83,7 +65,7 @@ def _library_name(ctx):
 
 def _refusal(ctx, hip, target):
     """Why `target` cannot be built ('' when it can)."""
-    rocm = hip.rocm
+    rocm = hip.compiler
     if target not in rocm.targets and not (ctx.attr.self_contained and target in rocm.nogpulib_targets):
         if target in rocm.nogpulib_targets:
             return ("{compiler} accepts {target} only with -nogpulib: {lib} has no oclc_isa_version file for it, " +
@@ -125,13 +107,13 @@ def _check_target(ctx, hip, target):
     ))
 
 def _hip_device_code_impl(ctx):
-    target = ctx.attr._device_target[GfxDeviceTargetInfo].target
+    target = ctx.attr._device_target[SettingInfo].value
     if not target:
         fail("{}: device code is built through hip_library (it needs a gfx device configuration)".format(ctx.label))
     hip = hip_toolchain_info(ctx)
-    if not hip.rocm or not _check_target(ctx, hip, target):
-        return [_HipDeviceInfo(target = target, objects = {}), DefaultInfo()]
-    compiler = hip.rocm
+    if not hip.compiler or not _check_target(ctx, hip, target):
+        return [HipDeviceInfo(target = target, objects = {}), DefaultInfo()]
+    compiler = hip.compiler
     hdrs = ctx.files.hdrs
     incs = _include_flags(ctx)
     defs = _define_flags(ctx.attr.defines)
@@ -166,7 +148,7 @@ def _hip_device_code_impl(ctx):
         objects[src.path] = co
         outs.append(co)
     return [
-        _HipDeviceInfo(target = target, objects = objects),
+        HipDeviceInfo(target = target, objects = objects),
         DefaultInfo(files = depset(outs)),
     ]
 
@@ -211,7 +193,7 @@ def _bundle(ctx, hip, src, entries, compress):
         # Also the host-only bundle of a source no target could compile
         # (`rocm-wheel bundle write` wants at least one entry).
         if entries and compress != "none":
-            fail("{}: --//:hip_bundle_compression={} needs `rocm-wheel bundle write` (clang-offload-bundler of {} writes uncompressed bundles only)".format(ctx.label, compress, hip.rocm.name))
+            fail("{}: --//:hip_bundle_compression={} needs `rocm-wheel bundle write` (clang-offload-bundler of {} writes uncompressed bundles only)".format(ctx.label, compress, hip.compiler.name))
         ctx.actions.run(
             executable = hip.bundler,
             arguments = [
@@ -228,7 +210,7 @@ def _bundle(ctx, hip, src, entries, compress):
     return out
 
 def _resolve_compression(ctx, hip):
-    c = ctx.attr._compression[HipSettingInfo].value
+    c = ctx.attr._compression[SettingInfo].value
     if c == "auto":
         # Compressed (CCOB) bundles are read by the HIP runtime from ROCm 6.2 on.
         parts = hip.rocm_version.split(".")
@@ -237,27 +219,14 @@ def _resolve_compression(ctx, hip):
         return "none"
     return c
 
-_COMPRESSIONS = ["auto", "none", "zstd", "zlib"]
-
-def _compression_setting_impl(ctx):
-    if ctx.build_setting_value not in _COMPRESSIONS:
-        fail("--{}={}: must be one of {}".format(ctx.label, ctx.build_setting_value, ", ".join(_COMPRESSIONS)))
-    return [HipSettingInfo(value = ctx.build_setting_value)]
-
-hip_compression_flag = rule(
-    implementation = _compression_setting_impl,
-    build_setting = config.string(flag = True),
-    doc = "Offload-bundle compression: auto (zstd for ROCm >= 6.2, else none), none, zstd, zlib.",
-)
-
 def _hip_library_impl(ctx):
     hip = hip_toolchain_info(ctx)
-    if not hip.rocm:
+    if not hip.compiler:
         fail("{}: the HIP toolchain has no ROCm clang for host code".format(ctx.label))
     split = ctx.split_attr.device
     per_target = {}
     for dep in split.values():
-        info = dep[_HipDeviceInfo]
+        info = dep[HipDeviceInfo]
         if info.objects:
             per_target[info.target] = info.objects
     targets = sort_gfx_targets(per_target.keys())
@@ -311,7 +280,7 @@ def _hip_library_impl(ctx):
         args.add_all(["-Xclang", "-fcuda-include-gpubinary", "-Xclang", placeholder.path])
         args.add_all(["-c", src.path, "-o", host.path])
         ctx.actions.run(
-            executable = hip.rocm.executable,
+            executable = hip.compiler.executable,
             arguments = [args],
             inputs = depset([src, placeholder] + ctx.files.hdrs, transitive = [dep_ctx.headers]),
             outputs = [host],
@@ -365,21 +334,20 @@ def _hip_library_impl(ctx):
 
 hip_library_rule = rule(
     implementation = _hip_library_impl,
-    attrs = dict(_COMMON_ATTRS, **dict(GFX_ATTRS, **{
+    attrs = _COMMON_ATTRS | ALLOWLIST_ATTRS | {
         "deps": attr.label_list(providers = [_CcInfo], doc = "cc_library deps of the host code."),
         "device": attr.label(
             mandatory = True,
             cfg = gfx_device_split,
-            providers = [_HipDeviceInfo],
+            providers = [HipDeviceInfo],
             doc = "The hip_device_code target (made by the hip_library macro).",
         ),
         "local_defines": attr.string_list(doc = "Defines for this library's host compile only."),
-        "_allowlist_function_transition": attr.label(
-            default = "@bazel_tools//tools/allowlists/function_transition_allowlist",
-        ),
         "_cc_toolchain": attr.label(default = "@bazel_tools//tools/cpp:current_cc_toolchain"),
-        "_compression": attr.label(default = Label("//:hip_bundle_compression")),
-    })),
+        "_compression": attr.label(default = Label("//:hip_bundle_compression"), providers = [SettingInfo]),
+        # Validates --//:gfx (the split transition only expands it).
+        "_gfx": attr.label(default = Label("//:gfx"), providers = [GfxInfo]),
+    },
     # The C++ toolchain type too: find_cpp_toolchain resolves through it.
     toolchains = [str(HIP_TOOLCHAIN_TYPE), str(ROCM_WHEEL_TOOLCHAIN_TYPE), "@bazel_tools//tools/cpp:toolchain_type"],
     fragments = ["cpp"],

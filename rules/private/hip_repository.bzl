@@ -12,6 +12,7 @@ written from templates/rocm_hip.BUILD.tpl.
 """
 
 load(":gfx_families.bzl", "GFX_TARGETS")
+load(":labels.bzl", "abs_label")
 load(":rocm_libraries.bzl", "ROCM_LIBRARIES", "parse_version_header", "refused_targets")
 
 def _exists(rctx, p):
@@ -226,9 +227,9 @@ def _rocm_hip_repository_impl(rctx):
     rctx.template("BUILD.bazel", Label("//rules/private/templates:rocm_hip.BUILD.tpl"), {
         "{ROOT}": str(found.root),
         "{HOW}": str(found.how),
-        "{HIP_TOOLCHAIN_BZL}": _abs_label(Label("//rules/private:hip_toolchain.bzl")),
-        "{ROCM_LIBRARY_BZL}": _abs_label(Label("//rules/private:rocm_library.bzl")),
-        "{TOOLCHAIN_TYPE}": _abs_label(Label("//rules:hip_toolchain_type")),
+        "{HIP_TOOLCHAIN_BZL}": abs_label(Label("//rules/private:hip_toolchain.bzl")),
+        "{ROCM_LIBRARY_BZL}": abs_label(Label("//rules/private:rocm_library.bzl")),
+        "{TOOLCHAIN_TYPE}": abs_label(Label("//rules:hip_toolchain_type")),
         "{BUNDLER}": repr(":bin/clang-offload-bundler" if ok else None),
         "{OBJCOPY}": repr(":bin/llvm-objcopy" if ok else None),
         "{CLANG}": repr(":bin/clang++" if ok else None),
@@ -247,10 +248,6 @@ def _rocm_hip_repository_impl(rctx):
         repr(found.targets if ok else []),
         repr(found.nogpulib if ok else []),
     ))
-
-def _abs_label(label):
-    s = str(label)
-    return s if s.startswith("@") else "@" + s
 
 rocm_hip_repository = repository_rule(
     implementation = _rocm_hip_repository_impl,

@@ -3,37 +3,29 @@
 Configured by `rocm_hip_repository` (hip_repository.bzl) from a ROCm root.
 """
 
-HIP_TOOLCHAIN_TYPE = Label("//rules:hip_toolchain_type")
+load(":providers.bzl", "HipCompilerInfo", "HipToolchainInfo")
 
-HipCompilerInfo = provider(
-    doc = "The device compiler of a HIP toolchain.",
-    fields = {
-        "name": "human-readable name for messages, e.g. 'Debian clang version 21.1.8 (ROCm 6.4 at /usr)'",
-        "executable": "File: the clang++ driver",
-        "targets": "gfx targets it compiles with the device libraries",
-        "nogpulib_targets": "gfx targets it accepts only with -nogpulib (no device library ISA bitcode): self-contained code only",
-    },
-)
+HIP_TOOLCHAIN_TYPE = Label("//rules:hip_toolchain_type")
 
 def _hip_toolchain_impl(ctx):
     a = ctx.attr
-    rocm = None
+    compiler = None
     if ctx.executable.clang:
-        rocm = HipCompilerInfo(
+        compiler = HipCompilerInfo(
             name = a.clang_name,
             executable = ctx.executable.clang,
             targets = a.clang_targets,
             nogpulib_targets = a.clang_nogpulib_targets,
         )
     return [platform_common.ToolchainInfo(
-        hip = struct(
+        hip = HipToolchainInfo(
             unavailable = a.unavailable,
             rocm_path = a.rocm_path,
             rocm_version = a.rocm_version,
             device_lib_path = a.device_lib_path,
             runtime_lib_dir = a.runtime_lib_dir,
             host_offload_arch = a.host_offload_arch,
-            rocm = rocm,
+            compiler = compiler,
             bundler = ctx.executable.bundler,
             objcopy = ctx.executable.objcopy,
         ),

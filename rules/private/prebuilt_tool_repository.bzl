@@ -6,11 +6,7 @@ takes a binary built beforehand (`cargo build --release --locked
 bzlmod), so WORKSPACE consumers need no rules_rust or crate_universe setup.
 """
 
-def _abs_label(label):
-    # A label of the main repository prints without "@"; make it resolvable
-    # from inside this external repository.
-    s = str(label)
-    return s if s.startswith("@") else "@" + s
+load(":labels.bzl", "abs_label")
 
 def _rocm_wheel_prebuilt_repository_impl(rctx):
     path = rctx.attr.path or rctx.os.environ.get("ROCM_WHEEL", "")
@@ -47,8 +43,8 @@ toolchain(
     toolchain_type = "{toolchain_type}",
 )
 """.format(
-        toolchain_bzl = _abs_label(Label("//rules/private:toolchain.bzl")),
-        toolchain_type = _abs_label(Label("//rules:rocm_wheel_toolchain_type")),
+        toolchain_bzl = abs_label(Label("//rules/private:toolchain.bzl")),
+        toolchain_type = abs_label(Label("//rules:rocm_wheel_toolchain_type")),
     ))
 
 rocm_wheel_prebuilt_repository = repository_rule(

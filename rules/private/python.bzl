@@ -12,53 +12,13 @@ what is wrong instead.
 """
 
 load("@rocm_python//:versions.bzl", "PYTHON_VERSIONS", "SEARCHED")
+load(":flags.bzl", "NO_PYTHON", "PYTHON_INDEPENDENT")
+load(":providers.bzl", "PythonFactsInfo", "SettingInfo")
 
 # Bazel >= 8 users get these from @rules_cc; on Bazel 7 they are globals.
 _CcInfo = CcInfo  # buildifier: disable=native-cc-info
 
 PYTHON_TOOLCHAIN_TYPE = Label("//rules/python:toolchain_type")
-
-# Values of //rules/python:version that select no Python: the top-level
-# default, and the sentinel the reset transition writes (a value distinct
-# from the default keeps the reset configuration identical whether it is
-# entered from the top level or from a per-version configuration).
-NO_PYTHON = ""
-PYTHON_INDEPENDENT = "none"
-
-PythonVersionSettingInfo = provider(
-    doc = "Value of a Python version build setting.",
-    fields = {"value": "string"},
-)
-
-def _setting_impl(ctx):
-    return [PythonVersionSettingInfo(value = ctx.build_setting_value)]
-
-python_version_setting = rule(
-    implementation = _setting_impl,
-    build_setting = config.string(flag = True),
-    doc = "The Python version of the current configuration (set by transitions; " +
-          "settable on the command line to build one per-version target directly).",
-)
-
-python_versions_flag = rule(
-    implementation = _setting_impl,
-    build_setting = config.string(flag = True),
-    doc = "Comma-separated Python versions to build per-Python targets for, or `all`.",
-)
-
-PythonFactsInfo = provider(
-    doc = "One CPython installation, as the toolchain for its version reports it.",
-    fields = {
-        "version": "minor version, e.g. '3.12'",
-        "full_version": "e.g. '3.12.1'",
-        "interpreter": "absolute path of the interpreter (string)",
-        "headers": "CcInfo with Python.h and friends",
-        "soabi": "e.g. 'cpython-312-x86_64-linux-gnu'",
-        "ext_suffix": "e.g. '.cpython-312-x86_64-linux-gnu.so'",
-        "python_tag": "e.g. 'cp312'",
-        "abi_tag": "e.g. 'cp312' ('cp313t' for a free-threaded build)",
-    },
-)
 
 def _rocm_python_toolchain_impl(ctx):
     if not ctx.attr.version:
@@ -101,13 +61,13 @@ def python_toolchain_attrs():
     return {
         "_python_version": attr.label(
             default = Label("//rules/python:version"),
-            providers = [PythonVersionSettingInfo],
+            providers = [SettingInfo],
         ),
     }
 
 def python_facts(ctx):
     """The PythonFactsInfo of the configuration's Python version, or a clear failure."""
-    requested = ctx.attr._python_version[PythonVersionSettingInfo].value
+    requested = ctx.attr._python_version[SettingInfo].value
     facts = ctx.toolchains[str(PYTHON_TOOLCHAIN_TYPE)].python
     if facts == None:
         if requested in (NO_PYTHON, PYTHON_INDEPENDENT):

@@ -9,6 +9,7 @@ through the build tree.
 """
 
 load("@bazel_tools//tools/cpp:toolchain_utils.bzl", "find_cpp_toolchain")
+load(":providers.bzl", "PythonExtensionInfo")
 load(
     ":python.bzl",
     "PYTHON_TOOLCHAIN_TYPE",
@@ -21,16 +22,6 @@ load(":transitions.bzl", "ALLOWLIST_ATTRS", "python_reset_transition")
 # Bazel >= 8 users get these from @rules_cc; on Bazel 7 they are globals.
 _CcInfo = CcInfo  # buildifier: disable=native-cc-info
 _cc_common = cc_common  # buildifier: disable=native-cc-common
-
-PythonExtensionInfo = provider(
-    doc = "A built CPython extension module.",
-    fields = {
-        "module": "module name, e.g. _core",
-        "file": "File: <module><EXT_SUFFIX>",
-        "python": "PythonFactsInfo it was built for",
-        "shared_libs": "depset of Files: Python-independent libraries it links (DT_NEEDED)",
-    },
-)
 
 def _shared_lib_files(targets, owner):
     libs = []

@@ -3,7 +3,7 @@ was built for, pip-installs exactly that version's wheels plus the
 Python-independent ones (`--no-index`) into a fresh venv of that version and
 runs a check script there."""
 
-load(":python_wheel.bzl", "PythonWheelSetInfo")
+load(":providers.bzl", "PythonWheelSetInfo")
 load(":shell.bzl", "shell_quote", "venv_install_check_lines")
 
 def _impl(ctx):

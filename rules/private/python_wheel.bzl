@@ -8,6 +8,7 @@
   everything else, shared with the shared libraries the extensions link).
 """
 
+load(":providers.bzl", "PythonWheelInfo", "PythonWheelSetInfo", "WheelInfo")
 load(
     ":python.bzl",
     "PYTHON_TOOLCHAIN_TYPE",
@@ -17,21 +18,7 @@ load(
 )
 load(":toolchain.bzl", "ROCM_WHEEL_TOOLCHAIN_TYPE", "rocm_wheel_tool")
 load(":transitions.bzl", "ALLOWLIST_ATTRS", "python_reset_transition", "python_split_transition")
-load(":wheel.bzl", "WHEEL_ATTRS", "WheelInfo", "build_wheel", "map_files")
-
-PythonWheelInfo = provider(
-    doc = "A per-Python wheel: which Python it was built for.",
-    fields = {"python": "PythonFactsInfo"},
-)
-
-PythonWheelSetInfo = provider(
-    doc = "Wheels of a python_wheels target.",
-    fields = {
-        "by_version": 'dict: "3.12" -> list of per-Python wheel Files',
-        "independent": "list of Files: wheels built once for all versions",
-        "interpreters": 'dict: "3.12" -> interpreter path (for install tests)',
-    },
-)
+load(":wheel.bzl", "WHEEL_ATTRS", "build_wheel", "map_files")
 
 def _norm_prefix(p):
     p = p.strip("/")

@@ -6,20 +6,11 @@ targets that version refuses, so hip_library can check the --//:gfx set at
 analysis time instead of failing deep inside a device compile.
 """
 
+load(":providers.bzl", "RocmLibraryInfo")
+
 # The globals rules_cc re-exports (rules_cc 0.0.11 has no cc/common yet).
 _CcInfo = CcInfo  # buildifier: disable=native-cc-info
 _cc_common = cc_common  # buildifier: disable=native-cc-common
-
-RocmLibraryInfo = provider(
-    doc = "A ROCm library found in the local ROCm installation.",
-    fields = {
-        "name": "display name, e.g. 'rocPRIM'",
-        "version": "version from its version header, e.g. '3.4.1'",
-        "rocm_version": "major.minor of the ROCm (HIP) it belongs to",
-        "refused": "dict gfx target -> why this version cannot compile code for it",
-        "unavailable": "non-empty: why the library was not found and how to install it",
-    },
-)
 
 def _rocm_library_impl(ctx):
     refused = dict(ctx.attr.refused)

@@ -12,19 +12,7 @@ Keys used (tools/workspace_status.sh prints them):
 Templates may name any stable key as `{KEY}`.
 """
 
-StampSettingInfo = provider(
-    doc = "Whether --stamp is on.",
-    fields = {"value": "bool"},
-)
-
-def _stamp_setting_impl(ctx):
-    return [StampSettingInfo(value = ctx.attr.value)]
-
-stamp_setting = rule(
-    implementation = _stamp_setting_impl,
-    attrs = {"value": attr.bool()},
-    doc = "Carries --stamp into rules (instantiate with value = select on a stamp config_setting).",
-)
+load(":providers.bzl", "SettingInfo")
 
 STAMP_ATTRS = {
     "stamp": attr.int(
@@ -34,7 +22,7 @@ STAMP_ATTRS = {
     ),
     "_stamp_flag": attr.label(
         default = Label("//rules/stamp:stamp"),
-        providers = [StampSettingInfo],
+        providers = [SettingInfo],
     ),
 }
 
@@ -44,7 +32,7 @@ def is_stamping(ctx):
         return True
     if ctx.attr.stamp == 0:
         return False
-    return ctx.attr._stamp_flag[StampSettingInfo].value
+    return ctx.attr._stamp_flag[SettingInfo].value
 
 # awk over stable-status.txt ("KEY value" lines). Values are JSON/Python
 # string-escaped, so a status value cannot break the file it lands in.

@@ -1,5 +1,6 @@
-"""Configuration transitions for Python versions.
+"""Every configuration transition of rules_rocm.
 
+Python:
 - python_split_transition: one configuration per version in
   `--//:python_versions` (the per-Python wheels and their extensions).
 - python_reset_transition: the one configuration for everything that does
@@ -8,101 +9,125 @@
   still yields a configuration distinct from the top-level one,
   while a sentinel written by every consumer (the top level included, through
   python_wheels) yields one configuration, so that work runs once.
+GPU:
+- gfx_device_split: one device configuration per gfx target of --//:gfx.
+- all_families_transition: --//:gfx set to a family_wheels target's families.
+Tools:
+- tool_reset_transition: the configuration rocm-wheel is built in.
 """
 
-load("@rocm_python//:versions.bzl", "PYTHON_VERSIONS", "SEARCHED")
-load(":python.bzl", "PYTHON_INDEPENDENT")
+load(
+    ":flags.bzl",
+    "DEVICE_CONFIGURATION_GFX",
+    "DEVICE_TARGET_SETTING",
+    "FLAG_IN_TRANSITIONED_CONFIGURATIONS",
+    "GFX_FLAG",
+    "HIP_COMPRESSION_FLAG",
+    "PYTHON_INDEPENDENT",
+    "PYTHON_VERSIONS_FLAG",
+    "PYTHON_VERSION_SETTING",
+    "TOOL_CONFIGURATION",
+    "parse_python_versions",
+)
+load(":gfx_families.bzl", "expand_gfx")
+load(":labels.bzl", "label_as_typed")
 
-# str(Label) so the settings resolve to this repository when rules_rocm is
-# used as an external repository, too.
-PYTHON_VERSIONS_FLAG = str(Label("//:python_versions"))
-PYTHON_VERSION_SETTING = str(Label("//rules/python:version"))
+_PLATFORMS = "//command_line_option:platforms"
 
-def _is_minor_version(v):
-    parts = v.split(".")
-    if len(parts) != 2:
-        return False
-    for p in parts:
-        if not p.isdigit() or (len(p) > 1 and p[0] == "0"):
-            return False
-    return parts[0] == "3"
-
-def _version_key(v):
-    return [int(p) for p in v.split(".")]
-
-def parse_python_versions(value, available = PYTHON_VERSIONS, searched = SEARCHED):
-    """`--//:python_versions` as a sorted list of "3.X", or fail() saying what is wrong.
-
-    Args:
-      value: the flag value, "all" or "3.11,3.12".
-      available: the versions with an interpreter.
-      searched: where the interpreters were looked for (for the message).
-    """
-    hint = "--//:python_versions takes `all` or comma-separated minor versions such as 3.11,3.12,3.13"
-    if value == FLAG_IN_TRANSITIONED_CONFIGURATIONS:
-        fail("rules_rocm: --//:python_versions read inside a per-Python or Python-independent " +
-             "configuration; python_wheels (//:wheels) cannot be a dependency of a wheel")
-    if value.strip() == "all":
-        if not available:
-            fail(("rules_rocm: no Python interpreter >= 3.10 found in {}; install one " +
-                  "(e.g. `pyenv install 3.12`) or pass python_interpreters to " +
-                  "rules_rocm_dependencies()").format(searched))
-        return list(available)
-    wanted = []
-    for raw in value.split(","):
-        v = raw.strip()
-        if not _is_minor_version(v):
-            fail("rules_rocm: malformed Python version '{}' in --//:python_versions={}: {}".format(
-                raw,
-                value,
-                hint,
-            ))
-        if v in wanted:
-            fail("rules_rocm: Python {} is listed twice in --//:python_versions={}".format(v, value))
-        wanted.append(v)
-    missing = [v for v in wanted if v not in available]
-    if missing:
-        fail(("rules_rocm: no interpreter for Python {} (requested by --//:python_versions={}); " +
-              "looked in {} and found {}. Install it (e.g. `pyenv install {}`), pass " +
-              "python_interpreters to rules_rocm_dependencies(), or drop it from the flag.").format(
-            ", ".join(missing),
-            value,
-            searched,
-            ", ".join(available) or "none",
-            missing[0],
-        ))
-    return sorted(wanted, key = _version_key)
-
-# Both transitions also pin --//:python_versions, to a value no user gives.
-# Bazel records a transition input's value in the resulting configuration, so
-# without a pin the reset configuration reached from the top level (flag not
-# read) and the one reached through the split (flag read) could differ and
-# the Python-independent work would run twice. And Bazel 7 names output
-# directories by the difference to the top-level configuration: a constant
-# that always differs from what the user typed keeps that difference, hence
-# the paths and action keys, the same whatever versions were requested, so
-# `--//:python_versions=3.12` (or the same versions in another order) reuses
-# a full build's outputs and its remote cache entries.
-FLAG_IN_TRANSITIONED_CONFIGURATIONS = "(transitioned configuration)"
+# Both Python transitions also pin --//:python_versions, to a value no user
+# gives. Bazel records a transition input's value in the resulting
+# configuration, so without a pin the reset configuration reached from the
+# top level (flag not read) and the one reached through the split (flag read)
+# could differ and the Python-independent work would run twice. And Bazel 7
+# names output directories by the difference to the top-level configuration:
+# a constant that always differs from what the user typed keeps that
+# difference, hence the paths and action keys, the same whatever versions
+# were requested, so `--//:python_versions=3.12` (or the same versions in
+# another order) reuses a full build's outputs and its remote cache entries.
 _FLAG_PINNED = FLAG_IN_TRANSITIONED_CONFIGURATIONS
 
-def _split_impl(settings, _attr):
+def _python_split_impl(settings, _attr):
     versions = parse_python_versions(settings[PYTHON_VERSIONS_FLAG])
     return {v: {PYTHON_VERSION_SETTING: v, PYTHON_VERSIONS_FLAG: _FLAG_PINNED} for v in versions}
 
 python_split_transition = transition(
-    implementation = _split_impl,
+    implementation = _python_split_impl,
     inputs = [PYTHON_VERSIONS_FLAG],
     outputs = [PYTHON_VERSION_SETTING, PYTHON_VERSIONS_FLAG],
 )
 
-def _reset_impl(_settings, _attr):
+def _python_reset_impl(_settings, _attr):
     return {PYTHON_VERSION_SETTING: PYTHON_INDEPENDENT, PYTHON_VERSIONS_FLAG: _FLAG_PINNED}
 
 python_reset_transition = transition(
-    implementation = _reset_impl,
+    implementation = _python_reset_impl,
     inputs = [],
     outputs = [PYTHON_VERSION_SETTING, PYTHON_VERSIONS_FLAG],
+)
+
+def _gfx_platform(target):
+    return str(Label("//platforms:" + target))
+
+def _gfx_device_split_impl(settings, _attr):
+    expanded = expand_gfx(settings[GFX_FLAG], flag = "--" + label_as_typed(Label(GFX_FLAG)))
+    if expanded.error:
+        fail(expanded.error)
+    return {
+        t: {
+            GFX_FLAG: DEVICE_CONFIGURATION_GFX,
+            DEVICE_TARGET_SETTING: t,
+            _PLATFORMS: _gfx_platform(t),
+        }
+        for t in expanded.targets
+    }
+
+# One configuration per gfx target of --//:gfx, in which
+# //platforms/gfx:device_target names the target and the target platform is
+# //platforms:<gfx> (so device code can select() on it). The set itself is
+# replaced by a constant: the device configuration of gfx1201 must be the
+# same whether the set is gfx1200,gfx1201 or gfx1201 alone (same paths, same
+# action keys: narrowing the set recompiles nothing).
+gfx_device_split = transition(
+    implementation = _gfx_device_split_impl,
+    inputs = [GFX_FLAG],
+    outputs = [GFX_FLAG, DEVICE_TARGET_SETTING, _PLATFORMS],
+)
+
+def _all_families_impl(_settings, attr):
+    return {GFX_FLAG: ",".join(attr.families)}
+
+# A family_wheels target's fat wheel carries the union of its families,
+# whatever --//:gfx says.
+all_families_transition = transition(
+    implementation = _all_families_impl,
+    inputs = [],
+    outputs = [GFX_FLAG],
+)
+
+# Bazel 7 carries Starlark build settings into the exec configuration, so
+# rocm-wheel would otherwise be compiled once per Python version, per gfx
+# target and per --//:gfx value. Every rules_rocm setting gets a constant no
+# user types (the argument of _FLAG_PINNED above: paths and action keys stay
+# the same across commands).
+_TOOL_CONSTANTS = {
+    GFX_FLAG: DEVICE_CONFIGURATION_GFX,
+    HIP_COMPRESSION_FLAG: TOOL_CONFIGURATION,
+    PYTHON_VERSIONS_FLAG: FLAG_IN_TRANSITIONED_CONFIGURATIONS,
+    DEVICE_TARGET_SETTING: TOOL_CONFIGURATION,
+    PYTHON_VERSION_SETTING: PYTHON_INDEPENDENT,
+    # Cargo's release profile: no debug info, whose compile directories
+    # (sandbox paths, e.g. zstd-sys's C objects) made the binary differ
+    # between output bases.
+    "//command_line_option:compilation_mode": "opt",
+}
+
+def _tool_reset_impl(_settings, _attr):
+    return _TOOL_CONSTANTS
+
+tool_reset_transition = transition(
+    implementation = _tool_reset_impl,
+    inputs = [],
+    outputs = list(_TOOL_CONSTANTS),
 )
 
 ALLOWLIST_ATTRS = {

@@ -1,26 +1,9 @@
 """Wheel assembly: Starlark collects files and metadata into a JSON manifest,
 `rocm-wheel build` (from the rocm_wheel toolchain) writes the wheel."""
 
+load(":providers.bzl", "WheelFilesInfo", "WheelInfo")
 load(":stamp.bzl", "STAMP_ATTRS", "is_stamping", "stamp_template")
 load(":toolchain.bzl", "ROCM_WHEEL_TOOLCHAIN_TYPE", "rocm_wheel_tool")
-
-WheelFilesInfo = provider(
-    doc = "Files destined for a wheel, each with its archive path.",
-    fields = {
-        "entries": "list of struct(path = archive path, file = File)",
-    },
-)
-
-WheelInfo = provider(
-    doc = "A built wheel.",
-    fields = {
-        "wheel": "File: the .whl",
-        "distribution": "distribution name as declared",
-        "normalized_name": "name as in the wheel file name",
-        "version": "version string",
-        "tag": "the wheel's compressed tag set, e.g. py3-none-any",
-    },
-)
 
 _SEPARATORS = "-_."
 

@@ -8,13 +8,13 @@ wrong expansion fails `bazel test //...`. Other values (tests run with
 //tests/gfx:families_test checks case by case.
 """
 
-load("//rules:defs.bzl", "DEFAULT_GFX", "expand_gfx")
+load("//rules:defs.bzl", "DEFAULT_GFX")
 
 # buildifier: disable=bzl-visibility
-load("//rules/private:gfx.bzl", "GfxInfo")
+load("//rules/private:gfx_families.bzl", "expand_gfx", "families_json")
 
 # buildifier: disable=bzl-visibility
-load("//rules/private:gfx_families.bzl", "families_json")
+load("//rules/private:providers.bzl", "GfxInfo")
 
 # buildifier: disable=bzl-visibility
 load("//rules/private:shell.bzl", "shell_quote")

@@ -1,7 +1,8 @@
 """Analysis-time checks of the family table and of expand_gfx, reported by a
 generated test script (fails listing every mismatch)."""
 
-load("//rules:defs.bzl", "GFX_TARGETS", "expand_gfx", "sort_gfx_targets", FAMILIES = "GFX_FAMILIES", LEGACY_FAMILIES = "GFX_LEGACY_FAMILIES")
+# buildifier: disable=bzl-visibility
+load("//rules/private:gfx_families.bzl", "FAMILIES", "GFX_TARGETS", "LEGACY_FAMILIES", "expand_gfx", "sort_gfx_targets")
 
 # (flag value, expected targets or None, substrings the error must contain)
 _CASES = [

@@ -1,0 +1,203 @@
+"""rules_rocm's build settings: each validated where it is declared, parsed once.
+
+Flags users set (//BUILD.bazel instantiates them):
+  --//:gfx                     amdgpu families / gfx targets        -> GfxInfo
+  --//:python_versions         `all` or minor versions              -> PythonVersionsInfo
+  --//:hip_bundle_compression  auto, none, zstd, zlib               -> SettingInfo
+  --//:family_wheels           per-family wheels in //:wheels       -> SettingInfo
+Settings transitions write (never set by hand, except the Python version to
+build one per-Python target directly):
+  //rules/python:version       Python of the configuration          -> SettingInfo
+  //platforms/gfx:device_target  gfx target of a device configuration -> SettingInfo
+  //rules/stamp:stamp          whether --stamp is on                -> SettingInfo
+
+Transitions write the constants below into configurations where a flag has
+no meaning: values no user types, so a misplaced read fails loudly, and
+constant, so configurations (hence output paths and action keys) stay the same
+whatever the user typed.
+"""
+
+load("@rocm_python//:versions.bzl", "PYTHON_VERSIONS", "SEARCHED")
+load(":gfx_families.bzl", "expand_gfx")
+load(":labels.bzl", "label_as_typed")
+load(":providers.bzl", "GfxInfo", "PythonVersionsInfo", "SettingInfo")
+
+# str(Label) so the settings resolve to this repository when rules_rocm is
+# used as an external repository, too.
+GFX_FLAG = str(Label("//:gfx"))
+PYTHON_VERSIONS_FLAG = str(Label("//:python_versions"))
+HIP_COMPRESSION_FLAG = str(Label("//:hip_bundle_compression"))
+PYTHON_VERSION_SETTING = str(Label("//rules/python:version"))
+DEVICE_TARGET_SETTING = str(Label("//platforms/gfx:device_target"))
+
+# --//:gfx inside gfx device configurations.
+DEVICE_CONFIGURATION_GFX = "(device configuration)"
+
+# --//:python_versions inside per-Python and Python-independent configurations.
+FLAG_IN_TRANSITIONED_CONFIGURATIONS = "(transitioned configuration)"
+
+# Every rules_rocm setting inside the configuration the rocm-wheel tool is built in.
+TOOL_CONFIGURATION = "(tool configuration)"
+
+# Values of //rules/python:version that select no Python: the top-level
+# default, and the sentinel the reset transition writes (a value distinct
+# from the default keeps the reset configuration identical whether it is
+# entered from the top level or from a per-version configuration).
+NO_PYTHON = ""
+PYTHON_INDEPENDENT = "none"
+
+# --//:gfx
+
+def _offload_arch_copts(targets):
+    return " ".join(["--offload-arch=" + t for t in targets])
+
+def _gfx_flag_impl(ctx):
+    value = ctx.build_setting_value
+    if value == DEVICE_CONFIGURATION_GFX:
+        fail("{}: read inside a gfx device configuration; hip_library and --//:gfx users cannot be dependencies of device code".format(ctx.label))
+    expanded = expand_gfx(value, flag = "--" + label_as_typed(ctx.label))
+    if expanded.error:
+        fail(expanded.error)
+    return [
+        GfxInfo(value = value, targets = expanded.targets),
+        # For cc_library code built by a hipcc-style toolchain:
+        #   toolchains = ["@rules_rocm//:gfx"], copts = ["$(ROCM_OFFLOAD_ARCH_COPTS)"]
+        platform_common.TemplateVariableInfo({
+            "ROCM_GFX_TARGETS": ",".join(expanded.targets),
+            "ROCM_OFFLOAD_ARCH_COPTS": _offload_arch_copts(expanded.targets),
+            "ROCM_AMDGPU_TARGETS": ",".join(expanded.targets),
+        }),
+    ]
+
+gfx_flag = rule(
+    implementation = _gfx_flag_impl,
+    build_setting = config.string(flag = True),
+    doc = "The GPU target flag: comma list of amdgpu families or gfx targets, validated at analysis.",
+)
+
+def _device_target_impl(ctx):
+    return [SettingInfo(value = ctx.build_setting_value)]
+
+gfx_device_target_setting = rule(
+    implementation = _device_target_impl,
+    build_setting = config.string(flag = False),
+    doc = "The gfx target of a device configuration ('' elsewhere), set by the device split transition.",
+)
+
+# --//:python_versions
+
+def _is_minor_version(v):
+    parts = v.split(".")
+    if len(parts) != 2:
+        return False
+    for p in parts:
+        if not p.isdigit() or (len(p) > 1 and p[0] == "0"):
+            return False
+    return parts[0] == "3"
+
+def _version_key(v):
+    return [int(p) for p in v.split(".")]
+
+def parse_python_versions(value, available = PYTHON_VERSIONS, searched = SEARCHED):
+    """`--//:python_versions` as a sorted list of "3.X", or fail() saying what is wrong.
+
+    Args:
+      value: the flag value, "all" or "3.11,3.12".
+      available: the versions with an interpreter.
+      searched: where the interpreters were looked for (for the message).
+    """
+    hint = ("--//:python_versions takes `all` or comma-separated minor versions; " +
+            "valid here: {}").format(", ".join(["all"] + list(available)))
+    if value == FLAG_IN_TRANSITIONED_CONFIGURATIONS:
+        fail("rules_rocm: --//:python_versions read inside a per-Python or Python-independent " +
+             "configuration; python_wheels (//:wheels) cannot be a dependency of a wheel")
+    if value.strip() == "all":
+        if not available:
+            fail(("rules_rocm: no Python interpreter >= 3.10 found in {}; install one " +
+                  "(e.g. `pyenv install 3.12`) or pass python_interpreters to " +
+                  "rules_rocm_dependencies()").format(searched))
+        return list(available)
+    wanted = []
+    for raw in value.split(","):
+        v = raw.strip()
+        if not _is_minor_version(v):
+            fail("rules_rocm: malformed Python version '{}' in --//:python_versions={}: {}".format(
+                raw,
+                value,
+                hint,
+            ))
+        if v in wanted:
+            fail("rules_rocm: Python {} is listed twice in --//:python_versions={}".format(v, value))
+        wanted.append(v)
+    missing = [v for v in wanted if v not in available]
+    if missing:
+        fail(("rules_rocm: no interpreter for Python {} (requested by --//:python_versions={}); " +
+              "looked in {} and found {}. Install it (e.g. `pyenv install {}`), pass " +
+              "python_interpreters to rules_rocm_dependencies(), or drop it from the flag.").format(
+            ", ".join(missing),
+            value,
+            searched,
+            ", ".join(available) or "none",
+            missing[0],
+        ))
+    return sorted(wanted, key = _version_key)
+
+def _python_versions_flag_impl(ctx):
+    value = ctx.build_setting_value
+    return [PythonVersionsInfo(value = value, versions = parse_python_versions(value))]
+
+python_versions_flag = rule(
+    implementation = _python_versions_flag_impl,
+    build_setting = config.string(flag = True),
+    doc = "Comma-separated Python versions to build per-Python targets for, or `all` " +
+          "(every interpreter found); validated against the interpreters found.",
+)
+
+def _python_version_setting_impl(ctx):
+    value = ctx.build_setting_value
+    if value not in (NO_PYTHON, PYTHON_INDEPENDENT) and not _is_minor_version(value):
+        fail("--{}={}: must be a minor version such as 3.12".format(label_as_typed(ctx.label), value))
+    return [SettingInfo(value = value)]
+
+python_version_setting = rule(
+    implementation = _python_version_setting_impl,
+    build_setting = config.string(flag = True),
+    doc = "The Python version of the current configuration (set by transitions; " +
+          "settable on the command line to build one per-version target directly).",
+)
+
+# --//:hip_bundle_compression
+
+HIP_COMPRESSIONS = ["auto", "none", "zstd", "zlib"]
+
+def _compression_flag_impl(ctx):
+    value = ctx.build_setting_value
+    if value not in HIP_COMPRESSIONS:
+        fail("--{}={}: must be one of {}".format(label_as_typed(ctx.label), value, ", ".join(HIP_COMPRESSIONS)))
+    return [SettingInfo(value = value)]
+
+hip_compression_flag = rule(
+    implementation = _compression_flag_impl,
+    build_setting = config.string(flag = True),
+    doc = "Offload-bundle compression: auto (zstd for ROCm >= 6.2, else none), none, zstd, zlib.",
+)
+
+# --//:family_wheels, and the carrier of --stamp
+
+def _bool_setting_impl(ctx):
+    return [SettingInfo(value = ctx.build_setting_value)]
+
+family_wheels_flag = rule(
+    implementation = _bool_setting_impl,
+    build_setting = config.bool(flag = True),
+    doc = "--//:family_wheels: //:wheels also offers the per-family wheels.",
+)
+
+def _stamp_setting_impl(ctx):
+    return [SettingInfo(value = ctx.attr.value)]
+
+stamp_setting = rule(
+    implementation = _stamp_setting_impl,
+    attrs = {"value": attr.bool()},
+    doc = "Carries --stamp into rules (instantiate with value = select on a stamp config_setting).",
+)

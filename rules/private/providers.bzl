@@ -1,0 +1,155 @@
+"""Every provider of rules_rocm, in one place.
+
+Public ones are re-exported by //rules:defs.bzl; the others are shared
+between the rules in rules/private and are documented here all the same.
+"""
+
+# Settings
+
+SettingInfo = provider(
+    doc = "The value of a rules_rocm build setting, validated by the setting's rule " +
+          "(rules/private/flags.bzl); rules read settings through it, never through " +
+          "the raw flag.",
+    fields = {
+        "value": "the setting's value (string or bool, as the setting declares)",
+    },
+)
+
+GfxInfo = provider(
+    doc = "The parsed --//:gfx flag.",
+    fields = {
+        "value": "the flag as given, e.g. 'gfx94X-dcgpu,gfx120X-all'",
+        "targets": "sorted list of the gfx targets it expands to, e.g. ['gfx942', 'gfx1200', 'gfx1201']",
+    },
+)
+
+PythonVersionsInfo = provider(
+    doc = "The parsed --//:python_versions flag.",
+    fields = {
+        "value": "the flag as given, e.g. 'all' or '3.12,3.11'",
+        "versions": "sorted list of minor versions with an interpreter, e.g. ['3.11', '3.12']",
+    },
+)
+
+# HIP
+
+HipCompilerInfo = provider(
+    doc = "The ROCm clang of a HIP toolchain: host code and every device target.",
+    fields = {
+        "name": "human-readable name for messages, e.g. 'Debian clang version 21.1.8 (ROCm 6.4 at /usr)'",
+        "executable": "File: the clang++ driver",
+        "targets": "gfx targets it compiles with the device libraries",
+        "nogpulib_targets": "gfx targets it accepts only with -nogpulib (no device-library ISA bitcode): self-contained code only",
+    },
+)
+
+HipToolchainInfo = provider(
+    doc = "A resolved HIP toolchain (the `hip` field of its ToolchainInfo).",
+    fields = {
+        "unavailable": "non-empty: why no usable ROCm was found; rules fail with it",
+        "rocm_path": "the ROCm root (headers under include/)",
+        "rocm_version": "major.minor of HIP, e.g. '6.4'",
+        "device_lib_path": "directory holding ocml.bc and the oclc_isa_version files",
+        "runtime_lib_dir": "directory holding libamdhip64.so",
+        "host_offload_arch": "a gfx target the compiler accepts: host-only compiles need one",
+        "compiler": "HipCompilerInfo, or None when `unavailable` is set",
+        "bundler": "File: clang-offload-bundler (host-only bundles of sources no target compiles)",
+        "objcopy": "File: llvm-objcopy of the ROCm LLVM (replaces .hip_fatbin)",
+    },
+)
+
+HipInfo = provider(
+    doc = "What a hip_library compiled.",
+    fields = {
+        "targets": "sorted gfx targets that have device code in at least one bundle",
+        "bundles": "list of offload-bundle Files, one per source",
+        "device_objects": "dict gfx target -> list of code-object Files",
+    },
+)
+
+HipDeviceInfo = provider(
+    doc = "The device code objects of one gfx device configuration (hip_library's device half).",
+    fields = {
+        "target": "the configuration's gfx target",
+        "objects": "dict source path -> code-object File (empty when the target is left out)",
+    },
+)
+
+RocmLibraryInfo = provider(
+    doc = "A ROCm library of the local ROCm installation (@rules_rocm//rocm:rocprim, ...).",
+    fields = {
+        "name": "display name, e.g. 'rocPRIM'",
+        "version": "version from its version header, e.g. '3.4.1'",
+        "rocm_version": "major.minor of the ROCm (HIP) it belongs to",
+        "refused": "dict gfx target -> why this version cannot compile code for it",
+        "unavailable": "non-empty: why the library was not found and how to install it",
+    },
+)
+
+# Python
+
+PythonFactsInfo = provider(
+    doc = "One CPython installation, as the toolchain for its version reports it.",
+    fields = {
+        "version": "minor version, e.g. '3.12'",
+        "full_version": "e.g. '3.12.1'",
+        "interpreter": "absolute path of the interpreter (string; tests run it, build actions never do)",
+        "headers": "CcInfo with Python.h and friends",
+        "soabi": "e.g. 'cpython-312-x86_64-linux-gnu'",
+        "ext_suffix": "e.g. '.cpython-312-x86_64-linux-gnu.so'",
+        "python_tag": "e.g. 'cp312'",
+        "abi_tag": "e.g. 'cp312' ('cp313t' for a free-threaded build)",
+    },
+)
+
+PythonExtensionInfo = provider(
+    doc = "A built CPython extension module.",
+    fields = {
+        "module": "module name, e.g. '_core'",
+        "file": "File: <module><EXT_SUFFIX>",
+        "python": "PythonFactsInfo it was built for",
+        "shared_libs": "depset of Files: Python-independent libraries it links (DT_NEEDED)",
+    },
+)
+
+# Wheels
+
+WheelFilesInfo = provider(
+    doc = "Files destined for a wheel, each with its archive path.",
+    fields = {
+        "entries": "list of struct(path = archive path, file = File)",
+    },
+)
+
+WheelInfo = provider(
+    doc = "A built wheel.",
+    fields = {
+        "wheel": "File: the .whl",
+        "distribution": "distribution name as declared",
+        "normalized_name": "the name as in the wheel's file name",
+        "version": "version string",
+        "tag": "the wheel's compressed tag set, e.g. 'py3-none-any'",
+    },
+)
+
+PythonWheelInfo = provider(
+    doc = "A per-Python wheel: which Python it was built for.",
+    fields = {"python": "PythonFactsInfo"},
+)
+
+PythonWheelSetInfo = provider(
+    doc = "The wheels of a python_wheels target.",
+    fields = {
+        "by_version": "dict '3.12' -> list of per-Python wheel Files",
+        "independent": "list of Files: wheels built once for all versions",
+        "interpreters": "dict '3.12' -> interpreter path (for install tests)",
+    },
+)
+
+FamilyWheelsInfo = provider(
+    doc = "Per-family wheels thinned from one fat wheel.",
+    fields = {
+        "by_family": "dict family name -> File (.whl)",
+        "fat": "File: the wheel they were thinned from",
+    },
+)
