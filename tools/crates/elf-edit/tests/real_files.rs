@@ -211,10 +211,7 @@ impl Built {
 }
 
 fn run_exe(exe: &Path) -> std::process::Output {
-    Command::new(exe)
-        .env_remove("LD_LIBRARY_PATH")
-        .output()
-        .unwrap()
+    output(Command::new(exe).env_remove("LD_LIBRARY_PATH"))
 }
 
 #[test]

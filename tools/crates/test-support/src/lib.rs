@@ -74,12 +74,31 @@ pub fn llvm_cmd(name: &str) -> Command {
     c
 }
 
+/// Runs a command and returns its output whatever its exit status, panicking
+/// only if it cannot start.
+///
+/// A program a test has just written can fail to start with ETXTBSY: a
+/// parallel test thread that forks while the file is open for writing
+/// carries the write descriptor into its child until that child execs. The
+/// descriptor goes away within moments, so starting is retried briefly.
+#[track_caller]
+pub fn output(cmd: &mut Command) -> Output {
+    let mut attempt = 0;
+    loop {
+        match cmd.output() {
+            Err(e) if e.raw_os_error() == Some(ETXTBSY) && attempt < 50 => {
+                attempt += 1;
+                std::thread::sleep(std::time::Duration::from_millis(20 * attempt));
+            }
+            r => return r.unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e} ({HOW_TO_GET})")),
+        }
+    }
+}
+
 /// Runs a command, panicking with its output if it cannot start or fails.
 #[track_caller]
 pub fn run(cmd: &mut Command) -> Output {
-    let out = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e} ({HOW_TO_GET})"));
+    let out = output(cmd);
     assert!(
         out.status.success(),
         "{cmd:?} failed: {}\n{}",
@@ -88,6 +107,9 @@ pub fn run(cmd: &mut Command) -> Output {
     );
     out
 }
+
+/// errno of "Text file busy" on Linux.
+const ETXTBSY: i32 = 26;
 
 /// [`run`], returning stdout as text.
 #[track_caller]
