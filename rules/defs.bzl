@@ -12,7 +12,7 @@ Flags users set (declared in //BUILD.bazel, validated by rules/private/flags.bzl
 load("//rules/private:dist.bzl", _wheel_dist = "wheel_dist")
 load("//rules/private:family_wheels.bzl", _family_wheels = "family_wheels")
 load("//rules/private:gfx_families.bzl", _DEFAULT_GFX = "DEFAULT_GFX", _GFX_FAMILIES = "FAMILIES")
-load("//rules/private:hip.bzl", _hip_library = "hip_library")
+load("//rules/private:hip_library.bzl", _hip_library = "hip_library")
 load(
     "//rules/private:providers.bzl",
     _FamilyWheelsInfo = "FamilyWheelsInfo",
@@ -41,7 +41,7 @@ load("//rules/private:wheel.bzl", _rocm_wheel = "rocm_wheel", _wheel_files = "wh
 
 # HIP: device code per gfx target of --//:gfx, linked like any cc_library.
 
-# See rules/private/hip.bzl.
+# See rules/private/hip_library.bzl.
 hip_library = _hip_library
 
 # Wheels: one file set, one wheel, built once.

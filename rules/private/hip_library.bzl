@@ -1,61 +1,45 @@
 """hip_library: per-gfx device compiles, one bundle, one host compile, CcInfo.
 
-For each source file and each gfx target of --//:gfx:
-  HipDeviceCompile  clang++ --cuda-device-only --offload-arch=<gfx> -> <src>.<gfx>.co
-in that target's own device configuration (split transition; the action's
-command line names only its own target), and per source file:
-  HipHostCompile  clang++ --cuda-host-only -fcuda-include-gpubinary <placeholder>
-                  (independent of the gfx set: never re-runs when it changes)
-  HipBundle       `rocm-wheel bundle write` -> <src>.hipfb
-  HipEmbed        llvm-objcopy --update-section .hip_fatbin=<src>.hipfb
-The host object refers to its fatbin through a relocation against the
-.hip_fatbin section, so replacing the section's bytes is all embedding takes.
+The hip_library macro makes two targets:
+- `<name>_device` (hip_device_code): built once per gfx target of --//:gfx,
+  each in that target's own device configuration (the gfx_device_split
+  transition), where it runs one device_compile per source;
+- `<name>` (hip_library_rule): per source one host_compile (independent of
+  the gfx set: never re-runs when it changes), one bundle of the device
+  objects of every target, and one embed of that bundle into the host object.
+The actions and the names of their outputs are in actions/hip_compile.bzl;
+the rules here only decide which actions run.
+
 The host objects form an alwayslink static library in CcInfo, so cc_binary,
 cc_shared_library and cc_library link it like any C++ library; the HIP
 runtime is linked with -lamdhip64 (no RUNPATH: the final binary sets it).
 """
 
 load("@bazel_tools//tools/cpp:toolchain_utils.bzl", "find_cpp_toolchain")
+load(
+    ":actions/hip_compile.bzl",
+    "bundle",
+    "define_flags",
+    "dependency_flags",
+    "device_compile",
+    "embed",
+    "host_compile",
+    "include_flags",
+    "placeholder_bundle",
+)
 load(":gfx_families.bzl", "sort_gfx_targets")
 load(":hip_toolchain.bzl", "HIP_TOOLCHAIN_TYPE", "hip_toolchain_info")
 load(":labels.bzl", "label_as_typed")
 load(":providers.bzl", "GfxInfo", "HipDeviceInfo", "HipInfo", "RocmLibraryInfo", "SettingInfo")
-load(":toolchain.bzl", "ROCM_WHEEL_TOOLCHAIN_TYPE", "rocm_wheel_tool")
+load(":toolchain.bzl", "ROCM_WHEEL_TOOLCHAIN_TYPE")
 load(":transitions.bzl", "ALLOWLIST_ATTRS", "gfx_device_split")
 
 # The globals rules_cc re-exports (rules_cc 0.0.11 has no cc/common yet).
 _CcInfo = CcInfo  # buildifier: disable=native-cc-info
 _cc_common = cc_common  # buildifier: disable=native-cc-common
 
-HOST_TRIPLE = "x86_64-unknown-linux-gnu"
-HIP_OFFLOAD_KIND = "hipv4-amdgcn-amd-amdhsa--"
-
-# Bundles are written by `rocm-wheel bundle write` (compression selectable);
-# False falls back to the ROCm clang-offload-bundler (uncompressed only).
-_USE_ROCM_WHEEL_BUNDLE = True
-
 _HDR_EXTS = [".h", ".hh", ".hpp", ".hxx", ".inc", ".cuh", ".inl"]
 _SRC_EXTS = [".hip", ".cu", ".cc", ".cpp", ".cxx"]
-
-def _stem(f):
-    b = f.basename
-    return b[:b.rfind(".")] if "." in b else b
-
-def _include_flags(ctx):
-    flags = []
-    pkg = ctx.label.package
-    root = ctx.label.workspace_root
-    base = (root + "/" + pkg if pkg else root).strip("/") if root else pkg
-    for inc in ctx.attr.includes:
-        d = (base + "/" + inc if base else inc).rstrip("/") or "."
-        flags += ["-I" + d, "-I" + ctx.bin_dir.path + "/" + d]
-
-    # Quote includes like cc_library: the repository root, source and generated.
-    flags += ["-iquote", root or ".", "-iquote", ctx.bin_dir.path + ("/" + root if root else "")]
-    return flags
-
-def _define_flags(defines):
-    return ["-D" + d for d in defines]
 
 def _library_name(ctx):
     # The device half is "<name>_device"; messages name the hip_library.
@@ -113,43 +97,14 @@ def _hip_device_code_impl(ctx):
     hip = hip_toolchain_info(ctx)
     if not hip.compiler or not _check_target(ctx, hip, target):
         return [HipDeviceInfo(target = target, objects = {}), DefaultInfo()]
-    compiler = hip.compiler
-    hdrs = ctx.files.hdrs
-    incs = _include_flags(ctx)
-    defs = _define_flags(ctx.attr.defines)
-    objects = {}
-    outs = []
-    for src in ctx.files.srcs:
-        co = ctx.actions.declare_file("_hip/{}/{}.{}.co".format(ctx.label.name, _stem(src), target))
-        args = ctx.actions.args()
-        args.add_all([
-            "-x",
-            "hip",
-            "--offload-arch=" + target,
-            "--cuda-device-only",
-            "--no-gpu-bundle-output",
-            "-O3",
-            "-std=c++17",
-            "--rocm-path=" + hip.rocm_path,
-            "--rocm-device-lib-path=" + hip.device_lib_path,
-        ])
-        if target in compiler.nogpulib_targets:
-            args.add("-nogpulib")
-        args.add_all(incs + defs + ctx.attr.copts + ctx.attr.device_copts)
-        args.add_all(["-c", src.path, "-o", co.path])
-        ctx.actions.run(
-            executable = compiler.executable,
-            arguments = [args],
-            inputs = [src] + hdrs,
-            outputs = [co],
-            mnemonic = "HipDeviceCompile",
-            progress_message = "Compiling HIP device code %s for %s" % (src.short_path, target),
-        )
-        objects[src.path] = co
-        outs.append(co)
+    flags = include_flags(ctx) + define_flags(ctx.attr.defines) + ctx.attr.copts + ctx.attr.device_copts
+    objects = {
+        src.path: device_compile(ctx, hip, src, target, flags, ctx.files.hdrs)
+        for src in ctx.files.srcs
+    }
     return [
         HipDeviceInfo(target = target, objects = objects),
-        DefaultInfo(files = depset(outs)),
+        DefaultInfo(files = depset(objects.values())),
     ]
 
 _COMMON_ATTRS = {
@@ -173,42 +128,6 @@ hip_device_code = rule(
     doc = "Internal: the device half of hip_library, built once per gfx configuration.",
 )
 
-def _bundle(ctx, hip, src, entries, compress):
-    out = ctx.actions.declare_file("_hip/{}/{}.hipfb".format(ctx.label.name, _stem(src)))
-    inputs = [co for _, co in entries]
-    if _USE_ROCM_WHEEL_BUNDLE and entries:
-        args = ctx.actions.args()
-        args.add_all(["bundle", "write", "--output", out.path, "--compress", compress, "--host-triple", HOST_TRIPLE])
-        for t, co in entries:
-            args.add("--entry", "{}{}={}".format(HIP_OFFLOAD_KIND, t, co.path))
-        ctx.actions.run(
-            executable = rocm_wheel_tool(ctx),
-            arguments = [args],
-            inputs = inputs,
-            outputs = [out],
-            mnemonic = "HipBundle",
-            progress_message = "Bundling %s for %s" % (src.short_path, ",".join([t for t, _ in entries])),
-        )
-    else:
-        # Also the host-only bundle of a source no target could compile
-        # (`rocm-wheel bundle write` wants at least one entry).
-        if entries and compress != "none":
-            fail("{}: --//:hip_bundle_compression={} needs `rocm-wheel bundle write` (clang-offload-bundler of {} writes uncompressed bundles only)".format(ctx.label, compress, hip.compiler.name))
-        ctx.actions.run(
-            executable = hip.bundler,
-            arguments = [
-                "-type=o",
-                "-bundle-align=4096",
-                "-targets=" + ",".join(["host-" + HOST_TRIPLE] + [HIP_OFFLOAD_KIND + t for t, _ in entries]),
-                "-input=/dev/null",
-            ] + ["-input=" + co.path for _, co in entries] + ["-output=" + out.path],
-            inputs = inputs,
-            outputs = [out],
-            mnemonic = "HipBundle",
-            progress_message = "Bundling %s for %s" % (src.short_path, ",".join([t for t, _ in entries])),
-        )
-    return out
-
 def _resolve_compression(ctx, hip):
     c = ctx.attr._compression[SettingInfo].value
     if c == "auto":
@@ -219,19 +138,17 @@ def _resolve_compression(ctx, hip):
         return "none"
     return c
 
-def _hip_library_impl(ctx):
-    hip = hip_toolchain_info(ctx)
-    if not hip.compiler:
-        fail("{}: the HIP toolchain has no ROCm clang for host code".format(ctx.label))
-    split = ctx.split_attr.device
+def _device_objects(ctx):
+    """gfx target -> {source path: code object} over the device configurations that built code."""
     per_target = {}
-    for dep in split.values():
+    for dep in ctx.split_attr.device.values():
         info = dep[HipDeviceInfo]
         if info.objects:
             per_target[info.target] = info.objects
-    targets = sort_gfx_targets(per_target.keys())
-    compress = _resolve_compression(ctx, hip)
+    return per_target
 
+def _cc_info(ctx, hip, host_objects, cc_deps):
+    """CcInfo of the host objects (an alwayslink static library) and the C++ deps."""
     cc_toolchain = find_cpp_toolchain(ctx)
     feature_configuration = _cc_common.configure_features(
         ctx = ctx,
@@ -239,65 +156,6 @@ def _hip_library_impl(ctx):
         requested_features = ctx.features,
         unsupported_features = ctx.disabled_features,
     )
-    cc_deps = ctx.attr.deps + ctx.attr.rocm_libs
-    dep_ctx = _cc_common.merge_cc_infos(cc_infos = [d[_CcInfo] for d in cc_deps]).compilation_context
-    dep_flags = []
-    for d in dep_ctx.includes.to_list():
-        dep_flags += ["-I", d]
-    for d in dep_ctx.quote_includes.to_list():
-        dep_flags += ["-iquote", d]
-    for d in dep_ctx.system_includes.to_list():
-        dep_flags += ["-isystem", d]
-    dep_flags += _define_flags(dep_ctx.defines.to_list())
-
-    # The host compile embeds this; HipEmbed swaps in the real bundle. Its
-    # bytes never change, so neither does the host compile's action key.
-    placeholder = ctx.actions.declare_file("_hip/{}/placeholder.hipfb".format(ctx.label.name))
-    ctx.actions.write(placeholder, "rules_rocm: replaced by HipEmbed with the offload bundle\n")
-    host_objects = []
-    bundles = []
-    for src in ctx.files.srcs:
-        entries = [(t, per_target[t][src.path]) for t in targets if src.path in per_target[t]]
-
-        # Always embed a bundle: without one clang leaves __hip_fatbin
-        # undefined. A host-only bundle loads fine; launches then fail with
-        # hipErrorNoBinaryForGpu, as for any GPU the wheel was not built for.
-        bundle = _bundle(ctx, hip, src, entries, compress)
-        host = ctx.actions.declare_file("_hip/{}/{}.host.o".format(ctx.label.name, _stem(src)))
-        obj = ctx.actions.declare_file("_hip/{}/{}.pic.o".format(ctx.label.name, _stem(src)))
-        args = ctx.actions.args()
-        args.add_all([
-            "-x",
-            "hip",
-            "--cuda-host-only",
-            "--offload-arch=" + hip.host_offload_arch,
-            "-fPIC",
-            "-O2",
-            "-std=c++17",
-            "--rocm-path=" + hip.rocm_path,
-        ])
-        args.add_all(_include_flags(ctx) + dep_flags + _define_flags(ctx.attr.defines + ctx.attr.local_defines) + ctx.attr.copts)
-        args.add_all(["-Xclang", "-fcuda-include-gpubinary", "-Xclang", placeholder.path])
-        args.add_all(["-c", src.path, "-o", host.path])
-        ctx.actions.run(
-            executable = hip.compiler.executable,
-            arguments = [args],
-            inputs = depset([src, placeholder] + ctx.files.hdrs, transitive = [dep_ctx.headers]),
-            outputs = [host],
-            mnemonic = "HipHostCompile",
-            progress_message = "Compiling HIP host code %s" % src.short_path,
-        )
-        ctx.actions.run(
-            executable = hip.objcopy,
-            arguments = ["--update-section", ".hip_fatbin=" + bundle.path, host.path, obj.path],
-            inputs = [host, bundle],
-            outputs = [obj],
-            mnemonic = "HipEmbed",
-            progress_message = "Embedding %s (%d device target(s))" % (bundle.short_path, len(entries)),
-        )
-        bundles.append(bundle)
-        host_objects.append(obj)
-
     compilation_context = _cc_common.create_compilation_context(
         headers = depset(ctx.files.hdrs),
         defines = depset(ctx.attr.defines),
@@ -317,13 +175,36 @@ def _hip_library_impl(ctx):
         linking_contexts = [d[_CcInfo].linking_context for d in cc_deps],
         disallow_dynamic_library = True,
     )
-    cc_info = _cc_common.merge_cc_infos(
+    return _cc_common.merge_cc_infos(
         direct_cc_infos = [_CcInfo(compilation_context = compilation_context, linking_context = linking_context)],
         cc_infos = [d[_CcInfo] for d in cc_deps],
     )
+
+def _hip_library_impl(ctx):
+    hip = hip_toolchain_info(ctx)
+    if not hip.compiler:
+        fail("{}: the HIP toolchain has no ROCm clang for host code".format(ctx.label))
+    per_target = _device_objects(ctx)
+    targets = sort_gfx_targets(per_target.keys())
+    compress = _resolve_compression(ctx, hip)
+
+    cc_deps = ctx.attr.deps + ctx.attr.rocm_libs
+    dep_ctx = _cc_common.merge_cc_infos(cc_infos = [d[_CcInfo] for d in cc_deps]).compilation_context
+    host_flags = (include_flags(ctx) + dependency_flags(dep_ctx) +
+                  define_flags(ctx.attr.defines + ctx.attr.local_defines) + ctx.attr.copts)
+    placeholder = placeholder_bundle(ctx)
+    host_objects = []
+    bundles = []
+    for src in ctx.files.srcs:
+        entries = [(t, per_target[t][src.path]) for t in targets if src.path in per_target[t]]
+        fatbin = bundle(ctx, hip, src, entries, compress)
+        host = host_compile(ctx, hip, src, placeholder, host_flags, ctx.files.hdrs, dep_ctx.headers)
+        host_objects.append(embed(ctx, hip, src, host, fatbin, len(entries)))
+        bundles.append(fatbin)
+
     device_objects = {t: [per_target[t][k] for k in sorted(per_target[t].keys())] for t in targets}
     return [
-        cc_info,
+        _cc_info(ctx, hip, host_objects, cc_deps),
         HipInfo(targets = targets, bundles = bundles, device_objects = device_objects),
         DefaultInfo(files = depset(host_objects)),
         OutputGroupInfo(

@@ -1,0 +1,238 @@
+"""The actions of hip_library, one function per kind; each declares its outputs and returns them.
+
+Per source file `src` of a target `name` (rules/private/hip_library.bzl):
+
+  device_compile  clang++ --cuda-device-only --offload-arch=<gfx>  -> <key>.<gfx>.co    HipDeviceCompile
+  host_compile    clang++ --cuda-host-only, embeds a placeholder   -> <key>.host.o      HipHostCompile
+  bundle          `rocm-wheel bundle write` (clang-offload-bundler
+                  for a host-only bundle)                          -> <key>.hipfb       HipBundle
+  embed           llvm-objcopy --update-section .hip_fatbin        -> <key>.pic.o       HipEmbed
+
+Outputs live under `_hip/<name>/`, named by `<key>`: the source's path
+relative to the package (`a/k.hip`), so sources with equal basenames in
+different directories never share an output. A source of another package or
+repository is keyed by its full short path under `_other/` (`..` spelled `_up`).
+"""
+
+load(":toolchain.bzl", "rocm_wheel_tool")
+
+HOST_TRIPLE = "x86_64-unknown-linux-gnu"
+HIP_OFFLOAD_KIND = "hipv4-amdgcn-amd-amdhsa--"
+
+def source_key(ctx, src):
+    """The name of `src`'s outputs under `_hip/<name>/`: its path relative to the package."""
+    repo = ctx.label.workspace_name
+    prefix = "/".join([p for p in ["../" + repo if repo else "", ctx.label.package] if p])
+    path = src.short_path
+    if not prefix:
+        if not path.startswith("../"):
+            return path
+    elif path.startswith(prefix + "/"):
+        return path[len(prefix) + 1:]
+    return "_other/" + path.replace("../", "_up/")
+
+def _declare(ctx, src, suffix):
+    return ctx.actions.declare_file("_hip/{}/{}{}".format(ctx.label.name, source_key(ctx, src), suffix))
+
+def include_flags(ctx):
+    """-I/-iquote flags for the target's `includes` (source and generated trees) and its repository root."""
+    flags = []
+    pkg = ctx.label.package
+    root = ctx.label.workspace_root
+    base = (root + "/" + pkg if pkg else root).strip("/") if root else pkg
+    for inc in ctx.attr.includes:
+        d = (base + "/" + inc if base else inc).rstrip("/") or "."
+        flags += ["-I" + d, "-I" + ctx.bin_dir.path + "/" + d]
+
+    # Quote includes like cc_library: the repository root, source and generated.
+    flags += ["-iquote", root or ".", "-iquote", ctx.bin_dir.path + ("/" + root if root else "")]
+    return flags
+
+def define_flags(defines):
+    return ["-D" + d for d in defines]
+
+def dependency_flags(compilation_context):
+    """Include and define flags of the C++ dependencies' merged compilation context."""
+    flags = []
+    for d in compilation_context.includes.to_list():
+        flags += ["-I", d]
+    for d in compilation_context.quote_includes.to_list():
+        flags += ["-iquote", d]
+    for d in compilation_context.system_includes.to_list():
+        flags += ["-isystem", d]
+    return flags + define_flags(compilation_context.defines.to_list())
+
+def device_compile(ctx, hip, src, target, flags, headers):
+    """Compiles the device code of one source for one gfx target.
+
+    Args:
+      ctx: the rule context (declares `_hip/<name>/<key>.<target>.co`).
+      hip: HipToolchainInfo with a compiler.
+      src: File, the HIP source.
+      target: the gfx target, e.g. "gfx1201"; the command names no other.
+      flags: user flags after the fixed ones (includes, defines, copts, device_copts).
+      headers: list of header Files the compile may read.
+
+    Returns:
+      File: the code object (ELF) for `target`.
+    """
+    co = _declare(ctx, src, ".{}.co".format(target))
+    args = ctx.actions.args()
+    args.add_all([
+        "-x",
+        "hip",
+        "--offload-arch=" + target,
+        "--cuda-device-only",
+        "--no-gpu-bundle-output",
+        "-O3",
+        "-std=c++17",
+        "--rocm-path=" + hip.rocm_path,
+        "--rocm-device-lib-path=" + hip.device_lib_path,
+    ])
+    if target in hip.compiler.nogpulib_targets:
+        args.add("-nogpulib")
+    args.add_all(flags)
+    args.add_all(["-c", src.path, "-o", co.path])
+    ctx.actions.run(
+        executable = hip.compiler.executable,
+        arguments = [args],
+        inputs = [src] + headers,
+        outputs = [co],
+        mnemonic = "HipDeviceCompile",
+        progress_message = "Compiling HIP device code %s for %s" % (src.short_path, target),
+    )
+    return co
+
+def placeholder_bundle(ctx):
+    """The constant bundle every host compile embeds (HipEmbed swaps in the real one).
+
+    Its bytes never change, so neither do the host compiles' action keys:
+    changing the gfx set never recompiles host code.
+
+    Returns:
+      File: `_hip/<name>/placeholder.hipfb`.
+    """
+    placeholder = ctx.actions.declare_file("_hip/{}/placeholder.hipfb".format(ctx.label.name))
+    ctx.actions.write(placeholder, "rules_rocm: replaced by HipEmbed with the offload bundle\n")
+    return placeholder
+
+def host_compile(ctx, hip, src, placeholder, flags, headers, dependency_headers):
+    """Compiles the host code of one source, independent of the gfx set.
+
+    Args:
+      ctx: the rule context (declares `_hip/<name>/<key>.host.o`).
+      hip: HipToolchainInfo with a compiler.
+      src: File, the HIP source.
+      placeholder: File from placeholder_bundle(), embedded as .hip_fatbin.
+      flags: user flags after the fixed ones (includes, dependency flags, defines, copts).
+      headers: list of the target's own header Files.
+      dependency_headers: depset of the C++ dependencies' headers.
+
+    Returns:
+      File: the PIC host object, its .hip_fatbin section holding the placeholder.
+    """
+    host = _declare(ctx, src, ".host.o")
+    args = ctx.actions.args()
+    args.add_all([
+        "-x",
+        "hip",
+        "--cuda-host-only",
+        "--offload-arch=" + hip.host_offload_arch,
+        "-fPIC",
+        "-O2",
+        "-std=c++17",
+        "--rocm-path=" + hip.rocm_path,
+    ])
+    args.add_all(flags)
+    args.add_all(["-Xclang", "-fcuda-include-gpubinary", "-Xclang", placeholder.path])
+    args.add_all(["-c", src.path, "-o", host.path])
+    ctx.actions.run(
+        executable = hip.compiler.executable,
+        arguments = [args],
+        inputs = depset([src, placeholder] + headers, transitive = [dependency_headers]),
+        outputs = [host],
+        mnemonic = "HipHostCompile",
+        progress_message = "Compiling HIP host code %s" % src.short_path,
+    )
+    return host
+
+def bundle(ctx, hip, src, entries, compress):
+    """Writes the offload bundle of one source.
+
+    `rocm-wheel bundle write` writes every bundle with device code (in any
+    compression). A source no target compiles (all left out by
+    skip_unsupported_targets) still gets a host-only bundle, written by
+    clang-offload-bundler (rocm-wheel wants at least one entry): without one
+    clang leaves __hip_fatbin undefined. It loads fine; launches fail with
+    hipErrorNoBinaryForGpu, as on any GPU the build did not target.
+
+    Args:
+      ctx: the rule context (declares `_hip/<name>/<key>.hipfb`).
+      hip: HipToolchainInfo.
+      src: File, the source the bundle belongs to (names the output).
+      entries: list of (gfx target, code-object File), sorted by target.
+      compress: "none", "zstd" or "zlib" (resolved, not "auto").
+
+    Returns:
+      File: the offload bundle.
+    """
+    out = _declare(ctx, src, ".hipfb")
+    inputs = [co for _, co in entries]
+    progress = "Bundling %s for %s" % (src.short_path, ",".join([t for t, _ in entries]))
+    if entries:
+        args = ctx.actions.args()
+        args.add_all(["bundle", "write", "--output", out.path, "--compress", compress, "--host-triple", HOST_TRIPLE])
+        for t, co in entries:
+            args.add("--entry", "{}{}={}".format(HIP_OFFLOAD_KIND, t, co.path))
+        ctx.actions.run(
+            executable = rocm_wheel_tool(ctx),
+            arguments = [args],
+            inputs = inputs,
+            outputs = [out],
+            mnemonic = "HipBundle",
+            progress_message = progress,
+        )
+    else:
+        ctx.actions.run(
+            executable = hip.bundler,
+            arguments = [
+                "-type=o",
+                "-bundle-align=4096",
+                "-targets=host-" + HOST_TRIPLE,
+                "-input=/dev/null",
+                "-output=" + out.path,
+            ],
+            inputs = inputs,
+            outputs = [out],
+            mnemonic = "HipBundle",
+            progress_message = progress,
+        )
+    return out
+
+def embed(ctx, hip, src, host_object, offload_bundle, target_count):
+    """Replaces the host object's placeholder .hip_fatbin with the real bundle.
+
+    The host object refers to its fatbin through a relocation against the
+    .hip_fatbin section, so replacing the section's bytes is all it takes.
+
+    Args:
+      ctx: the rule context (declares `_hip/<name>/<key>.pic.o`).
+      hip: HipToolchainInfo.
+      src: File, the source (names the output).
+      host_object: File from host_compile().
+      offload_bundle: File from bundle().
+      target_count: number of gfx targets in the bundle (progress message).
+
+    Returns:
+      File: the linkable PIC object.
+    """
+    obj = _declare(ctx, src, ".pic.o")
+    ctx.actions.run(
+        executable = hip.objcopy,
+        arguments = ["--update-section", ".hip_fatbin=" + offload_bundle.path, host_object.path, obj.path],
+        inputs = [host_object, offload_bundle],
+        outputs = [obj],
+        mnemonic = "HipEmbed",
+        progress_message = "Embedding %s (%d device target(s))" % (offload_bundle.short_path, target_count),
+    )
+    return obj
