@@ -1,0 +1,240 @@
+"""Analysis tests of hip_library: which device compiles run, what they name, where outputs go.
+
+They read the actions of a hip_library and of its device half (in every gfx
+device configuration) at analysis time; nothing is compiled.
+"""
+
+load("@bazel_skylib//lib:unittest.bzl", "analysistest", "asserts")
+
+# buildifier: disable=bzl-visibility
+load("//rules/private:flags.bzl", "GFX_FLAG", "HIP_COMPRESSION_FLAG")
+
+# buildifier: disable=bzl-visibility
+load("//rules/private:gfx_families.bzl", "GFX_TARGETS")
+
+# buildifier: disable=bzl-visibility
+load("//rules/private:providers.bzl", "HipInfo")
+
+_HipActionsInfo = provider(
+    doc = "Test-only: the actions of a hip_library and of its device half in every device configuration.",
+    fields = {"actions": "list of Action"},
+)
+
+def _hip_actions_aspect_impl(target, ctx):
+    actions = list(target.actions)
+    for dep in getattr(ctx.rule.attr, "device", None) or []:
+        actions += dep[_HipActionsInfo].actions
+    return [_HipActionsInfo(actions = actions)]
+
+_hip_actions_aspect = aspect(
+    implementation = _hip_actions_aspect_impl,
+    attr_aspects = ["device"],
+)
+
+def _actions(target, mnemonic):
+    return [a for a in target[_HipActionsInfo].actions if a.mnemonic == mnemonic]
+
+def _gfx_names(arg):
+    """The gfx target names in one argument ('gfx' followed by letters and digits)."""
+    names = []
+    for i in range(len(arg) - 3):
+        if arg[i:i + 3] != "gfx" or (i > 0 and arg[i - 1].isalnum()):
+            continue
+        end = i + 3
+        for j in range(i + 3, len(arg) + 1):
+            end = j
+            if j == len(arg) or not arg[j].isalnum():
+                break
+        names.append(arg[i:end])
+    return names
+
+def _compiled_source(action):
+    return action.argv[action.argv.index("-c") + 1]
+
+def _check_device_compiles(env, target, want_targets):
+    """One HipDeviceCompile per (target, source), each naming only its own target."""
+    srcs = sorted([f.path for f in target[HipInfo].bundles])  # one bundle per source
+    got = []
+    for a in _actions(target, "HipDeviceCompile"):
+        arches = [arg[len("--offload-arch="):] for arg in a.argv if arg.startswith("--offload-arch=")]
+        if len(arches) != 1:
+            asserts.true(env, False, "a device compile names {} --offload-arch flags: {}".format(len(arches), " ".join(a.argv)))
+            continue
+        named = {n: True for arg in a.argv for n in _gfx_names(arg)}
+        others = [n for n in named if n != arches[0]]
+        asserts.equals(env, [], others, "the {} device compile also names {}: {}".format(arches[0], others, " ".join(a.argv)))
+        asserts.true(env, arches[0] in GFX_TARGETS, "unknown target {}".format(arches[0]))
+        got.append("{} {}".format(arches[0], _compiled_source(a)))
+    want = sorted(["{} {}".format(t, s.path) for t in want_targets for s in target[HipInfo].bundles])
+    asserts.equals(env, len(srcs) * len(want_targets), len(got), "device compiles: {}".format(got))
+    asserts.equals(env, sorted(want_targets), sorted({g.split(" ")[0]: True for g in got}.keys()))
+    asserts.equals(env, len(want), len({g: True for g in got}), "each (target, source) compiled once: {}".format(sorted(got)))
+    asserts.equals(env, want_targets, target[HipInfo].targets, "HipInfo.targets (in gfx order)")
+
+def _device_compiles_test_impl(ctx):
+    env = analysistest.begin(ctx)
+    _check_device_compiles(env, analysistest.target_under_test(env), ctx.attr.want_targets)
+    return analysistest.end(env)
+
+def _device_compiles_test(config_settings):
+    return analysistest.make(
+        _device_compiles_test_impl,
+        attrs = {"want_targets": attr.string_list(doc = "The targets --//:gfx expands to, in gfx order.")},
+        config_settings = config_settings,
+        extra_target_under_test_aspects = [_hip_actions_aspect],
+    )
+
+device_compiles_gfx120x_test = _device_compiles_test({GFX_FLAG: "gfx120X-all"})
+device_compiles_two_families_test = _device_compiles_test({GFX_FLAG: "gfx94X-dcgpu,gfx120X-all"})
+
+def _config_free(path):
+    """`path` without its configuration directory (bazel-out/<config>/bin/... -> bazel-out/bin/...)."""
+    if not path.startswith("bazel-out/"):
+        return path
+    return "bazel-out/" + path.split("/", 2)[2]
+
+def _host_compile(target, src):
+    for a in _actions(target, "HipHostCompile"):
+        if _compiled_source(a) == src:
+            return a
+    return None
+
+def _narrowed_test_impl(ctx):
+    env = analysistest.begin(ctx)
+    narrow = analysistest.target_under_test(env)  # --//:gfx=gfx1201
+    wide = ctx.attr.wide  # --//:gfx=gfx1200,gfx1201 (a list: the transition is a split of one)
+    wide = wide[0] if type(wide) == "list" else wide
+    asserts.equals(env, ["gfx1201"], narrow[HipInfo].targets)
+    asserts.equals(env, ["gfx1200", "gfx1201"], wide[HipInfo].targets)
+    narrow_paths = [f.path for f in narrow[HipInfo].device_objects["gfx1201"]]
+    wide_paths = [f.path for f in wide[HipInfo].device_objects["gfx1201"]]
+    asserts.equals(
+        env,
+        wide_paths,
+        narrow_paths,
+        "gfx1201 device objects moved when the set narrowed (a recompile): under gfx1200,gfx1201 {}, under gfx1201 {}".format(wide_paths, narrow_paths),
+    )
+
+    # The library's own configuration differs here (a test transition sets
+    # --//:gfx; a top-level flag would not), so compare host compiles
+    # without it; neither may read anything built for the gfx set.
+    bundles = {f.path: True for t in (narrow, wide) for f in t[HipInfo].bundles}
+    for a in _actions(narrow, "HipHostCompile"):
+        src = _compiled_source(a)
+        other = _host_compile(wide, src)
+        asserts.true(env, other != None, "no host compile of {} under gfx1200,gfx1201".format(src))
+        if other == None:
+            continue
+        argv = [_config_free(x) for x in a.argv]
+        other_argv = [_config_free(x) for x in other.argv]
+        asserts.equals(env, other_argv, argv, "the host compile of {} depends on the gfx set".format(src))
+        inputs = sorted([_config_free(f.path) for f in a.inputs.to_list()])
+        other_inputs = sorted([_config_free(f.path) for f in other.inputs.to_list()])
+        asserts.equals(env, other_inputs, inputs, "the host compile inputs of {} depend on the gfx set".format(src))
+        for f in a.inputs.to_list():
+            asserts.false(env, f.path in bundles or f.path.endswith(".co"), "the host compile of {} reads device code {}".format(src, f.path))
+    return analysistest.end(env)
+
+narrowed_set_test = analysistest.make(
+    _narrowed_test_impl,
+    attrs = {
+        "wide": attr.label(
+            cfg = analysis_test_transition(settings = {GFX_FLAG: "gfx1200,gfx1201"}),
+            aspects = [_hip_actions_aspect],
+            mandatory = True,
+        ),
+    },
+    config_settings = {GFX_FLAG: "gfx1201"},
+    extra_target_under_test_aspects = [_hip_actions_aspect],
+)
+
+def _same_basename_test_impl(ctx):
+    env = analysistest.begin(ctx)
+    target = analysistest.target_under_test(env)
+    info = target[HipInfo]
+    asserts.equals(env, 2, len({f.path: True for f in info.bundles}), "bundles: {}".format(info.bundles))
+    for t, objects in info.device_objects.items():
+        asserts.equals(env, 2, len({f.path: True for f in objects}), "{} device objects: {}".format(t, objects))
+    host = target[DefaultInfo].files.to_list()
+    asserts.equals(env, 2, len({f.path: True for f in host}), "host objects: {}".format(host))
+    outputs = [f.path for a in target[_HipActionsInfo].actions for f in a.outputs.to_list()]
+    asserts.equals(env, len(outputs), len({o: True for o in outputs}), "outputs declared twice: {}".format(sorted(outputs)))
+    for f in info.bundles + host:
+        asserts.true(env, "/a/k.hip." in f.path or "/b/k.hip." in f.path, "{} is not named by its source's path".format(f.path))
+    return analysistest.end(env)
+
+same_basename_test = analysistest.make(
+    _same_basename_test_impl,
+    extra_target_under_test_aspects = [_hip_actions_aspect],
+)
+
+def _flag_error_test_impl(ctx):
+    env = analysistest.begin(ctx)
+    for message in ctx.attr.messages:
+        asserts.expect_failure(env, message)
+    return analysistest.end(env)
+
+def _flag_error_test(config_settings):
+    return analysistest.make(
+        _flag_error_test_impl,
+        attrs = {"messages": attr.string_list(doc = "Parts of the expected error.")},
+        config_settings = config_settings,
+        expect_failure = True,
+    )
+
+gfx_unknown_family_test = _flag_error_test({GFX_FLAG: "gfx120x-al"})
+bundle_compression_bogus_test = _flag_error_test({HIP_COMPRESSION_FLAG: "bogus"})
+
+def hip_analysis_tests(name):
+    """The hip_library analysis tests, and a test_suite `name` of them all."""
+    lib = "//tests/analysis/hip_basename:same_basename"
+    device_compiles_gfx120x_test(
+        name = name + "_device_compiles_gfx120x",
+        size = "small",
+        target_under_test = lib,
+        want_targets = ["gfx1200", "gfx1201"],
+    )
+    device_compiles_two_families_test(
+        name = name + "_device_compiles_two_families",
+        size = "small",
+        target_under_test = lib,
+        want_targets = ["gfx942", "gfx1200", "gfx1201"],
+    )
+    narrowed_set_test(
+        name = name + "_narrowed_set",
+        size = "small",
+        target_under_test = lib,
+        wide = lib,
+    )
+    same_basename_test(
+        name = name + "_same_basename",
+        size = "small",
+        target_under_test = lib,
+    )
+    gfx_unknown_family_test(
+        name = name + "_gfx_unknown_family",
+        size = "small",
+        target_under_test = "//:gfx",
+        messages = [
+            "unknown amdgpu family or gfx target 'gfx120x-al'",
+            "Did you mean 'gfx120X-all'?",
+            "Valid families:",
+        ],
+    )
+    bundle_compression_bogus_test(
+        name = name + "_bundle_compression_bogus",
+        size = "small",
+        target_under_test = "//:hip_bundle_compression",
+        messages = ["hip_bundle_compression=bogus: must be one of auto, none, zstd, zlib"],
+    )
+    native.test_suite(
+        name = name,
+        tests = [
+            name + "_device_compiles_gfx120x",
+            name + "_device_compiles_two_families",
+            name + "_narrowed_set",
+            name + "_same_basename",
+            name + "_gfx_unknown_family",
+            name + "_bundle_compression_bogus",
+        ],
+    )
