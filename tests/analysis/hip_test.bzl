@@ -159,12 +159,12 @@ def _same_basename_test_impl(ctx):
     asserts.equals(env, 2, len({f.path: True for f in host}), "host objects: {}".format(host))
     outputs = [f.path for a in target[_HipActionsInfo].actions for f in a.outputs.to_list()]
     asserts.equals(env, len(outputs), len({o: True for o in outputs}), "outputs declared twice: {}".format(sorted(outputs)))
-    for f in info.bundles + host:
-        asserts.true(env, "/a/k.hip." in f.path or "/b/k.hip." in f.path, "{} is not named by its source's path".format(f.path))
+    asserts.equals(env, ctx.attr.want_bundles, [f.short_path for f in info.bundles], "bundle names")
     return analysistest.end(env)
 
 same_basename_test = analysistest.make(
     _same_basename_test_impl,
+    attrs = {"want_bundles": attr.string_list(doc = "Short paths of the bundles, one per source.")},
     extra_target_under_test_aspects = [_hip_actions_aspect],
 )
 
@@ -210,6 +210,19 @@ def hip_analysis_tests(name):
         name = name + "_same_basename",
         size = "small",
         target_under_test = lib,
+        want_bundles = [
+            "tests/analysis/hip_basename/_hip/same_basename/a/k.hip.hipfb",
+            "tests/analysis/hip_basename/_hip/same_basename/b/k.hip.hipfb",
+        ],
+    )
+    same_basename_test(
+        name = name + "_other_package",
+        size = "small",
+        target_under_test = "//tests/analysis/hip_basename:mixed",
+        want_bundles = [
+            "tests/analysis/hip_basename/_hip/mixed/a/k.hip.hipfb",
+            "tests/analysis/hip_basename/_hip_other/mixed/tests/analysis/hip_other_pkg/a/k.hip.hipfb",
+        ],
     )
     gfx_unknown_family_test(
         name = name + "_gfx_unknown_family",
@@ -234,6 +247,7 @@ def hip_analysis_tests(name):
             name + "_device_compiles_two_families",
             name + "_narrowed_set",
             name + "_same_basename",
+            name + "_other_package",
             name + "_gfx_unknown_family",
             name + "_bundle_compression_bogus",
         ],

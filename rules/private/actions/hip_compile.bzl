@@ -10,8 +10,9 @@ Per source file `src` of a target `name` (rules/private/hip_library.bzl):
 
 Outputs live under `_hip/<name>/`, named by `<key>`: the source's path
 relative to the package (`a/k.hip`), so sources with equal basenames in
-different directories never share an output. A source of another package or
-repository is keyed by its full short path under `_other/` (`..` spelled `_up`).
+different directories never share an output. A source outside the package's
+directory (another package or repository) goes under `_hip_other/<name>/` by
+its short path (`../` spelled `_up/`), apart from the package's own.
 """
 
 load(":toolchain.bzl", "rocm_wheel_tool")
@@ -19,20 +20,20 @@ load(":toolchain.bzl", "rocm_wheel_tool")
 HOST_TRIPLE = "x86_64-unknown-linux-gnu"
 HIP_OFFLOAD_KIND = "hipv4-amdgcn-amd-amdhsa--"
 
-def source_key(ctx, src):
-    """The name of `src`'s outputs under `_hip/<name>/`: its path relative to the package."""
+def _output_stem(ctx, src):
+    """`_hip/<name>/<path of src below the package>`, or `_hip_other/<name>/<short path>` for a source outside it."""
     repo = ctx.label.workspace_name
     prefix = "/".join([p for p in ["../" + repo if repo else "", ctx.label.package] if p])
     path = src.short_path
     if not prefix:
         if not path.startswith("../"):
-            return path
+            return "_hip/{}/{}".format(ctx.label.name, path)
     elif path.startswith(prefix + "/"):
-        return path[len(prefix) + 1:]
-    return "_other/" + path.replace("../", "_up/")
+        return "_hip/{}/{}".format(ctx.label.name, path[len(prefix) + 1:])
+    return "_hip_other/{}/{}".format(ctx.label.name, path.replace("../", "_up/"))
 
 def _declare(ctx, src, suffix):
-    return ctx.actions.declare_file("_hip/{}/{}{}".format(ctx.label.name, source_key(ctx, src), suffix))
+    return ctx.actions.declare_file(_output_stem(ctx, src) + suffix)
 
 def include_flags(ctx):
     """-I/-iquote flags for the target's `includes` (source and generated trees) and its repository root."""
