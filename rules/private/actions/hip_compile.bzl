@@ -17,8 +17,8 @@ its short path (`../` spelled `_up/`), apart from the package's own.
 
 load(":toolchain.bzl", "rocm_wheel_tool")
 
-HOST_TRIPLE = "x86_64-unknown-linux-gnu"
-HIP_OFFLOAD_KIND = "hipv4-amdgcn-amd-amdhsa--"
+_HOST_TRIPLE = "x86_64-unknown-linux-gnu"
+_HIP_OFFLOAD_KIND = "hipv4-amdgcn-amd-amdhsa--"
 
 def _output_stem(ctx, src):
     """`_hip/<name>/<path of src below the package>`, or `_hip_other/<name>/<short path>` for a source outside it."""
@@ -182,9 +182,9 @@ def bundle(ctx, hip, src, entries, compress):
     progress = "Bundling %s for %s" % (src.short_path, ",".join([t for t, _ in entries]))
     if entries:
         args = ctx.actions.args()
-        args.add_all(["bundle", "write", "--output", out.path, "--compress", compress, "--host-triple", HOST_TRIPLE])
+        args.add_all(["bundle", "write", "--output", out.path, "--compress", compress, "--host-triple", _HOST_TRIPLE])
         for t, co in entries:
-            args.add("--entry", "{}{}={}".format(HIP_OFFLOAD_KIND, t, co.path))
+            args.add("--entry", "{}{}={}".format(_HIP_OFFLOAD_KIND, t, co.path))
         ctx.actions.run(
             executable = rocm_wheel_tool(ctx),
             arguments = [args],
@@ -199,7 +199,7 @@ def bundle(ctx, hip, src, entries, compress):
             arguments = [
                 "-type=o",
                 "-bundle-align=4096",
-                "-targets=host-" + HOST_TRIPLE,
+                "-targets=host-" + _HOST_TRIPLE,
                 "-input=/dev/null",
                 "-output=" + out.path,
             ],
