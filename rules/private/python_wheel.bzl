@@ -71,7 +71,8 @@ def _wheel_files_of(target, owner):
         fail("{}: {} provides no wheel".format(owner, target.label))
     return files
 
-def _python_wheels_impl(ctx):
+def _per_python_wheels(ctx):
+    """Version -> wheel Files of the split `per_python`, and version -> interpreter."""
     by_version = {}
     interpreters = {}
     for version, targets in sorted(ctx.split_attr.per_python.items()):
@@ -85,11 +86,19 @@ def _python_wheels_impl(ctx):
             interpreters[version] = py.interpreter
             files.extend(_wheel_files_of(t, ctx.label))
         by_version[version] = files
+    return by_version, interpreters
+
+def _independent_wheels(ctx):
     independent = []
     for t in ctx.attr.python_independent:
         if PythonWheelInfo in t:
             fail("{}: {} is a per-Python wheel; list it in per_python".format(ctx.label, t.label))
         independent.extend(_wheel_files_of(t, ctx.label))
+    return independent
+
+def _python_wheels_impl(ctx):
+    by_version, interpreters = _per_python_wheels(ctx)
+    independent = _independent_wheels(ctx)
     all_files = list(independent)
     for v in by_version:
         all_files.extend(by_version[v])
