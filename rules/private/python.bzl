@@ -62,6 +62,7 @@ def python_toolchain_attrs():
         "_python_version": attr.label(
             default = Label("//rules/python:version"),
             providers = [SettingInfo],
+            doc = "The configuration's Python version, to explain a missing toolchain.",
         ),
     }
 

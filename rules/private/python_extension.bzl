@@ -162,7 +162,10 @@ _python_extension = rule(
             mandatory = True,
             doc = "C/C++ sources of the module, compiled against the configuration's Python headers.",
         ),
-        _cc_toolchain = attr.label(default = "@bazel_tools//tools/cpp:current_cc_toolchain"),
+        _cc_toolchain = attr.label(
+            default = "@bazel_tools//tools/cpp:current_cc_toolchain",
+            doc = "The C++ toolchain (find_cpp_toolchain falls back to it without toolchain resolution).",
+        ),
         **ALLOWLIST_ATTRS
     ),
     toolchains = [

@@ -23,6 +23,7 @@ STAMP_ATTRS = {
     "_stamp_flag": attr.label(
         default = Label("//rules/stamp:stamp"),
         providers = [SettingInfo],
+        doc = "Whether --stamp is on (what stamp = -1 follows).",
     ),
 }
 
