@@ -7,7 +7,7 @@ configure them) and one test per behaviour.
 load("@bazel_skylib//lib:unittest.bzl", "analysistest", "asserts")
 load("@rocm_python//:versions.bzl", "SEARCHED")
 load("@rules_cc//cc:defs.bzl", "cc_binary")
-load("//rules:defs.bzl", "PythonWheelSetInfo", "python_extension", "python_wheels", "rocm_python_wheel", "rocm_wheel", "wheel_shared_library")
+load("//rules:defs.bzl", "PythonWheelInfo", "PythonWheelSetInfo", "python_extension", "python_wheels", "rocm_python_wheel", "rocm_wheel", "wheel_shared_library")
 
 _VERSIONS_FLAG = str(Label("//:python_versions"))
 _VERSION_SETTING = str(Label("//rules/python:version"))
@@ -21,6 +21,43 @@ def _per_python_name(version):
     return "analysis_per_python-0.1-{t}-{t}-linux_x86_64.whl".format(t = tag)
 
 _INDEPENDENT_NAME = "analysis_independent-0.1-py3-none-any.whl"
+
+# The actions of python_wheels' per-Python wheels (analysistest sees only the
+# target under test's own): version -> that wheel's actions.
+_PerPythonActionsInfo = provider(doc = "Test only.", fields = {"by_version": "dict version -> list of Actions"})
+
+def _per_python_actions_impl(target, ctx):
+    if PythonWheelInfo in target:
+        return [_PerPythonActionsInfo(by_version = {target[PythonWheelInfo].python.version: target.actions})]
+    by_version = {}
+    for t in getattr(ctx.rule.attr, "per_python", []):
+        by_version.update(t[_PerPythonActionsInfo].by_version)
+    return [_PerPythonActionsInfo(by_version = by_version)]
+
+_per_python_actions = aspect(implementation = _per_python_actions_impl, attr_aspects = ["per_python"])
+
+def _wheel_inputs(env, actions, version):
+    """The inputs of the one RocmWheel action among `actions`."""
+    wheel_actions = [a for a in actions if a.mnemonic == "RocmWheel"]
+    asserts.equals(env, 1, len(wheel_actions), "RocmWheel actions for Python " + version)
+    return wheel_actions[0].inputs.to_list() if wheel_actions else []
+
+def _check_wheel_inputs(env, target, independent_root):
+    """Each version's wheel packs its own extension and one shared library.
+
+    The library is configured once, with the Python-independent wheels.
+    """
+    shared_paths = {}
+    for version, actions in target[_PerPythonActionsInfo].by_version.items():
+        inputs = _wheel_inputs(env, actions, version)
+        ext = [f.basename for f in inputs if f.basename.startswith("_ext.")]
+        want = "_ext.cpython-{}-".format(version.replace(".", ""))
+        asserts.true(env, len(ext) == 1 and ext[0].startswith(want), "Python {} wheel packs {}, want {}*".format(version, ext, want))
+        for f in inputs:
+            if f.basename == "python_libshared.so":
+                shared_paths[f.path] = version
+                asserts.equals(env, independent_root, f.root.path, "the shared library's configuration (Python " + version + ")")
+    asserts.equals(env, 1, len(shared_paths), "one shared library for every version, got " + str(shared_paths))
 
 def _split_test_impl(ctx):
     env = analysistest.begin(ctx)
@@ -38,6 +75,7 @@ def _split_test_impl(ctx):
     asserts.equals(env, [_INDEPENDENT_NAME], [f.basename for f in info.independent], "Python-independent wheels")
     for f in info.independent:
         asserts.false(env, f.root.path in roots, "the Python-independent wheel is built in a per-version configuration")
+        _check_wheel_inputs(env, target, f.root.path)
     asserts.equals(
         env,
         sorted([_INDEPENDENT_NAME] + [_per_python_name(v) for v in _SPLIT_VERSIONS]),
@@ -49,6 +87,7 @@ def _split_test_impl(ctx):
 python_wheels_split_test = analysistest.make(
     _split_test_impl,
     config_settings = {_VERSIONS_FLAG: ",".join(_SPLIT_VERSIONS)},
+    extra_target_under_test_aspects = [_per_python_actions],
 )
 
 # --- validation failures: the error must contain every string of `messages`
