@@ -237,7 +237,7 @@ _METADATA_ATTRS = {
     "license_files": attr.label_keyed_string_dict(allow_files = True, doc = "License file -> path under .dist-info/licenses/."),
     "maintainer": attr.string(doc = "Maintainer name (Maintainer)."),
     "maintainer_email": attr.string(doc = "Maintainer e-mail (Maintainer-email)."),
-    "project_urls": attr.string_dict(doc = "Label -> URL (Project-URL)."),
+    "project_urls": attr.string_dict(doc = "Label (at most 32 characters, no commas) -> URL (Project-URL)."),
     "provides_extra": attr.string_list(doc = "Extras that requires_dist markers name (Provides-Extra)."),
     "requires_dist": attr.string_list(doc = "PEP 508 requirements."),
     "requires_python": attr.string(doc = "Python version specifier, e.g. >=3.10 (Requires-Python)."),
