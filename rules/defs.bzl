@@ -28,16 +28,12 @@ load(
 load("//rules/private:python.bzl", _rocm_python_toolchain = "rocm_python_toolchain")
 load("//rules/private:python_extension.bzl", _python_extension = "python_extension")
 load("//rules/private:python_testing.bzl", _python_wheels_install_test = "python_wheels_install_test")
-load(
-    "//rules/private:python_wheel.bzl",
-    _python_wheels = "python_wheels",
-    _rocm_python_wheel = "rocm_python_wheel",
-    _wheel_shared_library = "wheel_shared_library",
-)
+load("//rules/private:python_wheel.bzl", _python_wheels = "python_wheels", _rocm_python_wheel = "rocm_python_wheel")
 load("//rules/private:stamp.bzl", _python_version_module = "python_version_module")
 load("//rules/private:testing.bzl", _wheel_install_test = "wheel_install_test")
 load("//rules/private:toolchain.bzl", _rocm_wheel_toolchain = "rocm_wheel_toolchain")
 load("//rules/private:wheel.bzl", _rocm_wheel = "rocm_wheel", _wheel_files = "wheel_files")
+load("//rules/private:wheel_shared_library.bzl", _wheel_shared_library = "wheel_shared_library")
 
 # HIP: device code per gfx target of --//:gfx, linked like any cc_library.
 
@@ -52,7 +48,7 @@ wheel_files = _wheel_files
 # See rules/private/wheel.bzl: a Python-independent wheel (the pjrt plugin).
 rocm_wheel = _rocm_wheel
 
-# See rules/private/python_wheel.bzl: a shared library with its RUNPATH set for its place in a wheel.
+# See rules/private/wheel_shared_library.bzl: a shared library with its RUNPATH set for its place in a wheel.
 wheel_shared_library = _wheel_shared_library
 
 # See rules/private/family_wheels.bzl: one wheel per GPU family, thinned from one fat wheel.

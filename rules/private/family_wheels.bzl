@@ -21,7 +21,7 @@ load(":toolchain.bzl", "ROCM_WHEEL_TOOLCHAIN_TYPE", "rocm_wheel_tool")
 load(":transitions.bzl", "ALLOWLIST_ATTRS", "all_families_transition")
 load(":wheel.bzl", "wheel_file_name")
 
-def _family_wheels_impl(ctx):
+def _check_families(ctx):
     if not ctx.attr.families:
         fail("{}: families is empty; list amdgpu families such as gfx120X-all".format(ctx.label))
     seen = {}
@@ -32,29 +32,34 @@ def _family_wheels_impl(ctx):
         if f in seen:
             fail("{}: family {} is listed twice".format(ctx.label, f))
         seen[f] = True
+
+def _thin(ctx, tool, info, family):
+    """The `rocm-wheel thin` action: `info`'s wheel with only `family`'s code objects."""
+    out = ctx.actions.declare_file(wheel_file_name(info.distribution + "-" + family, info.version, info.tag))
+    args = ctx.actions.args()
+    args.add("thin")
+    args.add("--gfx", family)
+    args.add("--name-suffix", family)
+    args.add(info.wheel)
+    args.add("-o", out)
+    ctx.actions.run(
+        executable = tool,
+        arguments = [args],
+        inputs = [info.wheel],
+        outputs = [out],
+        mnemonic = "RocmWheelThin",
+        progress_message = "Thinning %{label} to " + family,
+    )
+    return out
+
+def _family_wheels_impl(ctx):
+    _check_families(ctx)
     fat = ctx.attr.wheel[0]
     if WheelInfo not in fat:
         fail("{}: wheel {} is not a rocm_wheel".format(ctx.label, fat.label))
     info = fat[WheelInfo]
     tool = rocm_wheel_tool(ctx)
-    by_family = {}
-    for family in ctx.attr.families:
-        out = ctx.actions.declare_file(wheel_file_name(info.distribution + "-" + family, info.version, info.tag))
-        args = ctx.actions.args()
-        args.add("thin")
-        args.add("--gfx", family)
-        args.add("--name-suffix", family)
-        args.add(info.wheel)
-        args.add("-o", out)
-        ctx.actions.run(
-            executable = tool,
-            arguments = [args],
-            inputs = [info.wheel],
-            outputs = [out],
-            mnemonic = "RocmWheelThin",
-            progress_message = "Thinning %{label} to " + family,
-        )
-        by_family[family] = out
+    by_family = {family: _thin(ctx, tool, info, family) for family in ctx.attr.families}
     return [
         DefaultInfo(files = depset(by_family.values())),
         FamilyWheelsInfo(by_family = by_family, fat = info.wheel),

@@ -46,7 +46,7 @@ rocm_python_toolchain = rule(
     attrs = {
         "abi_tag": attr.string(doc = "Wheel ABI tag; default: python_tag."),
         "ext_suffix": attr.string(doc = "sysconfig EXT_SUFFIX."),
-        "full_version": attr.string(),
+        "full_version": attr.string(doc = "Full version, e.g. 3.12.4; default: version."),
         "headers": attr.label(providers = [_CcInfo], doc = "cc_library with the Python headers."),
         "interpreter": attr.string(doc = "Absolute interpreter path (used by tests, never by build actions)."),
         "python_tag": attr.string(doc = "Wheel Python tag, e.g. cp312."),
@@ -62,6 +62,7 @@ def python_toolchain_attrs():
         "_python_version": attr.label(
             default = Label("//rules/python:version"),
             providers = [SettingInfo],
+            doc = "The configuration's Python version, to explain a missing toolchain.",
         ),
     }
 

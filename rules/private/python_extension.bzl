@@ -41,11 +41,14 @@ def _validate_runpath(entries, owner):
             fail(("{}: runpath entry '{}' must start with $ORIGIN: an installed wheel can only " +
                   "find libraries relative to itself").format(owner, r))
 
-def _python_extension_impl(ctx):
-    py = python_facts(ctx)
+def _module_name(ctx):
     module = ctx.attr.module_name or ctx.label.name
     if "." in module or "/" in module:
         fail("{}: module_name '{}' must be a bare module name (the package comes from the wheel layout)".format(ctx.label, module))
+    return module
+
+def _cc_setup(ctx):
+    """The C++ toolchain and its features (position-independent code always)."""
     cc_toolchain = find_cpp_toolchain(ctx)
     features = _cc_common.configure_features(
         ctx = ctx,
@@ -53,31 +56,35 @@ def _python_extension_impl(ctx):
         requested_features = ctx.features + ["pic"],
         unsupported_features = ctx.disabled_features,
     )
-    shared_libs = _shared_lib_files(ctx.attr.shared_libs, ctx.label)
-    _validate_runpath(ctx.attr.runpath, ctx.label)
+    return struct(toolchain = cc_toolchain, features = features)
 
+def _compile(ctx, cc, py):
+    """Compiles srcs against the selected interpreter's headers (its ABI); returns the outputs."""
     compilation_contexts = [py.headers.compilation_context]
     for d in ctx.attr.deps + ctx.attr.shared_libs:
         if _CcInfo in d:
             compilation_contexts.append(d[_CcInfo].compilation_context)
-
-    # Compiled against the selected interpreter's headers: its ABI.
     _, outputs = _cc_common.compile(
         name = ctx.label.name,
         actions = ctx.actions,
-        feature_configuration = features,
-        cc_toolchain = cc_toolchain,
+        feature_configuration = cc.features,
+        cc_toolchain = cc.toolchain,
         srcs = ctx.files.srcs,
         private_hdrs = ctx.files.hdrs,
         compilation_contexts = compilation_contexts,
         user_compile_flags = ["-fvisibility=hidden"] + ctx.attr.copts,
         defines = ctx.attr.defines,
     )
+    return outputs
 
-    # Python-independent libraries are linked by file name (-l:), so
-    # DT_NEEDED is their SONAME or base name, never a build-tree path.
+def _link_flags(runpath, shared_libs, linkopts):
+    """The module's linker flags: RUNPATH entries, then shared_libs by file name.
+
+    Python-independent libraries are linked by file name (-l:), so DT_NEEDED
+    is their SONAME or base name, never a build-tree path.
+    """
     link_flags = ["-Wl,--enable-new-dtags"]
-    for r in ctx.attr.runpath:
+    for r in runpath:
         link_flags.append("-Wl,-rpath," + r)
     lib_dirs = []
     for f in shared_libs:
@@ -85,21 +92,31 @@ def _python_extension_impl(ctx):
             lib_dirs.append(f.dirname)
     link_flags += ["-L" + d for d in lib_dirs]
     link_flags += ["-l:" + f.basename for f in shared_libs]
-    link_flags += ctx.attr.linkopts
+    return link_flags + linkopts
 
+def _link(ctx, cc, compilation_outputs, shared_libs):
+    """Links the module as a shared library; returns the linked File."""
     linking = _cc_common.link(
         name = ctx.label.name,
         actions = ctx.actions,
-        feature_configuration = features,
-        cc_toolchain = cc_toolchain,
-        compilation_outputs = outputs,
+        feature_configuration = cc.features,
+        cc_toolchain = cc.toolchain,
+        compilation_outputs = compilation_outputs,
         linking_contexts = [d[_CcInfo].linking_context for d in ctx.attr.deps if _CcInfo in d],
-        user_link_flags = link_flags,
+        user_link_flags = _link_flags(ctx.attr.runpath, shared_libs, ctx.attr.linkopts),
         additional_inputs = shared_libs,
         output_type = "dynamic_library",
         link_deps_statically = True,
     )
-    linked = linking.library_to_link.resolved_symlink_dynamic_library or linking.library_to_link.dynamic_library
+    return linking.library_to_link.resolved_symlink_dynamic_library or linking.library_to_link.dynamic_library
+
+def _python_extension_impl(ctx):
+    py = python_facts(ctx)
+    module = _module_name(ctx)
+    cc = _cc_setup(ctx)
+    shared_libs = _shared_lib_files(ctx.attr.shared_libs, ctx.label)
+    _validate_runpath(ctx.attr.runpath, ctx.label)
+    linked = _link(ctx, cc, _compile(ctx, cc, py), shared_libs)
 
     # cc_common.link names its output lib<name>.so; the import system needs
     # <module><EXT_SUFFIX>.
@@ -125,7 +142,10 @@ _python_extension = rule(
             providers = [_CcInfo],
             doc = "cc_library deps, built for this Python version (header-only or static code).",
         ),
-        hdrs = attr.label_list(allow_files = [".h", ".hh", ".hpp", ".inc"]),
+        hdrs = attr.label_list(
+            allow_files = [".h", ".hh", ".hpp", ".inc"],
+            doc = "Private headers of srcs (not seen by dependents).",
+        ),
         linkopts = attr.string_list(doc = "Extra linker flags."),
         module_name = attr.string(doc = "Module name; default: the target name."),
         runpath = attr.string_list(
@@ -140,8 +160,12 @@ _python_extension = rule(
         srcs = attr.label_list(
             allow_files = [".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp"],
             mandatory = True,
+            doc = "C/C++ sources of the module, compiled against the configuration's Python headers.",
         ),
-        _cc_toolchain = attr.label(default = "@bazel_tools//tools/cpp:current_cc_toolchain"),
+        _cc_toolchain = attr.label(
+            default = "@bazel_tools//tools/cpp:current_cc_toolchain",
+            doc = "The C++ toolchain (find_cpp_toolchain falls back to it without toolchain resolution).",
+        ),
         **ALLOWLIST_ATTRS
     ),
     toolchains = [

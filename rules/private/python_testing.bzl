@@ -6,7 +6,7 @@ runs a check script there."""
 load(":providers.bzl", "PythonWheelSetInfo")
 load(":shell.bzl", "shell_quote", "venv_install_check_lines")
 
-def _impl(ctx):
+def _python_wheels_install_test_impl(ctx):
     info = ctx.attr.wheels[PythonWheelSetInfo]
     if not info.by_version:
         fail("{}: {} built no per-Python wheels".format(ctx.label, ctx.attr.wheels.label))
@@ -39,7 +39,7 @@ def _impl(ctx):
     )]
 
 python_wheels_install_test = rule(
-    implementation = _impl,
+    implementation = _python_wheels_install_test_impl,
     attrs = {
         "check": attr.label(
             allow_single_file = [".py"],

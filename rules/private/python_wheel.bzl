@@ -16,33 +16,27 @@ load(
     "python_facts",
     "python_toolchain_attrs",
 )
-load(":toolchain.bzl", "ROCM_WHEEL_TOOLCHAIN_TYPE", "rocm_wheel_tool")
 load(":transitions.bzl", "ALLOWLIST_ATTRS", "python_reset_transition", "python_split_transition")
-load(":wheel.bzl", "WHEEL_ATTRS", "build_wheel", "map_files")
-
-def _norm_prefix(p):
-    p = p.strip("/")
-    return p + "/" if p else ""
+load(":wheel.bzl", "rocm_wheel_lib")
 
 def _python_wheel_impl(ctx):
     py = python_facts(ctx)
     tag = "{}-{}-{}".format(py.python_tag, py.abi_tag, ctx.attr.platform_tag)
-    prefix = _norm_prefix(ctx.attr.package_prefix)
-    entries = map_files(ctx, ctx.attr.srcs, ctx.attr.strip_prefix, prefix)
-    entries += map_files(ctx, ctx.attr.shared_srcs, ctx.attr.strip_prefix, prefix)
-    providers = build_wheel(ctx, tag, entries)
-    return providers + [PythonWheelInfo(python = py)]
+    entries = rocm_wheel_lib.entries(ctx, ctx.attr.srcs) + rocm_wheel_lib.entries(ctx, ctx.attr.shared_srcs)
+    return rocm_wheel_lib.build(ctx, tag, entries) + [PythonWheelInfo(python = py)]
 
-_WHEEL_ATTRS = {k: v for k, v in WHEEL_ATTRS.items() if k not in ("python_tag", "abi_tag", "platform_tag")}
+# The Python and ABI tags come from the configuration's Python toolchain.
+_PYTHON_WHEEL_TAG_ATTRS = {
+    "platform_tag": attr.string(
+        default = "linux_x86_64",
+        doc = "Platform tag, e.g. manylinux_2_28_x86_64 (the Python and ABI tags come from the configuration).",
+    ),
+}
 
 _rocm_python_wheel = rule(
     implementation = _python_wheel_impl,
     attrs = dict(
-        _WHEEL_ATTRS,
-        platform_tag = attr.string(
-            default = "linux_x86_64",
-            doc = "Platform tag, e.g. manylinux_2_28_x86_64 (the Python and ABI tags come from the configuration).",
-        ),
+        rocm_wheel_lib.attrs_with_tags(_PYTHON_WHEEL_TAG_ATTRS),
         shared_srcs = attr.label_list(
             allow_files = True,
             cfg = python_reset_transition,
@@ -51,7 +45,7 @@ _rocm_python_wheel = rule(
         ),
         **dict(python_toolchain_attrs(), **ALLOWLIST_ATTRS)
     ),
-    toolchains = [str(ROCM_WHEEL_TOOLCHAIN_TYPE), str(PYTHON_TOOLCHAIN_TYPE)],
+    toolchains = rocm_wheel_lib.toolchains + [str(PYTHON_TOOLCHAIN_TYPE)],
     doc = "A wheel for the configuration's Python version, tagged cpXY-cpXY-<platform_tag>.",
 )
 
@@ -77,7 +71,8 @@ def _wheel_files_of(target, owner):
         fail("{}: {} provides no wheel".format(owner, target.label))
     return files
 
-def _python_wheels_impl(ctx):
+def _per_python_wheels(ctx):
+    """Version -> wheel Files of the split `per_python`, and version -> interpreter."""
     by_version = {}
     interpreters = {}
     for version, targets in sorted(ctx.split_attr.per_python.items()):
@@ -91,11 +86,19 @@ def _python_wheels_impl(ctx):
             interpreters[version] = py.interpreter
             files.extend(_wheel_files_of(t, ctx.label))
         by_version[version] = files
+    return by_version, interpreters
+
+def _independent_wheels(ctx):
     independent = []
     for t in ctx.attr.python_independent:
         if PythonWheelInfo in t:
             fail("{}: {} is a per-Python wheel; list it in per_python".format(ctx.label, t.label))
         independent.extend(_wheel_files_of(t, ctx.label))
+    return independent
+
+def _python_wheels_impl(ctx):
+    by_version, interpreters = _per_python_wheels(ctx)
+    independent = _independent_wheels(ctx)
     all_files = list(independent)
     for v in by_version:
         all_files.extend(by_version[v])
@@ -122,39 +125,4 @@ python_wheels = rule(
         **ALLOWLIST_ATTRS
     ),
     doc = "Every wheel: per-Python ones for each version in --//:python_versions, the rest once.",
-)
-
-def _wheel_shared_library_impl(ctx):
-    lib = ctx.file.lib
-    out = ctx.actions.declare_file(ctx.label.name + "/" + lib.basename)
-    if ctx.attr.runpath:
-        args = ["rpath", "set", lib.path, "--rpath", ":".join(ctx.attr.runpath), "--output", out.path]
-    else:
-        args = ["rpath", "remove", lib.path, "--output", out.path]
-    ctx.actions.run(
-        executable = rocm_wheel_tool(ctx),
-        arguments = args,
-        inputs = [lib],
-        outputs = [out],
-        mnemonic = "RocmWheelRpath",
-        progress_message = "Setting the RUNPATH of %s for its wheel" % out.short_path,
-    )
-    return [DefaultInfo(files = depset([out]))]
-
-wheel_shared_library = rule(
-    implementation = _wheel_shared_library_impl,
-    attrs = dict(
-        lib = attr.label(
-            allow_single_file = [".so"],
-            mandatory = True,
-            cfg = python_reset_transition,
-            doc = "A Python-independent shared library (configured once for all Python versions).",
-        ),
-        runpath = attr.string_list(doc = "New DT_RUNPATH entries ($ORIGIN-relative); empty removes it."),
-        **ALLOWLIST_ATTRS
-    ),
-    cfg = python_reset_transition,
-    toolchains = [str(ROCM_WHEEL_TOOLCHAIN_TYPE)],
-    doc = "A copy of a shared library with the RUNPATH it needs at its place inside a wheel " +
-          "(`<name>/<basename>`), rewritten by `rocm-wheel rpath`.",
 )

@@ -23,6 +23,7 @@ STAMP_ATTRS = {
     "_stamp_flag": attr.label(
         default = Label("//rules/stamp:stamp"),
         providers = [SettingInfo],
+        doc = "Whether --stamp is on (what stamp = -1 follows).",
     ),
 }
 
@@ -125,9 +126,9 @@ END {
 python_version_module = rule(
     implementation = _version_module_impl,
     attrs = dict(
-        distribution = attr.string(mandatory = True),
+        distribution = attr.string(mandatory = True, doc = "Distribution name, named in the module docstring."),
         out = attr.string(doc = "Output file name; default: <name>.py."),
-        version = attr.string(mandatory = True),
+        version = attr.string(mandatory = True, doc = "The `__version__` string (the wheel's version)."),
         **STAMP_ATTRS
     ),
     doc = "A Python module with __version__ and, when stamping, the commit hashes " +

@@ -103,61 +103,50 @@ def _entry_points(ctx):
 def wheel_file_name(distribution, version, tag):
     return "{}-{}-{}.whl".format(normalize_distribution(distribution), version, tag)
 
+# Metadata attributes copied into the manifest as given, when set.
+_METADATA_STRINGS = ("summary", "requires_python", "license_expression", "author", "author_email", "maintainer", "maintainer_email")
+_METADATA_LISTS = ("requires_dist", "provides_extra", "classifiers", "keywords")
+
+def _license_files(ctx, inputs):
+    lf = []
+    for t, path in ctx.attr.license_files.items():
+        files = t.files.to_list()
+        if len(files) != 1:
+            fail("{}: license file {} must be exactly one file".format(ctx.label, t.label))
+        lf.append({"path": path, "src": files[0].path})
+        inputs.append(files[0])
+    return lf
+
 def _metadata(ctx, inputs):
+    """The manifest's `metadata` object; files it reads are appended to `inputs`."""
     a = ctx.attr
     md = {}
-    for key in ("summary", "requires_python", "license_expression", "author", "author_email", "maintainer", "maintainer_email"):
-        v = getattr(a, key)
-        if v:
-            md[key] = v
-    for key in ("requires_dist", "provides_extra", "classifiers", "keywords"):
+    for key in _METADATA_STRINGS + _METADATA_LISTS:
         v = getattr(a, key)
         if v:
             md[key] = v
     if a.project_urls:
         md["project_urls"] = [[k, v] for k, v in a.project_urls.items()]
     if a.license_files:
-        lf = []
-        for t, path in a.license_files.items():
-            files = t.files.to_list()
-            if len(files) != 1:
-                fail("{}: license file {} must be exactly one file".format(ctx.label, t.label))
-            lf.append({"path": path, "src": files[0].path})
-            inputs.append(files[0])
-        md["license_files"] = lf
+        md["license_files"] = _license_files(ctx, inputs)
     if a.description_file:
         f = ctx.file.description_file
         inputs.append(f)
         md["description"] = {"src": f.path, "content_type": a.description_content_type}
     return md
 
-def _wheel_impl(ctx):
-    tag = "{}-{}-{}".format(ctx.attr.python_tag, ctx.attr.abi_tag, ctx.attr.platform_tag)
-    entries = map_files(ctx, ctx.attr.srcs, ctx.attr.strip_prefix, _norm_prefix(ctx.attr.package_prefix))
-    return build_wheel(ctx, tag, entries)
+def wheel_entries(ctx, targets):
+    """Archive entries of `targets` under this wheel's strip_prefix and package_prefix."""
+    return map_files(ctx, targets, ctx.attr.strip_prefix, _norm_prefix(ctx.attr.package_prefix))
 
-def build_wheel(ctx, tag, entries):
-    """Writes the manifest (stamped if asked) and runs `rocm-wheel build`; returns providers.
+def _write_manifest(ctx, manifest):
+    """Writes the manifest JSON, stamped when this target stamps; returns the File.
 
-    Args:
-      ctx: a rule context with WHEEL_ATTRS and the rocm_wheel toolchain.
-      tag: the wheel's tag, e.g. cp312-cp312-manylinux_2_28_x86_64.
-      entries: list of struct(path, file) for the archive.
+    `stamped_project_urls` hold {KEY} placeholders that only an action reading
+    the workspace status can fill, so they exist only in stamped manifests.
     """
-    out = ctx.actions.declare_file(wheel_file_name(ctx.attr.distribution, ctx.attr.version, tag))
-    inputs = [e.file for e in entries]
-    manifest = {
-        "distribution": ctx.attr.distribution,
-        "version": ctx.attr.version,
-        "tags": [tag],
-        "root_is_purelib": None,
-        "metadata": _metadata(ctx, inputs),
-        "entry_points": _entry_points(ctx),
-        "files": [{"path": e.path, "src": e.file.path} for e in entries],
-    }
     manifest_file = ctx.actions.declare_file(ctx.label.name + ".wheel.json")
     if is_stamping(ctx) and ctx.attr.stamped_project_urls:
-        # {KEY} placeholders are filled from the workspace status by an action.
         manifest["metadata"]["project_urls"] = manifest["metadata"].get("project_urls", []) + [
             [k, v]
             for k, v in ctx.attr.stamped_project_urls.items()
@@ -165,6 +154,10 @@ def build_wheel(ctx, tag, entries):
         stamp_template(ctx, json.encode_indent(manifest, indent = "  ") + "\n", manifest_file)
     else:
         ctx.actions.write(manifest_file, json.encode_indent(manifest, indent = "  ") + "\n")
+    return manifest_file
+
+def _run_wheel_build(ctx, manifest_file, inputs, out):
+    """The `rocm-wheel build` action: manifest + files -> `out`."""
     ctx.actions.run(
         executable = rocm_wheel_tool(ctx),
         arguments = [
@@ -181,6 +174,28 @@ def build_wheel(ctx, tag, entries):
         mnemonic = "RocmWheel",
         progress_message = "Writing wheel %s" % out.basename,
     )
+
+def build_wheel(ctx, tag, entries):
+    """Writes the manifest (stamped if asked) and runs `rocm-wheel build`; returns providers.
+
+    Args:
+      ctx: a rule context with wheel_attrs() and the rocm_wheel toolchain.
+      tag: the wheel's tag, e.g. cp312-cp312-manylinux_2_28_x86_64.
+      entries: list of struct(path, file) for the archive.
+    """
+    out = ctx.actions.declare_file(wheel_file_name(ctx.attr.distribution, ctx.attr.version, tag))
+    inputs = [e.file for e in entries]
+    manifest = {
+        "distribution": ctx.attr.distribution,
+        "version": ctx.attr.version,
+        "tags": [tag],
+        "root_is_purelib": None,
+        "metadata": _metadata(ctx, inputs),
+        "entry_points": _entry_points(ctx),
+        "files": [{"path": e.path, "src": e.file.path} for e in entries],
+    }
+    manifest_file = _write_manifest(ctx, manifest)
+    _run_wheel_build(ctx, manifest_file, inputs, out)
     return [
         DefaultInfo(files = depset([out])),
         OutputGroupInfo(manifest = depset([manifest_file])),
@@ -193,38 +208,99 @@ def build_wheel(ctx, tag, entries):
         ),
     ]
 
-WHEEL_ATTRS = dict(STAMP_ATTRS, **{
-    "abi_tag": attr.string(default = "none", doc = "ABI tag, e.g. none, abi3, cp312."),
-    "author": attr.string(),
-    "author_email": attr.string(),
-    "classifiers": attr.string_list(),
-    "compression_level": attr.int(default = 6, doc = "Deflate level 0-9 (0 stores)."),
-    "description_content_type": attr.string(default = "text/markdown"),
-    "description_file": attr.label(allow_single_file = True, doc = "Long description (README)."),
+def _wheel_impl(ctx):
+    tag = "{}-{}-{}".format(ctx.attr.python_tag, ctx.attr.abi_tag, ctx.attr.platform_tag)
+    return build_wheel(ctx, tag, wheel_entries(ctx, ctx.attr.srcs))
+
+# Attributes, in the groups a reader looks for. Rules that build wheels
+# compose them with wheel_attrs(); only the tags differ between rocm_wheel
+# (tags from the BUILD file) and rocm_python_wheel (from the Python toolchain).
+
+# What is being distributed: the wheel file name's first two parts.
+_DISTRIBUTION_ATTRS = {
     "distribution": attr.string(mandatory = True, doc = "Distribution name, e.g. jax-rocm7-plugin."),
-    "entry_points": attr.string_list_dict(doc = 'Group -> ["name = module:attr", ...].'),
-    "keywords": attr.string_list(),
+    "version": attr.string(mandatory = True, doc = "PEP 440 version in normalized form."),
+}
+
+# Core metadata (METADATA in .dist-info), PEP 621 / core metadata 2.4 names.
+_METADATA_ATTRS = {
+    "author": attr.string(doc = "Author name (Author)."),
+    "author_email": attr.string(doc = "Author e-mail, `Name <addr>` allowed (Author-email)."),
+    "classifiers": attr.string_list(doc = "Trove classifiers (Classifier)."),
+    "description_content_type": attr.string(
+        default = "text/markdown",
+        doc = "Content type of description_file (Description-Content-Type).",
+    ),
+    "description_file": attr.label(allow_single_file = True, doc = "Long description (README)."),
+    "keywords": attr.string_list(doc = "Search keywords (Keywords, comma-joined)."),
     "license_expression": attr.string(doc = "SPDX license expression (PEP 639)."),
     "license_files": attr.label_keyed_string_dict(allow_files = True, doc = "License file -> path under .dist-info/licenses/."),
-    "maintainer": attr.string(),
-    "maintainer_email": attr.string(),
-    "package_prefix": attr.string(doc = "Archive directory prepended to every mapped path."),
-    "platform_tag": attr.string(default = "any", doc = "Platform tag, e.g. manylinux_2_28_x86_64."),
-    "project_urls": attr.string_dict(doc = "Label -> URL."),
-    "provides_extra": attr.string_list(),
-    "python_tag": attr.string(default = "py3", doc = "Python tag, e.g. py3, cp312."),
+    "maintainer": attr.string(doc = "Maintainer name (Maintainer)."),
+    "maintainer_email": attr.string(doc = "Maintainer e-mail (Maintainer-email)."),
+    "project_urls": attr.string_dict(doc = "Label (at most 32 characters, no commas) -> URL (Project-URL)."),
+    "provides_extra": attr.string_list(doc = "Extras that requires_dist markers name (Provides-Extra)."),
     "requires_dist": attr.string_list(doc = "PEP 508 requirements."),
-    "requires_python": attr.string(),
+    "requires_python": attr.string(doc = "Python version specifier, e.g. >=3.10 (Requires-Python)."),
+    "summary": attr.string(doc = "One-line summary (Summary)."),
+}
+
+# entry_points.txt.
+_ENTRY_POINT_ATTRS = {
+    "entry_points": attr.string_list_dict(doc = 'Group -> ["name = module:attr", ...].'),
+}
+
+# Which files go in, at which archive paths.
+_CONTENT_ATTRS = {
+    "package_prefix": attr.string(doc = "Archive directory prepended to every mapped path."),
     "srcs": attr.label_list(allow_files = True, doc = "Files or wheel_files targets."),
-    "stamped_project_urls": attr.string_dict(doc = "Label -> URL with {STABLE_KEY} placeholders; added to Project-URL only when stamping."),
     "strip_prefix": attr.string(doc = "See wheel_files."),
-    "summary": attr.string(),
-    "version": attr.string(mandatory = True, doc = "PEP 440 version in normalized form."),
+}
+
+# The compatibility tag (python-abi-platform) of a wheel whose tags the BUILD file sets.
+_WHEEL_TAG_ATTRS = {
+    "abi_tag": attr.string(default = "none", doc = "ABI tag, e.g. none, abi3, cp312."),
+    "platform_tag": attr.string(default = "any", doc = "Platform tag, e.g. manylinux_2_28_x86_64."),
+    "python_tag": attr.string(default = "py3", doc = "Python tag, e.g. py3, cp312."),
+}
+
+# How the archive is written.
+_PACKAGING_ATTRS = {
+    "compression_level": attr.int(default = 6, doc = "Deflate level 0-9 (0 stores)."),
+}
+
+# Workspace-status values in the metadata (see stamp.bzl).
+_STAMPING_ATTRS = dict(STAMP_ATTRS, **{
+    "stamped_project_urls": attr.string_dict(doc = "Label -> URL with {STABLE_KEY} placeholders; added to Project-URL only when stamping."),
 })
 
-rocm_wheel = rule(
+def wheel_attrs(tags):
+    """Every attribute build_wheel reads, with the rule's own tag attributes.
+
+    Args:
+      tags: rocm_wheel's tag attributes, or the tag attributes of a rule that takes the
+        Python and ABI tags from elsewhere (rocm_python_wheel: platform_tag only).
+    """
+    attrs = {}
+    for group in (_DISTRIBUTION_ATTRS, _METADATA_ATTRS, _ENTRY_POINT_ATTRS, _CONTENT_ATTRS, tags, _PACKAGING_ATTRS, _STAMPING_ATTRS):
+        attrs.update(group)
+    return attrs
+
+# rocm_wheel as parts, for the rules that build wheels (as rules_python's
+# py_wheel_lib): rocm_wheel is `implementation` + `attrs`; a rule with its own
+# tags or files (rocm_python_wheel) calls `build(ctx, tag, entries(ctx, targets))`
+# with `attrs_with_tags(its tag attributes)`. All need `toolchains`.
+rocm_wheel_lib = struct(
     implementation = _wheel_impl,
-    attrs = WHEEL_ATTRS,
+    attrs = wheel_attrs(_WHEEL_TAG_ATTRS),
+    attrs_with_tags = wheel_attrs,
+    build = build_wheel,
+    entries = wheel_entries,
     toolchains = [str(ROCM_WHEEL_TOOLCHAIN_TYPE)],
+)
+
+rocm_wheel = rule(
+    implementation = rocm_wheel_lib.implementation,
+    attrs = rocm_wheel_lib.attrs,
+    toolchains = rocm_wheel_lib.toolchains,
     doc = "A PEP 427 wheel written by the rocm-wheel tool.",
 )

@@ -1,0 +1,1 @@
+int fixture_shared(void) { return 1; }
