@@ -34,6 +34,7 @@ import inspect
 import os
 import re
 import sys
+import types
 
 # ---------------------------------------------------------------------------
 # Starlark stand-ins
@@ -89,6 +90,15 @@ ATTR_DEFAULTS = {
     "label": None,
     "output": None,
 }
+
+
+class LabelValue(str):
+    """Label("//x"): behaves as its string; anything else about it is opaque."""
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return Opaque("Label.%s" % name)
 
 
 class Attr:
@@ -163,7 +173,7 @@ def fail(*args, **_):
 
 
 def struct(**kwargs):
-    return type("struct", (), kwargs)()
+    return types.SimpleNamespace(**kwargs)
 
 
 def starlark_builtins():
@@ -172,11 +182,12 @@ def starlark_builtins():
         "config_common", "native", "json", "depset", "select", "transition", "aspect",
         "repository_rule", "module_extension", "tag_class", "subrule", "exec_group",
         "apple_common", "coverage_common", "java_common", "testing", "proto_common", "glob",
+        "visibility", "analysis_test_transition", "materializer_rule", "macro",
     ]
     env = {n: Opaque(n) for n in opaque_names}
     env.update(
         rule=Rule, provider=provider, attr=AttrModule(), config=ConfigModule(),
-        Label=lambda s: Opaque("Label(%s)" % s), fail=fail, struct=struct,
+        Label=LabelValue, fail=fail, struct=struct,
         print=lambda *a, **k: None,
     )
     return env
@@ -202,7 +213,13 @@ class Loader:
             pkg, _, name = label[2:].partition(":")
             return os.path.join(pkg, name)
         if label.startswith(":"):
-            return os.path.join(os.path.dirname(current), label[1:])
+            # Relative to the package, which may be a parent of the loading
+            # file's directory (rules/private/actions/x.bzl is in
+            # //rules/private when actions/ has no BUILD file).
+            d = os.path.dirname(current)
+            while d and not os.path.exists(os.path.join(self.root, d, label[1:])):
+                d = os.path.dirname(d)
+            return os.path.join(d, label[1:])
         raise ValueError("%s: cannot resolve load(%r)" % (current, label))
 
     def load_into(self, env, current):
@@ -269,11 +286,21 @@ def build_file_flags(loader, build_file):
 # What the sources say
 
 
-class Marker:
-    """A value a macro's caller passed: shows which rule attributes the caller sets."""
+class Marker(Opaque):
+    """A value a macro's caller passed: shows which rule attributes the caller sets.
+
+    `copts + ["-x"]` and the like stay Markers, so a macro that extends a
+    parameter before passing it on still forwards the caller's attribute.
+    """
 
     def __init__(self, param):
+        Opaque.__init__(self, "parameter " + param)
         self.param = param
+
+    def __add__(self, other):
+        return self
+
+    __radd__ = __or__ = __ror__ = __add__
 
 
 def macro_attrs(name, func):
@@ -285,7 +312,11 @@ def macro_attrs(name, func):
         if p.name != "name" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
     }
     del RECORDED[:]
-    func(name="doc_check_target", **{p: Marker(p) for p in params})
+    try:
+        func(name="doc_check_target", **{p: Marker(p) for p in params})
+    except Exception as e:  # noqa: BLE001 - any failure means: cannot read this macro
+        raise SystemExit("%s: calling the macro with stand-in values failed (%s: %s); "
+                         "tests/docs/check_rule_docs.py needs to learn what it does" % (name, type(e).__name__, e))
     main = [(r, kw) for r, kw in RECORDED if kw.get("name") == "doc_check_target"]
     if len(main) != 1:
         raise SystemExit("%s: the macro must create exactly one rule named after it (found %d)" % (name, len(main)))
@@ -322,7 +353,7 @@ def rule_attrs(rule):
 def public_api(loader):
     defs = loader.module("rules/defs.bzl")
     builtins = starlark_builtins()
-    rules, providers = {}, {}
+    rules, providers, functions = {}, {}, set()
     for name, value in defs.items():
         if name.startswith("_") or name in builtins or name in ("load", "__builtins__"):
             continue
@@ -331,8 +362,11 @@ def public_api(loader):
         elif isinstance(value, Provider):
             providers[name] = value.fields
         elif inspect.isfunction(value):
-            rules[name] = macro_attrs(name, value)
-    return rules, providers
+            if "name" in inspect.signature(value).parameters:
+                rules[name] = macro_attrs(name, value)
+            else:
+                functions.add(name)
+    return rules, providers, functions
 
 
 def all_providers(loader):
@@ -347,6 +381,8 @@ def all_providers(loader):
 def starlark_repr(v):
     if v is REQUIRED:
         return "required"
+    if isinstance(v, LabelValue):
+        return 'Label("%s")' % v
     if isinstance(v, bool):
         return "True" if v else "False"
     if isinstance(v, str):
@@ -565,7 +601,7 @@ def check_references(page, flags, providers, errors):
 
 def check(root, build_files, pages, readme):
     loader = Loader(root)
-    rules, providers = public_api(loader)
+    rules, providers, functions = public_api(loader)
     flags = {}
     for b in build_files:
         flags.update(build_file_flags(loader, b))
@@ -582,6 +618,8 @@ def check(root, build_files, pages, readme):
                 section_examples(root, page, name, body, errors)
             elif name in every_provider:
                 check_provider(every_provider[name], page, name, body, errors)
+            elif name in functions:
+                pass  # a public helper function: prose only
             else:
                 errors.append("%s: section `%s` is neither a public rule nor a provider; public rules are "
                               "what rules/defs.bzl exports" % (page.path, name))
@@ -592,6 +630,8 @@ def check(root, build_files, pages, readme):
     for name in sorted(set(rules) - set(where)):
         errors.append("public rule %s (rules/defs.bzl) has no section on any page under docs/rules/; add `## `%s``"
                       % (name, name))
+    for name in sorted(functions - set(where)):
+        errors.append("public function %s (rules/defs.bzl) has no section under docs/rules/" % name)
     for name in sorted(set(providers) - set(where)):
         errors.append("public provider %s (rules/defs.bzl) has no section under docs/rules/" % name)
     check_flags(flags, pages, errors)
