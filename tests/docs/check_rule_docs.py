@@ -26,7 +26,12 @@ Usage: check_rule_docs.py ROOT BUILD_FILE... (BUILD files relative to ROOT)
        check_rule_docs.py --self-test ROOT BUILD_FILE...
 --self-test also proves the check can fail: for every documented rule it
 drops an attribute row, adds one that does not exist, changes a default and
-a type, and every such page must then be reported.
+a type and edits the quoted example; for every provider it drops a field;
+for the flags it changes a default and drops a row. Each such page must be
+reported.
+
+An example from a generated BUILD file, which has no source to compare with,
+is marked `<!-- example: @repo//:BUILD.bazel (generated) -->`.
 """
 
 import ast
@@ -316,7 +321,8 @@ def macro_attrs(name, func):
         func(name="doc_check_target", **{p: Marker(p) for p in params})
     except Exception as e:  # noqa: BLE001 - any failure means: cannot read this macro
         raise SystemExit("%s: calling the macro with stand-in values failed (%s: %s); "
-                         "tests/docs/check_rule_docs.py needs to learn what it does" % (name, type(e).__name__, e))
+                         "tests/docs/check_rule_docs.py needs to learn what it does"
+                         % (name, type(e).__name__, e))
     main = [(r, kw) for r, kw in RECORDED if kw.get("name") == "doc_check_target"]
     if len(main) != 1:
         raise SystemExit("%s: the macro must create exactly one rule named after it (found %d)" % (name, len(main)))
@@ -333,10 +339,17 @@ def macro_attrs(name, func):
         else:
             attrs[attr_name] = (a.type, REQUIRED if a.mandatory else a.default)
     for p in params:
-        if p not in rule.attrs:
-            raise SystemExit("%s: parameter %s is not an attribute of the rule it creates; document it by hand "
-                             "and teach tests/docs/check_rule_docs.py about it" % (name, p))
+        if p not in rule.attrs and p not in COMMON_ATTRS:
+            raise SystemExit("%s: parameter %s is not an attribute of the rule it creates; document it by "
+                             "hand and teach tests/docs/check_rule_docs.py about it" % (name, p))
     return attrs
+
+
+# Bazel's attributes of every rule: the pages name them once, not per rule.
+COMMON_ATTRS = {
+    "compatible_with", "deprecation", "exec_compatible_with", "exec_properties", "features",
+    "restricted_to", "tags", "target_compatible_with", "testonly", "toolchains", "visibility",
+}
 
 
 REQUIRED = object()
@@ -502,8 +515,8 @@ def documented_attrs(page, body, errors, name):
         for n, cells in rows:
             attr = unticked(cells[0])
             if attr is None or len(cells) < 4:
-                errors.append("%s:%d: malformed attribute row (| `name` | type | `default` or required | what it does |)"
-                              % (page.path, n))
+                errors.append("%s:%d: malformed attribute row "
+                              "(| `name` | type | `default` or required | what it does |)" % (page.path, n))
                 continue
             if attr in attrs:
                 errors.append("%s:%d: attribute %s listed twice" % (page.path, n, attr))
@@ -537,7 +550,8 @@ def check_rule(rules, page, name, body, errors):
         errors.append("%s: attribute %s of %s is not documented; add a row to its table (type %s, default %s)"
                       % (page.path, a, name, expected[a][0], starlark_repr(expected[a][1])))
     for a in sorted(set(documented) - set(actual)):
-        errors.append("%s:%d: %s has no attribute %s (any more); remove its row" % (page.path, documented[a][2], name, a))
+        errors.append("%s:%d: %s has no attribute %s (any more); remove its row"
+                      % (page.path, documented[a][2], name, a))
     for a in sorted(set(documented) & set(expected)):
         typ, default, n = documented[a]
         if typ != expected[a][0]:
@@ -582,7 +596,8 @@ def check_flags(flags, pages, errors):
         if typ != kind:
             errors.append("%s:%d: --%s is a %s flag, not %s" % (page.path, n, label, kind, typ))
         if unticked(got) != starlark_repr(default):
-            errors.append("%s:%d: --%s defaults to %s, the page says %s" % (page.path, n, label, starlark_repr(default), got))
+            errors.append("%s:%d: --%s defaults to %s, the page says %s"
+                          % (page.path, n, label, starlark_repr(default), got))
     for label, (page, _, _, n) in documented.items():
         if label not in flags:
             errors.append("%s:%d: there is no flag --%s (any more)" % (page.path, n, label))
@@ -652,15 +667,10 @@ def read_pages(root):
 
 
 def mutations(page, name):
-    """Broken copies of `page`, each of which the check must reject."""
-    rows = [(n, line) for n, line in page.sections[name]
-            if line.startswith("| `") and line.count("|") >= 5]
-    if not rows:
-        return
-    n, line = rows[0]
-    cells = split_row(line)
+    """Broken copies of section `name` of `page`, each of which the check must reject."""
+    body = page.sections[name]
 
-    def edit(new_line, why):
+    def edit(n, new_line, why):
         lines = list(page.lines)
         if new_line is None:
             del lines[n - 1]
@@ -668,25 +678,47 @@ def mutations(page, name):
             lines[n - 1] = new_line
         return why, Page(page.path, "\n".join(lines) + "\n")
 
-    yield edit(None, "row of %s dropped" % cells[0])
-    yield edit(line + "\n| `no_such_attribute` | string | `\"\"` | Invented. |", "invented attribute")
-    other_default = "`[\"x\"]`" if cells[2] != "`[\"x\"]`" else "`[]`"
-    yield edit("| %s | %s | %s | %s |" % (cells[0], cells[1], other_default, cells[3]), "wrong default")
-    other_type = "int" if cells[1] != "int" else "string"
-    yield edit("| %s | %s | %s | %s |" % (cells[0], other_type, cells[2], cells[3]), "wrong type")
+    rows = [(n, split_row(line)) for n, line in body if line.startswith("| `")]
+    if rows:
+        yield edit(rows[0][0], None, "row of %s dropped" % rows[0][1][0])
+    if rows and len(rows[0][1]) >= 4:  # an attribute row
+        n, cells = rows[0]
+        yield edit(n, page.lines[n - 1] + "\n| `no_such_attribute` | string | `\"\"` | Invented. |",
+                   "invented attribute")
+        other_default = "`[\"x\"]`" if cells[2] != "`[\"x\"]`" else "`[]`"
+        yield edit(n, "| %s |" % " | ".join([cells[0], cells[1], other_default] + cells[3:]), "wrong default")
+        other_type = "int" if cells[1] != "int" else "string"
+        yield edit(n, "| %s |" % " | ".join([cells[0], other_type] + cells[2:]), "wrong type")
+    for i, (n, line) in enumerate(body):
+        if EXAMPLE.match(line.strip()) and "(generated)" not in line:
+            yield edit(body[i + 2][0], body[i + 2][1] + "  # edited", "example edited")
+            break
+
+
+def flag_mutations(page):
+    for n, line in enumerate(page.lines, 1):
+        if line.startswith("| `--//"):
+            cells = split_row(line)
+            lines = list(page.lines)
+            lines[n - 1] = "| %s |" % " | ".join([cells[0], cells[1], "`\"changed\"`"] + cells[3:])
+            yield "flag default changed", Page(page.path, "\n".join(lines) + "\n")
+            del lines[n - 1]
+            yield "flag row dropped", Page(page.path, "\n".join(lines) + "\n")
+            return
 
 
 def self_test(root, build_files, pages, readme):
     failures = 0
     tried = 0
     for i, page in enumerate(pages):
-        for name in page.sections:
-            for why, broken in mutations(page, name):
-                tried += 1
-                errors, _ = check(root, build_files, pages[:i] + [broken] + pages[i + 1:], readme)
-                if not errors:
-                    failures += 1
-                    print("SELF-TEST FAILED: %s, %s (%s) was not reported" % (page.path, name, why))
+        broken_pages = [(name, m) for name in page.sections for m in mutations(page, name)]
+        broken_pages += [("flags", m) for m in flag_mutations(page)]
+        for name, (why, broken) in broken_pages:
+            tried += 1
+            errors, _ = check(root, build_files, pages[:i] + [broken] + pages[i + 1:], readme)
+            if not errors:
+                failures += 1
+                print("SELF-TEST FAILED: %s, %s (%s) was not reported" % (page.path, name, why))
     if tried == 0:
         print("SELF-TEST FAILED: no attribute table to break")
         return 1
