@@ -166,110 +166,21 @@ pub fn vaddr_to_offset(phdrs: &[ProgramHeader], vaddr: u64, len: u64) -> Option<
 pub fn parse<S: ReadAt + ?Sized>(src: &S) -> Result<Parsed> {
     check_ident(src)?;
     let file_len = src.size();
-    let hbytes = read_range(src, 0, EHDR_SIZE, "ELF header")?;
-    let header =
-        Header::parse(&hbytes).map_err(|e| EditError::Malformed(format!("ELF header: {e}")))?;
-    if header.e_machine != goblin::elf::header::EM_X86_64 {
-        return Err(EditError::WrongMachine(header.e_machine));
-    }
-    if header.e_type != goblin::elf::header::ET_EXEC && header.e_type != goblin::elf::header::ET_DYN
-    {
-        return Err(EditError::WrongType(header.e_type));
-    }
-    if header.e_phnum > 0 && u64::from(header.e_phentsize) != PHDR_SIZE {
-        return Err(EditError::Malformed(format!(
-            "program header entry size {} (expected {PHDR_SIZE})",
-            header.e_phentsize
-        )));
-    }
+    let header = read_header(src)?;
     let ph_len = u64::from(header.e_phnum) * PHDR_SIZE;
     let ph_bytes = read_range(src, header.e_phoff, ph_len, "program header table")?;
     let phdrs = ProgramHeader::parse(&ph_bytes, 0, header.e_phnum as usize, ctx())
         .map_err(|e| EditError::Malformed(format!("program headers: {e}")))?;
-
-    // e_shnum == 0 with a table present means extended numbering; such files
-    // (> 65279 sections) are not shared libraries in practice, so the
-    // section headers are then simply left alone.
-    let shdrs = if header.e_shoff != 0 && header.e_shnum > 0 {
-        if u64::from(header.e_shentsize) != SHDR_SIZE {
-            return Err(EditError::Malformed(format!(
-                "section header entry size {} (expected {SHDR_SIZE})",
-                header.e_shentsize
-            )));
-        }
-        let sh_len = u64::from(header.e_shnum) * SHDR_SIZE;
-        let sh_bytes = read_range(src, header.e_shoff, sh_len, "section header table")?;
-        SectionHeader::parse_from(&sh_bytes, 0, header.e_shnum as usize, ctx())
-            .map_err(|e| EditError::Malformed(format!("section headers: {e}")))?
-    } else {
-        Vec::new()
-    };
+    let shdrs = read_section_headers(src, &header)?;
 
     let dynamic_ph = phdrs
         .iter()
         .position(|p| p.p_type == PT_DYNAMIC)
         .ok_or(EditError::NoDynamic)?;
-    if !phdrs.iter().any(|p| p.p_type == PT_LOAD) {
-        return Err(EditError::Malformed("no PT_LOAD segment".into()));
-    }
-    // Loaders and tools disagree about bytes past p_memsz; such a file is
-    // broken anyway (readelf: "file size is larger than its memory size").
-    // The loader requires PT_LOADs in ascending, disjoint address order;
-    // tools that map addresses to file offsets rely on it too.
-    let mut prev_end = 0u64;
-    for ph in phdrs.iter().filter(|p| p.p_type == PT_LOAD) {
-        let end = ph.p_vaddr.checked_add(ph.p_memsz);
-        let fend = ph.p_offset.checked_add(ph.p_filesz);
-        match (end, fend) {
-            (Some(end), Some(_)) if ph.p_vaddr >= prev_end => prev_end = end,
-            _ => {
-                return Err(EditError::Malformed(format!(
-                    "PT_LOAD at vaddr {:#x} (+{:#x}) overlaps or precedes the previous one",
-                    ph.p_vaddr, ph.p_memsz
-                )))
-            }
-        }
-    }
-    if let Some(ph) = phdrs
-        .iter()
-        .find(|p| p.p_type == PT_LOAD && p.p_filesz > p.p_memsz)
-    {
-        return Err(EditError::Malformed(format!(
-            "PT_LOAD at offset {:#x} has p_filesz {:#x} > p_memsz {:#x}",
-            ph.p_offset, ph.p_filesz, ph.p_memsz
-        )));
-    }
+    check_loads(&phdrs)?;
     let dph = &phdrs[dynamic_ph];
     let dyn_slots = dph.p_filesz / DYN_SIZE;
-    let dyn_bytes = read_range(src, dph.p_offset, dyn_slots * DYN_SIZE, "dynamic section")?;
-    let mut dyns = Vec::new();
-    let mut terminated = false;
-    for chunk in dyn_bytes.chunks_exact(DYN_SIZE as usize) {
-        let tag = u64::from_le_bytes(chunk[..8].try_into().unwrap());
-        let val = u64::from_le_bytes(chunk[8..].try_into().unwrap());
-        if tag == DT_NULL {
-            terminated = true;
-            break;
-        }
-        dyns.push(Dyn { tag, val });
-    }
-    if !terminated {
-        return Err(EditError::Malformed(
-            "the dynamic array has no DT_NULL terminator".into(),
-        ));
-    }
-    for tag in [DT_STRTAB, DT_STRSZ] {
-        if dyns.iter().filter(|d| d.tag == tag).count() > 1 {
-            return Err(EditError::Malformed(format!(
-                "the dynamic section has more than one {} entry",
-                if tag == DT_STRTAB {
-                    "DT_STRTAB"
-                } else {
-                    "DT_STRSZ"
-                }
-            )));
-        }
-    }
+    let dyns = read_dynamic(src, dph.p_offset, dyn_slots)?;
     let find = |tag| dyns.iter().find(|d| d.tag == tag).map(|d| d.val);
     let strtab_vaddr = find(DT_STRTAB)
         .ok_or_else(|| EditError::Malformed("no DT_STRTAB in the dynamic section".into()))?;
@@ -302,6 +213,120 @@ pub fn parse<S: ReadAt + ?Sized>(src: &S) -> Result<Parsed> {
         dynstr_sh,
         dynamic_sh,
     })
+}
+
+/// The ELF header of an x86-64 executable or shared library.
+fn read_header<S: ReadAt + ?Sized>(src: &S) -> Result<Header> {
+    let hbytes = read_range(src, 0, EHDR_SIZE, "ELF header")?;
+    let header =
+        Header::parse(&hbytes).map_err(|e| EditError::Malformed(format!("ELF header: {e}")))?;
+    if header.e_machine != goblin::elf::header::EM_X86_64 {
+        return Err(EditError::WrongMachine(header.e_machine));
+    }
+    if header.e_type != goblin::elf::header::ET_EXEC && header.e_type != goblin::elf::header::ET_DYN
+    {
+        return Err(EditError::WrongType(header.e_type));
+    }
+    if header.e_phnum > 0 && u64::from(header.e_phentsize) != PHDR_SIZE {
+        return Err(EditError::Malformed(format!(
+            "program header entry size {} (expected {PHDR_SIZE})",
+            header.e_phentsize
+        )));
+    }
+    Ok(header)
+}
+
+/// The section header table, or none: e_shnum == 0 with a table present
+/// means extended numbering; such files (> 65279 sections) are not shared
+/// libraries in practice, so the section headers are then simply left
+/// alone.
+fn read_section_headers<S: ReadAt + ?Sized>(
+    src: &S,
+    header: &Header,
+) -> Result<Vec<SectionHeader>> {
+    if header.e_shoff == 0 || header.e_shnum == 0 {
+        return Ok(Vec::new());
+    }
+    if u64::from(header.e_shentsize) != SHDR_SIZE {
+        return Err(EditError::Malformed(format!(
+            "section header entry size {} (expected {SHDR_SIZE})",
+            header.e_shentsize
+        )));
+    }
+    let sh_len = u64::from(header.e_shnum) * SHDR_SIZE;
+    let sh_bytes = read_range(src, header.e_shoff, sh_len, "section header table")?;
+    SectionHeader::parse_from(&sh_bytes, 0, header.e_shnum as usize, ctx())
+        .map_err(|e| EditError::Malformed(format!("section headers: {e}")))
+}
+
+/// Refuses PT_LOADs a loader would refuse or tools disagree about.
+fn check_loads(phdrs: &[ProgramHeader]) -> Result<()> {
+    if !phdrs.iter().any(|p| p.p_type == PT_LOAD) {
+        return Err(EditError::Malformed("no PT_LOAD segment".into()));
+    }
+    // Loaders and tools disagree about bytes past p_memsz; such a file is
+    // broken anyway (readelf: "file size is larger than its memory size").
+    // The loader requires PT_LOADs in ascending, disjoint address order;
+    // tools that map addresses to file offsets rely on it too.
+    let mut prev_end = 0u64;
+    for ph in phdrs.iter().filter(|p| p.p_type == PT_LOAD) {
+        let end = ph.p_vaddr.checked_add(ph.p_memsz);
+        let fend = ph.p_offset.checked_add(ph.p_filesz);
+        match (end, fend) {
+            (Some(end), Some(_)) if ph.p_vaddr >= prev_end => prev_end = end,
+            _ => {
+                return Err(EditError::Malformed(format!(
+                    "PT_LOAD at vaddr {:#x} (+{:#x}) overlaps or precedes the previous one",
+                    ph.p_vaddr, ph.p_memsz
+                )))
+            }
+        }
+    }
+    if let Some(ph) = phdrs
+        .iter()
+        .find(|p| p.p_type == PT_LOAD && p.p_filesz > p.p_memsz)
+    {
+        return Err(EditError::Malformed(format!(
+            "PT_LOAD at offset {:#x} has p_filesz {:#x} > p_memsz {:#x}",
+            ph.p_offset, ph.p_filesz, ph.p_memsz
+        )));
+    }
+    Ok(())
+}
+
+/// The dynamic entries before DT_NULL, of the `slots` at `offset`; refuses
+/// an unterminated array and a repeated DT_STRTAB or DT_STRSZ.
+fn read_dynamic<S: ReadAt + ?Sized>(src: &S, offset: u64, slots: u64) -> Result<Vec<Dyn>> {
+    let dyn_bytes = read_range(src, offset, slots * DYN_SIZE, "dynamic section")?;
+    let mut dyns = Vec::new();
+    let mut terminated = false;
+    for chunk in dyn_bytes.chunks_exact(DYN_SIZE as usize) {
+        let tag = u64::from_le_bytes(chunk[..8].try_into().unwrap());
+        let val = u64::from_le_bytes(chunk[8..].try_into().unwrap());
+        if tag == DT_NULL {
+            terminated = true;
+            break;
+        }
+        dyns.push(Dyn { tag, val });
+    }
+    if !terminated {
+        return Err(EditError::Malformed(
+            "the dynamic array has no DT_NULL terminator".into(),
+        ));
+    }
+    for tag in [DT_STRTAB, DT_STRSZ] {
+        if dyns.iter().filter(|d| d.tag == tag).count() > 1 {
+            return Err(EditError::Malformed(format!(
+                "the dynamic section has more than one {} entry",
+                if tag == DT_STRTAB {
+                    "DT_STRTAB"
+                } else {
+                    "DT_STRSZ"
+                }
+            )));
+        }
+    }
+    Ok(dyns)
 }
 
 impl Parsed {

@@ -158,25 +158,7 @@ fn plan_set<S: ReadAt + ?Sized>(
     rpath: &[u8],
     kind: RpathKind,
 ) -> Result<Plan> {
-    if rpath.contains(&0) {
-        return Err(EditError::CannotPlace(
-            "the rpath contains a NUL byte, which would end the string early; remove it".into(),
-        ));
-    }
-    // A newline or other control byte is almost surely a quoting mistake,
-    // and would make line-oriented tools (`rpath show`, readelf) ambiguous.
-    if let Some(i) = rpath.iter().position(|&b| b < 0x20 || b == 0x7f) {
-        let what = match rpath[i] {
-            b'\n' => "a newline".to_string(),
-            b'\t' => "a tab".to_string(),
-            b'\r' => "a carriage return".to_string(),
-            b => format!("the control character {b:#04x}"),
-        };
-        return Err(EditError::CannotPlace(format!(
-            "the rpath contains {what} at byte {i}; directory names in an rpath \
-             cannot hold control characters here; check the quoting of --rpath and remove it"
-        )));
-    }
+    check_rpath_bytes(rpath)?;
     let mut dyns = p.dyns.clone();
     let has = |dyns: &[Dyn], tag| dyns.iter().any(|d| d.tag == tag);
     // patchelf treats "no entry" as the empty rpath: setting "" adds nothing.
@@ -190,24 +172,7 @@ fn plan_set<S: ReadAt + ?Sized>(
         .find(|d| d.tag == DT_RUNPATH)
         .or_else(|| dyns.iter().find(|d| d.tag == DT_RPATH))
         .map(|d| d.val);
-    // Convert the kind by retagging, as patchelf does: RPATH -> RUNPATH only
-    // when there is no RUNPATH yet; RUNPATH -> RPATH always for --kind rpath.
-    let mut retagged = false;
-    match kind {
-        RpathKind::Runpath if has(&dyns, DT_RPATH) && !has(&dyns, DT_RUNPATH) => {
-            dyns.iter_mut()
-                .filter(|d| d.tag == DT_RPATH)
-                .for_each(|d| d.tag = DT_RUNPATH);
-            retagged = true;
-        }
-        RpathKind::Rpath if has(&dyns, DT_RUNPATH) => {
-            dyns.iter_mut()
-                .filter(|d| d.tag == DT_RUNPATH)
-                .for_each(|d| d.tag = DT_RPATH);
-            retagged = true;
-        }
-        _ => {}
-    }
+    let retagged = retag(&mut dyns, kind);
     let is_rp = |d: &Dyn| d.tag == DT_RPATH || d.tag == DT_RUNPATH;
     let all_point_to = |dyns: &[Dyn], off| dyns.iter().filter(|d| is_rp(d)).all(|d| d.val == off);
 
@@ -237,6 +202,52 @@ fn plan_set<S: ReadAt + ?Sized>(
         }
     }
     plan_append(src, p, dyns, rpath, kind)
+}
+
+/// Refuses an rpath a loader or line-oriented tool would misread.
+fn check_rpath_bytes(rpath: &[u8]) -> Result<()> {
+    if rpath.contains(&0) {
+        return Err(EditError::CannotPlace(
+            "the rpath contains a NUL byte, which would end the string early; remove it".into(),
+        ));
+    }
+    // A newline or other control byte is almost surely a quoting mistake,
+    // and would make line-oriented tools (`rpath show`, readelf) ambiguous.
+    if let Some(i) = rpath.iter().position(|&b| b < 0x20 || b == 0x7f) {
+        let what = match rpath[i] {
+            b'\n' => "a newline".to_string(),
+            b'\t' => "a tab".to_string(),
+            b'\r' => "a carriage return".to_string(),
+            b => format!("the control character {b:#04x}"),
+        };
+        return Err(EditError::CannotPlace(format!(
+            "the rpath contains {what} at byte {i}; directory names in an rpath \
+             cannot hold control characters here; check the quoting of --rpath and remove it"
+        )));
+    }
+    Ok(())
+}
+
+/// Converts the rpath entries to `kind` by retagging, as patchelf does:
+/// RPATH -> RUNPATH only when there is no RUNPATH yet; RUNPATH -> RPATH
+/// always for --kind rpath. Returns whether any entry changed.
+fn retag(dyns: &mut [Dyn], kind: RpathKind) -> bool {
+    let has = |dyns: &[Dyn], tag| dyns.iter().any(|d| d.tag == tag);
+    match kind {
+        RpathKind::Runpath if has(dyns, DT_RPATH) && !has(dyns, DT_RUNPATH) => {
+            dyns.iter_mut()
+                .filter(|d| d.tag == DT_RPATH)
+                .for_each(|d| d.tag = DT_RUNPATH);
+            true
+        }
+        RpathKind::Rpath if has(dyns, DT_RUNPATH) => {
+            dyns.iter_mut()
+                .filter(|d| d.tag == DT_RUNPATH)
+                .for_each(|d| d.tag = DT_RPATH);
+            true
+        }
+        _ => false,
+    }
 }
 
 /// Whether the old string's bytes [off, off+len) are used only by the rpath
@@ -312,15 +323,94 @@ fn plan_append<S: ReadAt + ?Sized>(
     rpath: &[u8],
     kind: RpathKind,
 ) -> Result<Plan> {
-    let is_rp = |d: &Dyn| d.tag == DT_RPATH || d.tag == DT_RUNPATH;
-    // New .dynstr = old contents + new string, so every existing offset
-    // (symbol names, NEEDED, version names) stays valid.
+    let (dynstr, str_off) = appended_dynstr(p, rpath);
+    point_rpath_at(&mut dyns, str_off, kind);
+    let strsz = dynstr.len() as u64;
+    let align = load_align(p)?;
+    let (room, mut phdrs) = table_room(p)?;
+    let l = layout(p, room, phdrs.len() + 1, dyns.len(), strsz);
+
+    let program = p
+        .phdrs
+        .iter()
+        .any(|ph| ph.p_type == goblin::elf::program_header::PT_INTERP);
+    let (o, v) = place_segment(p, align, l.moved_table() && program)?;
+    let too_big = || {
+        EditError::CannotPlace("the new segment would lie beyond the 64-bit address space".into())
+    };
+    o.checked_add(l.size).ok_or_else(too_big)?;
+    v.checked_add(l.size).ok_or_else(too_big)?;
+
+    let mut shdrs = p.shdrs.clone();
+    let mut segment = vec![0u8; l.size as usize];
+    // (moved sections, vaddr shift) of the moved block.
+    let mut shift = None;
+    if let Room::MoveBlock(b) = &l.room {
+        let bytes = read_range(src, b.off, b.end_off - b.off, "moved sections")?;
+        let at = l.block_rel as usize;
+        segment[at..at + bytes.len()].copy_from_slice(&bytes);
+        let dv = (v + l.block_rel).wrapping_sub(b.vaddr);
+        let doff = (o + l.block_rel).wrapping_sub(b.off);
+        shift_block(b, dv, doff, &mut shdrs, &mut phdrs, &mut dyns);
+        shift = Some((b.sections.clone(), dv));
+    }
+    for d in dyns.iter_mut() {
+        match d.tag {
+            DT_STRTAB => d.val = v + l.dynstr_rel,
+            DT_STRSZ => d.val = strsz,
+            _ => {}
+        }
+    }
+    add_load(p, &mut phdrs, &l, (o, v), align);
+    let table: Vec<u8> = phdrs.iter().flat_map(ph_bytes).collect();
+
+    let mut patches = Vec::new();
+    if l.moved_table() {
+        segment[..table.len()].copy_from_slice(&table);
+        patches.push((32, o.to_le_bytes().to_vec())); // e_phoff
+    } else {
+        patches.push((p.header.e_phoff, table));
+    }
+    patches.push((56, (l.phnum as u16).to_le_bytes().to_vec())); // e_phnum
+    if l.move_dynamic {
+        let d = dyn_bytes(&dyns, l.new_slots);
+        let at = l.dyn_rel as usize;
+        segment[at..at + d.len()].copy_from_slice(&d);
+    } else {
+        patches.push((
+            p.phdrs[p.dynamic_ph].p_offset,
+            dyn_bytes(&dyns, p.dyn_slots),
+        ));
+    }
+    segment[l.dynstr_rel as usize..].copy_from_slice(&dynstr);
+    place_dyn_sections(p, &mut shdrs, &l, (o, v));
+    patches.push((o, segment));
+    // Section headers and symbol tables last: they may lie in the segment.
+    patches.extend(section_patches(src, p, shdrs, shift)?);
+    Ok(Plan {
+        patches,
+        new_len: o + l.size,
+        method: Method::Appended {
+            moved_dynamic: l.move_dynamic,
+            moved_phdrs: l.moved_table(),
+        },
+    })
+}
+
+/// The new .dynstr: old contents + the new string, so every existing
+/// offset (symbol names, NEEDED, version names) stays valid; and the new
+/// string's offset.
+fn appended_dynstr(p: &Parsed, rpath: &[u8]) -> (Vec<u8>, u64) {
     let str_off = p.dynstr.len() as u64;
     let mut dynstr = p.dynstr.clone();
     dynstr.extend_from_slice(rpath);
     dynstr.push(0);
-    let strsz = dynstr.len() as u64;
+    (dynstr, str_off)
+}
 
+/// Points every rpath entry at `str_off`, adding one of `kind` if none.
+fn point_rpath_at(dyns: &mut Vec<Dyn>, str_off: u64, kind: RpathKind) {
+    let is_rp = |d: &Dyn| d.tag == DT_RPATH || d.tag == DT_RUNPATH;
     let had_entry = dyns.iter().any(is_rp);
     dyns.iter_mut()
         .filter(|d| is_rp(d))
@@ -331,14 +421,10 @@ fn plan_append<S: ReadAt + ?Sized>(
             val: str_off,
         });
     }
-    // Keep one DT_NULL: the array moves unless the old one has room.
-    let move_dynamic = dyns.len() as u64 + 1 > p.dyn_slots;
-    let new_slots = if move_dynamic {
-        dyns.len() as u64 + 1 + SPARE_DYN_SLOTS
-    } else {
-        p.dyn_slots
-    };
+}
 
+/// The new segment's alignment: the largest PT_LOAD's, at least a page.
+fn load_align(p: &Parsed) -> Result<u64> {
     let align = p
         .phdrs
         .iter()
@@ -350,23 +436,55 @@ fn plan_append<S: ReadAt + ?Sized>(
             "PT_LOAD alignment {align:#x} is not a power of two"
         )));
     }
+    Ok(align)
+}
 
-    // The program header table gets one more PT_LOAD; find room for it.
+/// Where the program header table finds room for one more PT_LOAD, and the
+/// program headers without the PT_NULL entry given up for it (if any).
+fn table_room(p: &Parsed) -> Result<(Room, Vec<ProgramHeader>)> {
     let room = phdr_room(p)?;
     let mut phdrs = p.phdrs.clone();
     if let Room::NullSlot(i) = room {
         phdrs.remove(i);
     }
-    let phnum = phdrs.len() + 1;
-    if phnum >= 0xffff {
+    if phdrs.len() + 1 >= 0xffff {
         return Err(EditError::CannotPlace(
             "the program header table is full (65535 entries)".into(),
         ));
     }
-    let moved_table = matches!(room, Room::MoveTable);
+    Ok((room, phdrs))
+}
 
-    // Segment layout: [moved sections | program header table] [dynamic
-    // array] [.dynstr].
+/// The appended segment's layout: [moved sections | program header table]
+/// [dynamic array] [.dynstr], offsets relative to its start.
+struct Layout {
+    room: Room,
+    /// Program headers with the new PT_LOAD.
+    phnum: usize,
+    /// Whether the dynamic array moves into the segment.
+    move_dynamic: bool,
+    /// Dynamic array slots where it ends up.
+    new_slots: u64,
+    block_rel: u64,
+    dyn_rel: u64,
+    dynstr_rel: u64,
+    size: u64,
+}
+
+impl Layout {
+    fn moved_table(&self) -> bool {
+        matches!(self.room, Room::MoveTable)
+    }
+}
+
+fn layout(p: &Parsed, room: Room, phnum: usize, dyn_count: usize, strsz: u64) -> Layout {
+    // Keep one DT_NULL: the array moves unless the old one has room.
+    let move_dynamic = dyn_count as u64 + 1 > p.dyn_slots;
+    let new_slots = if move_dynamic {
+        dyn_count as u64 + 1 + SPARE_DYN_SLOTS
+    } else {
+        p.dyn_slots
+    };
     let mut cur = 0u64;
     let mut block_rel = 0;
     match &room {
@@ -382,72 +500,67 @@ fn plan_append<S: ReadAt + ?Sized>(
     if move_dynamic {
         cur = dyn_rel + new_slots * DYN_SIZE;
     }
-    let dynstr_rel = cur;
-    cur += strsz;
-    let seg_size = cur;
-
-    let program = p
-        .phdrs
-        .iter()
-        .any(|ph| ph.p_type == goblin::elf::program_header::PT_INTERP);
-    let (o, v) = place_segment(p, align, moved_table && program)?;
-    let too_big = || {
-        EditError::CannotPlace("the new segment would lie beyond the 64-bit address space".into())
-    };
-    o.checked_add(seg_size).ok_or_else(too_big)?;
-    v.checked_add(seg_size).ok_or_else(too_big)?;
-
-    let mut shdrs = p.shdrs.clone();
-    let mut segment = vec![0u8; seg_size as usize];
-    // (vaddr shift, file shift) of the moved block.
-    let mut shift = None;
-    if let Room::MoveBlock(b) = &room {
-        let dv = (v + block_rel).wrapping_sub(b.vaddr);
-        let doff = (o + block_rel).wrapping_sub(b.off);
-        let in_block = |a: u64| a >= b.vaddr && a - b.vaddr < b.end_off - b.off;
-        let bytes = read_range(src, b.off, b.end_off - b.off, "moved sections")?;
-        segment[block_rel as usize..(block_rel as usize + bytes.len())].copy_from_slice(&bytes);
-        for &i in &b.sections {
-            shdrs[i].sh_addr = shdrs[i].sh_addr.wrapping_add(dv);
-            shdrs[i].sh_offset = shdrs[i].sh_offset.wrapping_add(doff);
-        }
-        for ph in phdrs.iter_mut() {
-            if ph.p_type != PT_LOAD
-                && ph.p_type != PT_PHDR
-                && ph.p_memsz > 0
-                && in_block(ph.p_vaddr)
-            {
-                ph.p_vaddr = ph.p_vaddr.wrapping_add(dv);
-                ph.p_paddr = ph.p_paddr.wrapping_add(dv);
-                ph.p_offset = ph.p_offset.wrapping_add(doff);
-            }
-        }
-        for d in dyns.iter_mut() {
-            if ADDRESS_TAGS.contains(&d.tag) && in_block(d.val) {
-                d.val = d.val.wrapping_add(dv);
-            }
-        }
-        shift = Some((b.sections.clone(), dv));
+    Layout {
+        room,
+        phnum,
+        move_dynamic,
+        new_slots,
+        block_rel,
+        dyn_rel,
+        dynstr_rel: cur,
+        size: cur + strsz,
     }
+}
 
+/// Shifts what points into the moved block by `dv` (vaddr) and `doff`
+/// (file offset): its section headers, the segments inside it, and the
+/// dynamic entries holding addresses in it.
+fn shift_block(
+    b: &Block,
+    dv: u64,
+    doff: u64,
+    shdrs: &mut [goblin::elf::SectionHeader],
+    phdrs: &mut [ProgramHeader],
+    dyns: &mut [Dyn],
+) {
+    let in_block = |a: u64| a >= b.vaddr && a - b.vaddr < b.end_off - b.off;
+    for &i in &b.sections {
+        shdrs[i].sh_addr = shdrs[i].sh_addr.wrapping_add(dv);
+        shdrs[i].sh_offset = shdrs[i].sh_offset.wrapping_add(doff);
+    }
+    for ph in phdrs.iter_mut() {
+        if ph.p_type != PT_LOAD && ph.p_type != PT_PHDR && ph.p_memsz > 0 && in_block(ph.p_vaddr) {
+            ph.p_vaddr = ph.p_vaddr.wrapping_add(dv);
+            ph.p_paddr = ph.p_paddr.wrapping_add(dv);
+            ph.p_offset = ph.p_offset.wrapping_add(doff);
+        }
+    }
     for d in dyns.iter_mut() {
-        match d.tag {
-            DT_STRTAB => d.val = v + dynstr_rel,
-            DT_STRSZ => d.val = strsz,
-            _ => {}
+        if ADDRESS_TAGS.contains(&d.tag) && in_block(d.val) {
+            d.val = d.val.wrapping_add(dv);
         }
     }
+}
 
+/// Adds the new PT_LOAD at file offset `o`, vaddr `v`, and points PT_PHDR
+/// and (when it moved) PT_DYNAMIC at their new places.
+fn add_load(
+    p: &Parsed,
+    phdrs: &mut Vec<ProgramHeader>,
+    l: &Layout,
+    (o, v): (u64, u64),
+    align: u64,
+) {
     let new_load = ProgramHeader {
         p_type: PT_LOAD,
         // The loader writes DT_DEBUG into the dynamic array, so a segment
         // holding it must be writable (patchelf #146).
-        p_flags: if move_dynamic { PF_R | PF_W } else { PF_R },
+        p_flags: if l.move_dynamic { PF_R | PF_W } else { PF_R },
         p_offset: o,
         p_vaddr: v,
         p_paddr: v,
-        p_filesz: seg_size,
-        p_memsz: seg_size,
+        p_filesz: l.size,
+        p_memsz: l.size,
         p_align: align,
     };
     // Loaders size the mapping from the first and the last PT_LOAD, so the
@@ -457,8 +570,8 @@ fn plan_append<S: ReadAt + ?Sized>(
         .rposition(|ph| ph.p_type == PT_LOAD)
         .expect("PT_LOAD exists");
     phdrs.insert(last_load + 1, new_load);
-    let table_off = if moved_table { o } else { p.header.e_phoff };
-    let table_vaddr = if moved_table {
+    let table_off = if l.moved_table() { o } else { p.header.e_phoff };
+    let table_vaddr = if l.moved_table() {
         v
     } else {
         p.phdrs
@@ -471,59 +584,37 @@ fn plan_append<S: ReadAt + ?Sized>(
             ph.p_offset = table_off;
             ph.p_vaddr = table_vaddr;
             ph.p_paddr = table_vaddr;
-            ph.p_filesz = phnum as u64 * PHDR_SIZE;
+            ph.p_filesz = l.phnum as u64 * PHDR_SIZE;
             ph.p_memsz = ph.p_filesz;
         }
-        if ph.p_type == goblin::elf::program_header::PT_DYNAMIC && move_dynamic {
-            ph.p_offset = o + dyn_rel;
-            ph.p_vaddr = v + dyn_rel;
-            ph.p_paddr = v + dyn_rel;
-            ph.p_filesz = new_slots * DYN_SIZE;
+        if ph.p_type == goblin::elf::program_header::PT_DYNAMIC && l.move_dynamic {
+            ph.p_offset = o + l.dyn_rel;
+            ph.p_vaddr = v + l.dyn_rel;
+            ph.p_paddr = v + l.dyn_rel;
+            ph.p_filesz = l.new_slots * DYN_SIZE;
             ph.p_memsz = ph.p_filesz;
         }
     }
-    let table: Vec<u8> = phdrs.iter().flat_map(ph_bytes).collect();
+}
 
-    let mut patches = Vec::new();
-    if moved_table {
-        segment[..table.len()].copy_from_slice(&table);
-        patches.push((32, o.to_le_bytes().to_vec())); // e_phoff
-    } else {
-        patches.push((p.header.e_phoff, table));
-    }
-    patches.push((56, (phnum as u16).to_le_bytes().to_vec())); // e_phnum
-    if move_dynamic {
-        let d = dyn_bytes(&dyns, new_slots);
-        segment[dyn_rel as usize..dyn_rel as usize + d.len()].copy_from_slice(&d);
-    } else {
-        patches.push((
-            p.phdrs[p.dynamic_ph].p_offset,
-            dyn_bytes(&dyns, p.dyn_slots),
-        ));
-    }
-    segment[dynstr_rel as usize..].copy_from_slice(&dynstr);
-
+/// Points the .dynstr (and, when it moved, .dynamic) section headers at
+/// their places in the segment.
+fn place_dyn_sections(
+    p: &Parsed,
+    shdrs: &mut [goblin::elf::SectionHeader],
+    l: &Layout,
+    (o, v): (u64, u64),
+) {
     if let Some(i) = p.dynstr_sh {
-        shdrs[i].sh_addr = v + dynstr_rel;
-        shdrs[i].sh_offset = o + dynstr_rel;
-        shdrs[i].sh_size = strsz;
+        shdrs[i].sh_addr = v + l.dynstr_rel;
+        shdrs[i].sh_offset = o + l.dynstr_rel;
+        shdrs[i].sh_size = l.size - l.dynstr_rel;
     }
-    if let (Some(i), true) = (p.dynamic_sh, move_dynamic) {
-        shdrs[i].sh_addr = v + dyn_rel;
-        shdrs[i].sh_offset = o + dyn_rel;
-        shdrs[i].sh_size = new_slots * DYN_SIZE;
+    if let (Some(i), true) = (p.dynamic_sh, l.move_dynamic) {
+        shdrs[i].sh_addr = v + l.dyn_rel;
+        shdrs[i].sh_offset = o + l.dyn_rel;
+        shdrs[i].sh_size = l.new_slots * DYN_SIZE;
     }
-    patches.push((o, segment));
-    // Section headers and symbol tables last: they may lie in the segment.
-    patches.extend(section_patches(src, p, shdrs, shift)?);
-    Ok(Plan {
-        patches,
-        new_len: o + seg_size,
-        method: Method::Appended {
-            moved_dynamic: move_dynamic,
-            moved_phdrs: moved_table,
-        },
-    })
 }
 
 /// Dynamic tags whose value is a virtual address.
@@ -602,23 +693,50 @@ fn phdr_room(p: &Parsed) -> Result<Room> {
     if let Some(i) = p.phdrs.iter().position(|ph| ph.p_type == PT_NULL) {
         return Ok(Room::NullSlot(i));
     }
+    Ok(room_after_table(p).unwrap_or(Room::MoveTable))
+}
+
+/// Room for one more entry right after the table, inside its PT_LOAD: a
+/// free gap, or sections that can move out. None: the table must move.
+fn room_after_table(p: &Parsed) -> Option<Room> {
     let table_end = p.header.e_phoff + p.phdrs.len() as u64 * PHDR_SIZE;
     let need = table_end + PHDR_SIZE;
     if p.shdrs.is_empty() || !p.sane_sections() {
-        return Ok(Room::MoveTable);
+        return None;
     }
-    let Some(load) = p.phdrs.iter().find(|ph| {
+    let load = p.phdrs.iter().find(|ph| {
         ph.p_type == PT_LOAD
             && ph.p_offset <= p.header.e_phoff
             && table_end <= ph.p_offset.saturating_add(ph.p_filesz)
-    }) else {
-        return Ok(Room::MoveTable);
-    };
+    })?;
     let load_end = load.p_offset.saturating_add(load.p_filesz);
     if need > load_end {
-        return Ok(Room::MoveTable); // the longer table would not be loaded
+        return None; // the longer table would not be loaded
     }
     let delta = load.p_vaddr.wrapping_sub(load.p_offset);
+    let block = sections_in_the_way(p, (table_end, need), load_end, delta)?;
+    if block.is_empty() {
+        // Free only if no segment without a section uses those bytes.
+        let used = p.phdrs.iter().any(|ph| {
+            ph.p_type != PT_LOAD
+                && ph.p_type != PT_PHDR
+                && ph.p_filesz > 0
+                && ph.p_offset < need
+                && ph.p_offset.saturating_add(ph.p_filesz) > table_end
+        });
+        return (!used).then_some(Room::Gap);
+    }
+    movable_block(p, block, delta).map(Room::MoveBlock)
+}
+
+/// The sections (in file order) that must move for the table to grow from
+/// `table_end` to `need`; None if one of them cannot move.
+fn sections_in_the_way(
+    p: &Parsed,
+    (table_end, need): (u64, u64),
+    load_end: u64,
+    delta: u64,
+) -> Option<Vec<usize>> {
     // File-backed sections from the end of the table on, in file order.
     let mut after: Vec<usize> = (1..p.shdrs.len())
         .filter(|&i| {
@@ -630,7 +748,7 @@ fn phdr_room(p: &Parsed) -> Result<Room> {
         .collect();
     after.sort_by_key(|&i| p.shdrs[i].sh_offset);
     if after.iter().any(|&i| p.shdrs[i].sh_offset < table_end) {
-        return Ok(Room::MoveTable); // something overlaps the table
+        return None; // something overlaps the table
     }
     let mut block = Vec::new();
     // Move what starts before `until`; a segment (PT_NOTE, PT_INTERP...)
@@ -658,21 +776,16 @@ fn phdr_room(p: &Parsed) -> Result<Room> {
             || sa.wrapping_sub(s.sh_offset) != delta
             || s.sh_flags & u64::from(goblin::elf::section_header::SHF_ALLOC) == 0
         {
-            return Ok(Room::MoveTable);
+            return None;
         }
         block.push(i);
     }
-    if block.is_empty() {
-        // Free only if no segment without a section uses those bytes.
-        let used = p.phdrs.iter().any(|ph| {
-            ph.p_type != PT_LOAD
-                && ph.p_type != PT_PHDR
-                && ph.p_filesz > 0
-                && ph.p_offset < need
-                && ph.p_offset.saturating_add(ph.p_filesz) > table_end
-        });
-        return Ok(if used { Room::MoveTable } else { Room::Gap });
-    }
+    Some(block)
+}
+
+/// The sections `block` as one [`Block`], if it can move whole: alignment
+/// at most a page, no other segment or section straddling it.
+fn movable_block(p: &Parsed, block: Vec<usize>, delta: u64) -> Option<Block> {
     let off = p.shdrs[block[0]].sh_offset;
     let end_off = block
         .iter()
@@ -686,7 +799,7 @@ fn phdr_room(p: &Parsed) -> Result<Room> {
         .max()
         .unwrap();
     if !align.is_power_of_two() || align > PAGE {
-        return Ok(Room::MoveTable);
+        return None;
     }
     // Segments other than PT_LOAD must lie wholly inside or outside it.
     let end_v = vaddr.saturating_add(end_off - off);
@@ -698,7 +811,7 @@ fn phdr_room(p: &Parsed) -> Result<Room> {
         let inside = a >= vaddr && b <= end_v;
         let outside = b <= vaddr || a >= end_v;
         if !inside && !outside {
-            return Ok(Room::MoveTable);
+            return None;
         }
     }
     // Any other section overlapping the block would be left behind.
@@ -710,16 +823,16 @@ fn phdr_room(p: &Parsed) -> Result<Room> {
             && s.sh_offset < end_off
             && s.sh_offset + s.sh_size > off
         {
-            return Ok(Room::MoveTable);
+            return None;
         }
     }
-    Ok(Room::MoveBlock(Block {
+    Some(Block {
         sections: block,
         off,
         end_off,
         vaddr,
         align,
-    }))
+    })
 }
 
 /// Rewrites the section header table when anything in it changed, sorted
@@ -738,22 +851,7 @@ fn section_patches<S: ReadAt + ?Sized>(
     if n == 0 || shdrs == p.shdrs {
         return Ok(Vec::new());
     }
-    let mut order: Vec<usize> = (1..n).collect();
-    // Non-loaded sections (offset order) keep coming after loaded ones.
-    order.sort_by_key(|&i| {
-        (
-            shdrs[i].sh_flags & u64::from(SHF_ALLOC) == 0,
-            shdrs[i].sh_offset,
-            i,
-        )
-    });
-    order.insert(0, 0);
-    let extended = shdrs
-        .iter()
-        .any(|s| s.sh_type == SHT_SYMTAB_SHNDX || s.sh_type == SHT_GROUP);
-    if extended || !p.sane_sections() {
-        order = (0..n).collect(); // such files keep their order
-    }
+    let order = section_order(p, &shdrs);
     let mut new_index = vec![0u32; n];
     for (new, &old) in order.iter().enumerate() {
         new_index[old] = new as u32;
@@ -765,38 +863,7 @@ fn section_patches<S: ReadAt + ?Sized>(
             i
         }
     };
-    let mut patches = Vec::new();
-    // Symbol tables: remap st_shndx, shift st_value of moved sections' symbols.
-    for (i, s) in shdrs.iter().enumerate() {
-        if s.sh_type != SHT_SYMTAB && s.sh_type != SHT_DYNSYM {
-            continue;
-        }
-        // Read from the input; a moved table is written at its new place.
-        let old_off = p.shdrs[i].sh_offset;
-        let mut syms = read_range(src, old_off, s.sh_size - s.sh_size % 24, "symbol table")?;
-        let mut changed = false;
-        for sym in syms.chunks_exact_mut(24) {
-            let shndx = u16::from_le_bytes([sym[6], sym[7]]);
-            if shndx == 0 || shndx >= 0xff00 {
-                continue;
-            }
-            if let Some((moved, dv)) = &shift {
-                if moved.contains(&(shndx as usize)) {
-                    let val = u64::from_le_bytes(sym[8..16].try_into().unwrap());
-                    sym[8..16].copy_from_slice(&val.wrapping_add(*dv).to_le_bytes());
-                    changed = true;
-                }
-            }
-            let new = remap(u32::from(shndx)) as u16;
-            if new != shndx {
-                sym[6..8].copy_from_slice(&new.to_le_bytes());
-                changed = true;
-            }
-        }
-        if changed {
-            patches.push((s.sh_offset, syms));
-        }
-    }
+    let mut patches = symbol_patches(src, p, &shdrs, &remap, shift.as_ref())?;
     for s in shdrs.iter_mut() {
         s.sh_link = remap(s.sh_link);
         if s.sh_flags & u64::from(SHF_INFO_LINK) != 0
@@ -822,5 +889,73 @@ fn section_patches<S: ReadAt + ?Sized>(
     patches.push((p.header.e_shoff, table));
     let shstrndx = remap(u32::from(p.header.e_shstrndx)) as u16;
     patches.push((62, shstrndx.to_le_bytes().to_vec()));
+    Ok(patches)
+}
+
+/// Old section indices in their new order: loaded sections by file offset,
+/// then the others (offset order); files with section groups or extended
+/// symbol indices, or with inconsistent section headers, keep their order.
+fn section_order(p: &Parsed, shdrs: &[goblin::elf::SectionHeader]) -> Vec<usize> {
+    use goblin::elf::section_header::*;
+    let n = shdrs.len();
+    let extended = shdrs
+        .iter()
+        .any(|s| s.sh_type == SHT_SYMTAB_SHNDX || s.sh_type == SHT_GROUP);
+    if extended || !p.sane_sections() {
+        return (0..n).collect();
+    }
+    let mut order: Vec<usize> = (1..n).collect();
+    order.sort_by_key(|&i| {
+        (
+            shdrs[i].sh_flags & u64::from(SHF_ALLOC) == 0,
+            shdrs[i].sh_offset,
+            i,
+        )
+    });
+    order.insert(0, 0);
+    order
+}
+
+/// The symbol tables that change: st_shndx remapped, st_value of symbols
+/// in moved sections shifted (`shift`: moved sections, vaddr shift).
+fn symbol_patches<S: ReadAt + ?Sized>(
+    src: &S,
+    p: &Parsed,
+    shdrs: &[goblin::elf::SectionHeader],
+    remap: &dyn Fn(u32) -> u32,
+    shift: Option<&(Vec<usize>, u64)>,
+) -> Result<Vec<(u64, Vec<u8>)>> {
+    use goblin::elf::section_header::*;
+    let mut patches = Vec::new();
+    for (i, s) in shdrs.iter().enumerate() {
+        if s.sh_type != SHT_SYMTAB && s.sh_type != SHT_DYNSYM {
+            continue;
+        }
+        // Read from the input; a moved table is written at its new place.
+        let old_off = p.shdrs[i].sh_offset;
+        let mut syms = read_range(src, old_off, s.sh_size - s.sh_size % 24, "symbol table")?;
+        let mut changed = false;
+        for sym in syms.chunks_exact_mut(24) {
+            let shndx = u16::from_le_bytes([sym[6], sym[7]]);
+            if shndx == 0 || shndx >= 0xff00 {
+                continue;
+            }
+            if let Some((moved, dv)) = shift {
+                if moved.contains(&(shndx as usize)) {
+                    let val = u64::from_le_bytes(sym[8..16].try_into().unwrap());
+                    sym[8..16].copy_from_slice(&val.wrapping_add(*dv).to_le_bytes());
+                    changed = true;
+                }
+            }
+            let new = remap(u32::from(shndx)) as u16;
+            if new != shndx {
+                sym[6..8].copy_from_slice(&new.to_le_bytes());
+                changed = true;
+            }
+        }
+        if changed {
+            patches.push((s.sh_offset, syms));
+        }
+    }
     Ok(patches)
 }

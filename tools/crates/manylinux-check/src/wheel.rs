@@ -96,81 +96,20 @@ pub fn read_wheel_with_threshold(path: &Path, sparse_threshold: u64) -> Result<W
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let mut file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
-    // Member names as pip checks them, duplicates and symlinks: shared with
-    // `inspect`, so the two agree on what a valid wheel is.
-    let not_zip = |e: &dyn std::fmt::Display| {
-        anyhow!(
-            "{} is not a zip archive ({e}); a wheel is a zip file — check the path, or rebuild the wheel",
-            path.display()
-        )
-    };
-    // An unreadable central directory means "not a zip" (the documented
-    // message); bad member names in a readable one mean "not a valid wheel".
-    let members = wheel_inspect::members::central_directory(&mut file)
-        .map_err(|e| not_zip(&format!("{e:#}")))?;
-    wheel_inspect::members::validate(&members)
-        .with_context(|| format!("{} is not a valid wheel", path.display()))?;
-    file.rewind()
-        .with_context(|| format!("cannot read {}", path.display()))?;
-    let mut zip = zip::ZipArchive::new(BufReader::new(file)).map_err(|e| not_zip(&e))?;
-
+    let mut zip = open_zip(path)?;
     let names: Vec<String> = (0..zip.len())
         .map(|i| zip.name_for_index(i).unwrap_or_default().to_string())
         .collect();
-    let wheel_files: Vec<&String> = names
-        .iter()
-        .filter(|n| {
-            n.split_once('/')
-                .is_some_and(|(dir, rest)| dir.ends_with(".dist-info") && rest == "WHEEL")
-        })
-        .collect();
-    let wheel_meta = match wheel_files.as_slice() {
-        [one] => (*one).clone(),
-        [] => bail!(
-            "{} is a zip archive but not a wheel: it has no top-level *.dist-info/WHEEL file",
-            path.display()
-        ),
-        many => bail!(
-            "{} has {} *.dist-info/WHEEL files ({}); a wheel has exactly one",
-            path.display(),
-            many.len(),
-            many.iter()
-                .map(|s| s.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-    };
+    let wheel_meta = find_wheel_file(path, &names)?;
     let dist_info = wheel_meta.trim_end_matches("/WHEEL");
-    let dist_data = format!("{}.data/", dist_info.trim_end_matches(".dist-info"));
+    let dist = dist_info.trim_end_matches(".dist-info");
+    let dist_data = format!("{dist}.data/");
 
     let text = read_text(&mut zip, &wheel_meta)?;
-    let dist = dist_info.trim_end_matches(".dist-info");
     let metadata = read_text(&mut zip, &format!("{dist_info}/METADATA"))?;
     wheel_inspect::wheel_identity(&file_name, dist, &metadata)
         .with_context(|| format!("{} is not a valid wheel", path.display()))?;
-    let mut root_is_purelib = None;
-    let mut metadata_platform_tags = Vec::new();
-    for line in text.lines() {
-        let Some((key, value)) = line.split_once(':') else {
-            continue;
-        };
-        let value = value.trim();
-        match key.trim() {
-            "Root-Is-Purelib" => root_is_purelib = Some(value.eq_ignore_ascii_case("true")),
-            "Tag" => {
-                // The platform part may itself be a compressed tag set.
-                if let Some(plats) = value.rsplit('-').next() {
-                    for plat in plats.split('.') {
-                        if !metadata_platform_tags.iter().any(|t| t == plat) {
-                            metadata_platform_tags.push(plat.to_string());
-                        }
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
+    let (root_is_purelib, metadata_platform_tags) = parse_wheel_file(&text);
 
     // Every member is verified against RECORD while it is read for the
     // checks (shared with `rocm-wheel inspect`), so a modified member is
@@ -192,57 +131,14 @@ pub fn read_wheel_with_threshold(path: &Path, sparse_threshold: u64) -> Result<W
             installed,
             in_data_purelib,
         };
-        let entry = zip
-            .by_index(i)
-            .with_context(|| format!("reading wheel member {name}"))?;
-        let size = entry.size();
-        let mut entry = HashingReader::new(entry);
-        let mut head = [0u8; 4];
-        let mut got = 0;
-        while got < 4 {
-            let n = entry.read(&mut head[got..]).with_context(|| {
-                format!("reading wheel member {name}: the zip entry is corrupt")
-            })?;
-            if n == 0 {
-                break;
-            }
-            got += n;
-        }
-        let corrupt =
-            || format!("reading wheel member {name}: the zip entry is corrupt (rebuild the wheel)");
-        if got == 4 && head == MAGIC {
-            // The digest of the first complete read of the member.
-            let mut digest: Option<Digest> = None;
-            drop(entry);
-            let mut reopen = |f: &mut dyn FnMut(&mut dyn Read) -> Result<()>| -> Result<()> {
-                let mut e = HashingReader::new(zip.by_index(i)?);
-                f(&mut e)?;
-                if digest.is_none() {
-                    digest = e.complete_digest().cloned();
-                }
-                Ok(())
-            };
-            let opts = ImageOptions {
-                whole_max: sparse_threshold,
-                ..ImageOptions::default()
-            };
-            let bytes = elf_image(&mut reopen, size, &opts).with_context(corrupt)?;
-            if let Some(expected) = &expected {
-                // sparse_image reads every member to the end at least once.
-                let digest = digest.ok_or_else(|| {
-                    anyhow!("internal error: wheel member {name} was never read to the end")
-                })?;
-                expected.verify(&digest)?;
-            }
-            let facts = read_elf(&bytes).with_context(|| {
-                format!(
-                    "wheel member {name} starts like an ELF file but cannot be read — it is truncated or corrupt; rebuild the wheel"
-                )
-            })?;
+        let read = MemberRead {
+            index: i,
+            name,
+            expected: expected.as_ref(),
+            sparse_threshold,
+        };
+        if let Some(facts) = read_member(&mut zip, &read)? {
             elfs.push((member.clone(), facts));
-        } else if let Some(expected) = &expected {
-            std::io::copy(&mut entry, &mut std::io::sink()).with_context(corrupt)?;
-            expected.verify(entry.complete_digest().expect("io::copy reads to the end"))?;
         }
         members.push(member);
     }
@@ -257,6 +153,153 @@ pub fn read_wheel_with_threshold(path: &Path, sparse_threshold: u64) -> Result<W
         members,
         elfs,
     })
+}
+
+type Zip = zip::ZipArchive<BufReader<File>>;
+
+/// Opens the zip after checking its member names as pip does (duplicates,
+/// symlinks): shared with `inspect`, so the two agree on what a valid wheel
+/// is.
+fn open_zip(path: &Path) -> Result<Zip> {
+    let mut file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    let not_zip = |e: &dyn std::fmt::Display| {
+        anyhow!(
+            "{} is not a zip archive ({e}); a wheel is a zip file — check the path, or rebuild the wheel",
+            path.display()
+        )
+    };
+    // An unreadable central directory means "not a zip" (the documented
+    // message); bad member names in a readable one mean "not a valid wheel".
+    let members = wheel_inspect::members::central_directory(&mut file)
+        .map_err(|e| not_zip(&format!("{e:#}")))?;
+    wheel_inspect::members::validate(&members)
+        .with_context(|| format!("{} is not a valid wheel", path.display()))?;
+    file.rewind()
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    zip::ZipArchive::new(BufReader::new(file)).map_err(|e| not_zip(&e))
+}
+
+/// The one top-level `*.dist-info/WHEEL` member.
+fn find_wheel_file(path: &Path, names: &[String]) -> Result<String> {
+    let wheel_files: Vec<&String> = names
+        .iter()
+        .filter(|n| {
+            n.split_once('/')
+                .is_some_and(|(dir, rest)| dir.ends_with(".dist-info") && rest == "WHEEL")
+        })
+        .collect();
+    match wheel_files.as_slice() {
+        [one] => Ok((*one).clone()),
+        [] => bail!(
+            "{} is a zip archive but not a wheel: it has no top-level *.dist-info/WHEEL file",
+            path.display()
+        ),
+        many => bail!(
+            "{} has {} *.dist-info/WHEEL files ({}); a wheel has exactly one",
+            path.display(),
+            many.len(),
+            many.iter()
+                .map(|s| s.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+/// `Root-Is-Purelib` and the platform parts of the `Tag:` lines of a
+/// `WHEEL` file.
+fn parse_wheel_file(text: &str) -> (Option<bool>, Vec<String>) {
+    let mut root_is_purelib = None;
+    let mut platform_tags: Vec<String> = Vec::new();
+    for line in text.lines() {
+        let Some((key, value)) = line.split_once(':') else {
+            continue;
+        };
+        let value = value.trim();
+        match key.trim() {
+            "Root-Is-Purelib" => root_is_purelib = Some(value.eq_ignore_ascii_case("true")),
+            "Tag" => {
+                // The platform part may itself be a compressed tag set.
+                if let Some(plats) = value.rsplit('-').next() {
+                    for plat in plats.split('.') {
+                        if !platform_tags.iter().any(|t| t == plat) {
+                            platform_tags.push(plat.to_string());
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    (root_is_purelib, platform_tags)
+}
+
+/// Which member [`read_member`] reads and what RECORD expects of it.
+struct MemberRead<'a> {
+    index: usize,
+    name: &'a str,
+    expected: Option<&'a wheel_inspect::record::Expected>,
+    sparse_threshold: u64,
+}
+
+/// Reads one member to its end, verifying it against RECORD; returns the
+/// facts of an ELF member.
+fn read_member(zip: &mut Zip, m: &MemberRead) -> Result<Option<ElfFacts>> {
+    let (i, name) = (m.index, m.name);
+    let entry = zip
+        .by_index(i)
+        .with_context(|| format!("reading wheel member {name}"))?;
+    let size = entry.size();
+    let mut entry = HashingReader::new(entry);
+    let mut head = [0u8; 4];
+    let mut got = 0;
+    while got < 4 {
+        let n = entry
+            .read(&mut head[got..])
+            .with_context(|| format!("reading wheel member {name}: the zip entry is corrupt"))?;
+        if n == 0 {
+            break;
+        }
+        got += n;
+    }
+    let corrupt =
+        || format!("reading wheel member {name}: the zip entry is corrupt (rebuild the wheel)");
+    if got < 4 || head != MAGIC {
+        if let Some(expected) = m.expected {
+            std::io::copy(&mut entry, &mut std::io::sink()).with_context(corrupt)?;
+            expected.verify(entry.complete_digest().expect("io::copy reads to the end"))?;
+        }
+        return Ok(None);
+    }
+    // The digest of the first complete read of the member.
+    let mut digest: Option<Digest> = None;
+    drop(entry);
+    let mut reopen = |f: &mut dyn FnMut(&mut dyn Read) -> Result<()>| -> Result<()> {
+        let mut e = HashingReader::new(zip.by_index(i)?);
+        f(&mut e)?;
+        if digest.is_none() {
+            digest = e.complete_digest().cloned();
+        }
+        Ok(())
+    };
+    let opts = ImageOptions {
+        whole_max: m.sparse_threshold,
+        ..ImageOptions::default()
+    };
+    let bytes = elf_image(&mut reopen, size, &opts).with_context(corrupt)?;
+    if let Some(expected) = m.expected {
+        // sparse_image reads every member to the end at least once.
+        let digest = digest.ok_or_else(|| {
+            anyhow!("internal error: wheel member {name} was never read to the end")
+        })?;
+        expected.verify(&digest)?;
+    }
+    let facts = read_elf(&bytes).with_context(|| {
+        format!(
+            "wheel member {name} starts like an ELF file but cannot be read — it is truncated or corrupt; rebuild the wheel"
+        )
+    })?;
+    Ok(Some(facts))
 }
 
 /// Lexically normalise an absolute path (`.`/`..`/empty components).

@@ -53,6 +53,23 @@ fn within(name: &str, size: u64, what: &str, start: u64, len: u64) -> Result<()>
 /// Checks the layout of an ELF64 LSB file (the caller has checked the magic
 /// and class). `name` is used in errors.
 pub fn check_elf64_layout(data: &[u8], name: &str) -> Result<()> {
+    let (ph, sh, shstrndx) = tables(data, name)?;
+    check_segments(data, name, &ph)?;
+    check_sections(data, name, &sh, shstrndx)
+}
+
+/// A header table: file offset, entry size, number of entries.
+struct Table {
+    off: u64,
+    entsize: u64,
+    num: u64,
+}
+
+/// Reads the ELF header's table fields, resolving extended numbering, and
+/// checks that the header and the section header table lie within the file.
+/// Returns the program header table, the section header table (no entries
+/// if there is none) and the index of the section name table.
+fn tables(data: &[u8], name: &str) -> Result<(Table, Table, u64)> {
     let size = data.len() as u64;
     if size < EHDR_SIZE {
         bail!(
@@ -110,40 +127,64 @@ pub fn check_elf64_layout(data: &[u8], name: &str) -> Result<()> {
     if shnum > 0 && shstrndx >= shnum {
         bail!("{name}: corrupt ELF: e_shstrndx is {shstrndx} but there are {shnum} sections");
     }
+    let ph = Table {
+        off: phoff,
+        entsize: phentsize,
+        num: phnum,
+    };
+    let sh = Table {
+        off: shoff,
+        entsize: shentsize,
+        num: shnum,
+    };
+    Ok((ph, sh, shstrndx))
+}
 
-    if phnum > 0 {
-        if phentsize < PHDR_SIZE {
-            bail!(
-                "{name}: corrupt ELF: e_phentsize is {phentsize}, an ELF64 program header has {PHDR_SIZE} bytes"
-            );
+/// The program header table and every segment's contents lie within the
+/// file.
+fn check_segments(data: &[u8], name: &str, ph: &Table) -> Result<()> {
+    let size = data.len() as u64;
+    let (phoff, phentsize, phnum) = (ph.off, ph.entsize, ph.num);
+    if phnum == 0 {
+        return Ok(());
+    }
+    if phentsize < PHDR_SIZE {
+        bail!(
+            "{name}: corrupt ELF: e_phentsize is {phentsize}, an ELF64 program header has {PHDR_SIZE} bytes"
+        );
+    }
+    let table = phentsize.saturating_mul(phnum);
+    within(
+        name,
+        size,
+        &format!("the program header table ({phnum} entries)"),
+        phoff,
+        table,
+    )?;
+    for k in 0..phnum {
+        let o = phoff + k * phentsize;
+        let p_type = u32_at(data, o) as u32;
+        if p_type == PT_NULL {
+            continue;
         }
-        let table = phentsize.saturating_mul(phnum);
+        let (off, filesz) = (u64_at(data, o + 8), u64_at(data, o + 32));
         within(
             name,
             size,
-            &format!("the program header table ({phnum} entries)"),
-            phoff,
-            table,
+            &format!("segment {k} (p_type {p_type:#x})"),
+            off,
+            filesz,
         )?;
-        for k in 0..phnum {
-            let o = phoff + k * phentsize;
-            let p_type = u32_at(data, o) as u32;
-            if p_type == PT_NULL {
-                continue;
-            }
-            let (off, filesz) = (u64_at(data, o + 8), u64_at(data, o + 32));
-            within(
-                name,
-                size,
-                &format!("segment {k} (p_type {p_type:#x})"),
-                off,
-                filesz,
-            )?;
-        }
     }
+    Ok(())
+}
 
+/// Every section's contents lie within the file (named, if the section
+/// name table itself is intact).
+fn check_sections(data: &[u8], name: &str, sh: &Table, shstrndx: u64) -> Result<()> {
+    let size = data.len() as u64;
     let section = |i: u64| -> (u64, u32, u64, u64) {
-        let o = shoff + i * shentsize;
+        let o = sh.off + i * sh.entsize;
         (
             u32_at(data, o),
             u32_at(data, o + 4) as u32,
@@ -151,20 +192,19 @@ pub fn check_elf64_layout(data: &[u8], name: &str) -> Result<()> {
             u64_at(data, o + 32),
         )
     };
-    // Section names, if the name table itself is intact.
     let names: Option<&[u8]> =
-        (shnum > 0)
+        (sh.num > 0)
             .then(|| section(shstrndx))
-            .and_then(|(_, t, off, len)| {
+            .and_then(|(_, ty, off, len)| {
                 let (a, b) = span(off, len)?;
-                (t != SHT_NOBITS && b <= size).then(|| &data[a as usize..b as usize])
+                (ty != SHT_NOBITS && b <= size).then(|| &data[a as usize..b as usize])
             });
     let section_name = |sh_name: u64| -> Option<String> {
         let rest = names?.get(sh_name as usize..)?;
         let end = rest.iter().position(|&c| c == 0)?;
         Some(String::from_utf8_lossy(&rest[..end]).into_owned())
     };
-    for i in 1..shnum {
+    for i in 1..sh.num {
         let (sh_name, sh_type, off, len) = section(i);
         if sh_type == SHT_NULL || sh_type == SHT_NOBITS {
             continue;

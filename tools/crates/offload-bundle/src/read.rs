@@ -296,6 +296,48 @@ fn parse_uncompressed_prefix(d: &[u8], total: usize) -> Result<(Vec<Entry>, usiz
 }
 
 fn read_compressed(d: &[u8], start: u64, limits: &Limits, headers_only: bool) -> Result<Bundle> {
+    let (header, hsize) = ccob_header(d, limits)?;
+    let stream_end = match header.total_size {
+        Some(t) => {
+            if t < hsize as u64 {
+                bail!("corrupt compressed bundle: total size {t} is smaller than its {hsize}-byte header");
+            }
+            if t > d.len() as u64 {
+                bail!(
+                    "truncated compressed bundle: header says {t} bytes, only {} available",
+                    d.len()
+                );
+            }
+            t as usize
+        }
+        // Version 1 records no size: the stream runs to the next bundle magic
+        // (bundles are 4096-aligned) or the end of the input.
+        None => next_magic_at_alignment(d, 4096).unwrap_or(d.len()),
+    };
+    let stream = &d[hsize..stream_end];
+    let (entries, data) = if headers_only {
+        // Entry lists only: decode just the inner header. The hash covers
+        // the whole bundle, so it is checked when a bundle's data is read
+        // (`extract`), not here: listing holds no payload.
+        let head = decompress_prefix(header.method, stream, header.uncompressed_size)?;
+        let (entries, _) = parse_uncompressed_prefix(&head, header.uncompressed_size as usize)
+            .context("inside the compressed bundle")?;
+        (entries, Vec::new())
+    } else {
+        decompress_bundle(&header, stream)?
+    };
+    Ok(Bundle {
+        start,
+        len: stream_end as u64,
+        compressed: Some(header),
+        entries,
+        data,
+    })
+}
+
+/// The CCOB header at the start of `d` and its size, checked against
+/// `limits`.
+fn ccob_header(d: &[u8], limits: &Limits) -> Result<(CompressedHeader, usize)> {
     if d.len() < 8 {
         bail!(
             "truncated compressed bundle: {} bytes, the CCOB header needs at least 8",
@@ -332,64 +374,35 @@ fn read_compressed(d: &[u8], start: u64, limits: &Limits, headers_only: bool) ->
             limits.max_uncompressed
         );
     }
-    let stream_end = match total_size {
-        Some(t) => {
-            if t < hsize as u64 {
-                bail!("corrupt compressed bundle: total size {t} is smaller than its {hsize}-byte header");
-            }
-            if t > d.len() as u64 {
-                bail!(
-                    "truncated compressed bundle: header says {t} bytes, only {} available",
-                    d.len()
-                );
-            }
-            t as usize
-        }
-        // Version 1 records no size: the stream runs to the next bundle magic
-        // (bundles are 4096-aligned) or the end of the input.
-        None => next_magic_at_alignment(d, 4096).unwrap_or(d.len()),
+    let header = CompressedHeader {
+        version,
+        method,
+        total_size,
+        uncompressed_size,
+        hash,
     };
-    let stream = &d[hsize..stream_end];
-    let (entries, data) = if headers_only {
-        // Entry lists only: decode just the inner header. The hash covers
-        // the whole bundle, so it is checked when a bundle's data is read
-        // (`extract`), not here: listing holds no payload.
-        let head = decompress_prefix(method, stream, uncompressed_size)?;
-        let (entries, _) = parse_uncompressed_prefix(&head, uncompressed_size as usize)
-            .context("inside the compressed bundle")?;
-        (entries, Vec::new())
-    } else {
-        let data = decompress(method, stream, uncompressed_size)?;
-        let actual = md5_low(&data);
-        if actual != hash {
-            bail!(
-                "corrupt compressed bundle: the MD5 of the decompressed data ({actual:#018x}) \
-                 does not match the header's hash ({hash:#018x})"
-            );
-        }
-        if !data.starts_with(MAGIC) {
-            bail!("compressed bundle does not decompress to an offload bundle (no `__CLANG_OFFLOAD_BUNDLE__` magic)");
-        }
-        let (entries, inner_len) =
-            parse_uncompressed(&data).context("inside the compressed bundle")?;
-        if data[inner_len..].iter().any(|&c| c != 0) {
-            bail!("compressed bundle holds trailing data after its inner bundle");
-        }
-        (entries, data)
-    };
-    Ok(Bundle {
-        start,
-        len: stream_end as u64,
-        compressed: Some(CompressedHeader {
-            version,
-            method,
-            total_size,
-            uncompressed_size,
-            hash,
-        }),
-        entries,
-        data,
-    })
+    Ok((header, hsize))
+}
+
+/// Decompresses `stream` and checks the result against the header's hash:
+/// the inner bundle's entries, and the data.
+fn decompress_bundle(header: &CompressedHeader, stream: &[u8]) -> Result<(Vec<Entry>, Vec<u8>)> {
+    let data = decompress(header.method, stream, header.uncompressed_size)?;
+    let (actual, hash) = (md5_low(&data), header.hash);
+    if actual != hash {
+        bail!(
+            "corrupt compressed bundle: the MD5 of the decompressed data ({actual:#018x}) \
+             does not match the header's hash ({hash:#018x})"
+        );
+    }
+    if !data.starts_with(MAGIC) {
+        bail!("compressed bundle does not decompress to an offload bundle (no `__CLANG_OFFLOAD_BUNDLE__` magic)");
+    }
+    let (entries, inner_len) = parse_uncompressed(&data).context("inside the compressed bundle")?;
+    if data[inner_len..].iter().any(|&c| c != 0) {
+        bail!("compressed bundle holds trailing data after its inner bundle");
+    }
+    Ok((entries, data))
 }
 
 fn next_magic_at_alignment(d: &[u8], align: usize) -> Option<usize> {

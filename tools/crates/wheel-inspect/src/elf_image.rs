@@ -296,31 +296,7 @@ pub fn elf_image(reopen: &mut Reopen, declared: u64, opts: &ImageOptions) -> Res
     let fmt = Fmt::of(&head);
     let mut keep = vec![(0, head.len() as u64)];
     if let Some(f) = fmt {
-        let h = header(f, &head);
-        let phmin = if f.is64 { 56 } else { 32 };
-        let ph_end = h.phoff.saturating_add(h.phentsize.saturating_mul(h.phnum));
-        keep.push((
-            h.shoff,
-            h.shoff.saturating_add(h.shentsize.saturating_mul(h.shnum)),
-        ));
-        // .shstrtab usually sits just before the section header table.
-        keep.push((h.shoff.saturating_sub(64 << 10), h.shoff));
-        if h.phentsize >= phmin && ph_end <= head.len() as u64 {
-            let mut first_load_end = None;
-            for k in 0..h.phnum {
-                let o = (h.phoff + k * h.phentsize) as usize;
-                let p_type = f.u32(&head, o) as u32;
-                let off = f.word(&head, o + 8, o + 4);
-                let sz = f.word(&head, o + 32, o + 16);
-                let end = off.saturating_add(sz);
-                match p_type {
-                    PT_LOAD if first_load_end.is_none() => first_load_end = Some(end),
-                    PT_DYNAMIC | PT_NOTE => keep.push((off, end)),
-                    _ => {}
-                }
-            }
-            keep.push((0, first_load_end.unwrap_or(0).min(opts.head_cap)));
-        }
+        keep.extend(table_ranges(f, &head, opts.head_cap));
     }
     // Pass 2.
     let (mut kept, whole, len) = stream(reopen, &keep, opts.whole_max, opts.keep_max)?;
@@ -334,11 +310,84 @@ pub fn elf_image(reopen: &mut Reopen, declared: u64, opts: &ImageOptions) -> Res
         // The parser reports the broken header from what was kept.
         return assemble(&kept, len);
     };
-    let h = header(f, &head);
-    let shmin = if f.is64 { 64 } else { 40 };
-    let section = |kept: &Kept, i: u64| -> Option<(u64, u32, u64, u64, u64)> {
+    let t = Sections {
+        f,
+        h: header(f, &head),
+        shmin: if f.is64 { 64 } else { 40 },
+    };
+    // Passes 3 and 4: what the section headers show the parsers need (the
+    // section names, once read, can add wanted sections).
+    for _ in 0..2 {
+        if !t.usable() {
+            break;
+        }
+        let needed = t.needed(&kept, len, opts.want_sections);
+        if needed.iter().all(|&(a, b)| kept.covers(a, b)) {
+            break;
+        }
+        #[cfg(test)]
+        EXTRA_PASSES.with(|c| c.set(c.get() + 1));
+        keep.extend(needed);
+        kept = stream(reopen, &keep, 0, opts.keep_max)?.0;
+    }
+    let mut image = assemble(&kept, len)?;
+    t.blank_unread(&mut image, &kept, len);
+    Ok(image)
+}
+
+/// What pass 2 keeps besides the head: the section header table, the bytes
+/// before it (where .shstrtab usually sits) and, if the program headers
+/// are in the head, the dynamic and note segments and the start of the
+/// first PT_LOAD (up to `head_cap`).
+fn table_ranges(f: Fmt, head: &[u8], head_cap: u64) -> Vec<(u64, u64)> {
+    let h = header(f, head);
+    let phmin = if f.is64 { 56 } else { 32 };
+    let ph_end = h.phoff.saturating_add(h.phentsize.saturating_mul(h.phnum));
+    let mut keep = vec![
+        (
+            h.shoff,
+            h.shoff.saturating_add(h.shentsize.saturating_mul(h.shnum)),
+        ),
+        (h.shoff.saturating_sub(64 << 10), h.shoff),
+    ];
+    if h.phentsize >= phmin && ph_end <= head.len() as u64 {
+        let mut first_load_end = None;
+        for k in 0..h.phnum {
+            let o = (h.phoff + k * h.phentsize) as usize;
+            let p_type = f.u32(head, o) as u32;
+            let off = f.word(head, o + 8, o + 4);
+            let sz = f.word(head, o + 32, o + 16);
+            let end = off.saturating_add(sz);
+            match p_type {
+                PT_LOAD if first_load_end.is_none() => first_load_end = Some(end),
+                PT_DYNAMIC | PT_NOTE => keep.push((off, end)),
+                _ => {}
+            }
+        }
+        keep.push((0, first_load_end.unwrap_or(0).min(head_cap)));
+    }
+    keep
+}
+
+/// The section header table, read from what was kept.
+struct Sections {
+    f: Fmt,
+    h: Header,
+    /// The smallest valid section header size.
+    shmin: u64,
+}
+
+impl Sections {
+    fn usable(&self) -> bool {
+        self.h.shentsize >= self.shmin && self.h.shnum > 0
+    }
+
+    /// Section `i`'s (sh_name, sh_type, sh_offset, sh_size, sh_link), if
+    /// its header was kept.
+    fn get(&self, kept: &Kept, i: u64) -> Option<(u64, u32, u64, u64, u64)> {
+        let (f, h) = (self.f, &self.h);
         let o = h.shoff.checked_add(i.checked_mul(h.shentsize)?)?;
-        let b = kept.get(o, o.checked_add(shmin)?)?;
+        let b = kept.get(o, o.checked_add(self.shmin)?)?;
         Some((
             f.u32(b, 0),
             f.u32(b, 4) as u32,
@@ -346,20 +395,20 @@ pub fn elf_image(reopen: &mut Reopen, declared: u64, opts: &ImageOptions) -> Res
             f.word(b, 32, 20),
             f.word(b, 40, 24),
         ))
-    };
-    // Passes 3 and 4: what the section headers show the parsers need (the
-    // section names, once read, can add wanted sections).
-    for _ in 0..2 {
-        if h.shentsize < shmin || h.shnum == 0 {
-            break;
-        }
+    }
+
+    /// The byte ranges (clamped to `len`) of the sections the parsers
+    /// need, of the sections named in `want`, and of their string tables.
+    fn needed(&self, kept: &Kept, len: u64, want: &[&str]) -> Vec<(u64, u64)> {
+        let h = &self.h;
         let mut needed = Vec::new();
         let range = |off: u64, sz: u64| (off.min(len), off.saturating_add(sz).min(len));
-        let shstr = section(&kept, h.shstrndx)
+        let shstr = self
+            .get(kept, h.shstrndx)
             .map(|(_, _, off, sz, _)| range(off, sz))
             .filter(|&(a, b)| kept.covers(a, b));
         for i in 0..h.shnum {
-            let Some((name, ty, off, sz, link)) = section(&kept, i) else {
+            let Some((name, ty, off, sz, link)) = self.get(kept, i) else {
                 continue;
             };
             if ty == SHT_NOBITS {
@@ -378,31 +427,30 @@ pub fn elf_image(reopen: &mut Reopen, declared: u64, opts: &ImageOptions) -> Res
                 let names = kept.get(a, b).unwrap_or(&[]);
                 let n = names.get(name as usize..).unwrap_or(&[]);
                 let n = &n[..n.iter().position(|&c| c == 0).unwrap_or(n.len())];
-                opts.want_sections.iter().any(|w| w.as_bytes() == n)
+                want.iter().any(|w| w.as_bytes() == n)
             });
             if by_type || by_name {
                 needed.push(range(off, sz));
                 if ty != SHT_NOTE {
-                    if let Some((_, SHT_STRTAB, loff, lsz, _)) = section(&kept, link) {
+                    if let Some((_, SHT_STRTAB, loff, lsz, _)) = self.get(kept, link) {
                         needed.push(range(loff, lsz));
                     }
                 }
             }
         }
-        if needed.iter().all(|&(a, b)| kept.covers(a, b)) {
-            break;
-        }
-        #[cfg(test)]
-        EXTRA_PASSES.with(|c| c.set(c.get() + 1));
-        keep.extend(needed);
-        kept = stream(reopen, &keep, 0, opts.keep_max)?.0;
+        needed
     }
-    let mut image = assemble(&kept, len)?;
-    // Sections that were not read are zeros; mark them empty so parsers do
-    // not walk them (a zeroed string table parses as many empty strings).
-    if h.shentsize >= shmin {
+
+    /// Sections that were not read are zeros; marks them empty so parsers
+    /// do not walk them (a zeroed string table parses as many empty
+    /// strings).
+    fn blank_unread(&self, image: &mut [u8], kept: &Kept, len: u64) {
+        let (f, h) = (self.f, &self.h);
+        if h.shentsize < self.shmin {
+            return;
+        }
         for i in 0..h.shnum {
-            if let Some((_, ty, off, sz, _)) = section(&kept, i) {
+            if let Some((_, ty, off, sz, _)) = self.get(kept, i) {
                 if ty != SHT_NOBITS && !kept.covers(off.min(len), off.saturating_add(sz).min(len)) {
                     let o = (h.shoff + i * h.shentsize) as usize + if f.is64 { 32 } else { 20 };
                     let n = if f.is64 { 8 } else { 4 };
@@ -411,5 +459,4 @@ pub fn elf_image(reopen: &mut Reopen, declared: u64, opts: &ImageOptions) -> Res
             }
         }
     }
-    Ok(image)
 }

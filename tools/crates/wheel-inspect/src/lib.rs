@@ -405,8 +405,27 @@ fn inspect_wheel(path: &Path) -> Result<(WheelInfo, Vec<ElfInfo>, Vec<BundleFile
     let metadata = members::read_text(&mut zip, &format!("{dist}.dist-info/METADATA"))?;
     let record_name = format!("{dist}.dist-info/RECORD");
     let record_text = members::read_text(&mut zip, &record_name)?;
-    let (name, version) = wheel_identity(&filename, &dist, &metadata)?;
-    let wheel_version = header(&wheel_meta, "Wheel-Version")
+    let mut wheel = wheel_info(filename, &dist, &wheel_meta, &metadata)?;
+
+    let mut record = record::Record::parse(&record_name, &record_text)?;
+    let mut contents = Contents::default();
+    for i in 0..zip.len() {
+        inspect_member(&mut zip, i, &mut record, &mut contents)?;
+    }
+    record.finish()?;
+    wheel.files = contents.files;
+    Ok((wheel, contents.elf_files, contents.bundle_files))
+}
+
+/// The wheel's identity and `WHEEL` fields (no files yet), checked.
+fn wheel_info(
+    filename: String,
+    dist: &str,
+    wheel_meta: &[(String, String)],
+    metadata: &str,
+) -> Result<WheelInfo> {
+    let (name, version) = wheel_identity(&filename, dist, metadata)?;
+    let wheel_version = header(wheel_meta, "Wheel-Version")
         .context("WHEEL has no Wheel-Version field")?
         .to_string();
     if !wheel_version.starts_with("1.") {
@@ -420,93 +439,115 @@ fn inspect_wheel(path: &Path) -> Result<(WheelInfo, Vec<ElfInfo>, Vec<BundleFile
     if tags.is_empty() {
         bail!("WHEEL has no Tag field");
     }
-
-    let mut record = record::Record::parse(&record_name, &record_text)?;
-
-    let mut files = Vec::new();
-    let mut elf_files = Vec::new();
-    let mut bundle_files = Vec::new();
-    for i in 0..zip.len() {
-        let m = zip.by_index(i)?;
-        if m.is_dir() {
-            continue;
-        }
-        let mname = m.name().to_string();
-        files.push(FileEntry {
-            path: mname.clone(),
-            size: m.size(),
-        });
-        let Some(expected) = record.expect(&mname)? else {
-            continue; // RECORD and its signatures are not hashed
-        };
-        // Classify from the first bytes while hashing; ELF members are
-        // then re-read with bounded memory, bundle members kept whole (up
-        // to a cap), everything else only hashed.
-        let mut m = record::HashingReader::new(m);
-        let mut head = Vec::new();
-        (&mut m)
-            .take(CLASSIFY_LEN as u64)
-            .read_to_end(&mut head)
-            .with_context(|| format!("cannot read member {mname}"))?;
-        match classify(&head) {
-            Content::Elf => {
-                let declared = m.get_ref().size();
-                drop(m);
-                let mut digest = None;
-                let mut reopen = |f: &mut dyn FnMut(&mut dyn Read) -> Result<()>| -> Result<()> {
-                    let mut e = record::HashingReader::new(zip.by_index(i)?);
-                    f(&mut e)?;
-                    if digest.is_none() {
-                        digest = e.complete_digest().cloned();
-                    }
-                    Ok(())
-                };
-                let opts = elf_image::ImageOptions {
-                    want_sections: &[".hip_fatbin"],
-                    ..Default::default()
-                };
-                let image = elf_image::elf_image(&mut reopen, declared, &opts)
-                    .with_context(|| format!("cannot read member {mname}"))?;
-                expected
-                    .verify(&digest.context("internal error: member never read to the end")?)?;
-                elf_files.push(inspect_elf(&mname, &image).with_context(|| mname.clone())?);
-            }
-            Content::Bundle => {
-                (&mut m)
-                    .take(elf_image::KEEP_MAX)
-                    .read_to_end(&mut head)
-                    .with_context(|| format!("cannot read member {mname}"))?;
-                if head.len() as u64 >= elf_image::KEEP_MAX {
-                    bail!(
-                        "member {mname} is an offload bundle file of more than {} MiB; too large to inspect",
-                        elf_image::KEEP_MAX >> 20
-                    );
-                }
-                expected.verify(m.complete_digest().expect("read to the end"))?;
-                bundle_files
-                    .push(inspect_bundle_file(&mname, &head).with_context(|| mname.clone())?);
-            }
-            Content::Other => {
-                std::io::copy(&mut m, &mut std::io::sink())
-                    .with_context(|| format!("cannot read member {mname}"))?;
-                expected.verify(m.complete_digest().expect("io::copy reads to the end"))?;
-            }
-        }
-    }
-    record.finish()?;
-    let wheel = WheelInfo {
+    Ok(WheelInfo {
         filename,
         name,
         version,
         wheel_version,
-        generator: header(&wheel_meta, "Generator").map(str::to_string),
-        root_is_purelib: header(&wheel_meta, "Root-Is-Purelib")
+        generator: header(wheel_meta, "Generator").map(str::to_string),
+        root_is_purelib: header(wheel_meta, "Root-Is-Purelib")
             .is_some_and(|v| v.eq_ignore_ascii_case("true")),
-        build: header(&wheel_meta, "Build").map(str::to_string),
+        build: header(wheel_meta, "Build").map(str::to_string),
         tags,
-        files,
+        files: Vec::new(),
+    })
+}
+
+/// What the members of a wheel hold, in member order.
+#[derive(Default)]
+struct Contents {
+    files: Vec<FileEntry>,
+    elf_files: Vec<ElfInfo>,
+    bundle_files: Vec<BundleFileInfo>,
+}
+
+/// Lists member `i`, verifies it against RECORD and inspects it if it is
+/// an ELF or offload bundle file.
+fn inspect_member<R: Read + std::io::Seek>(
+    zip: &mut zip::ZipArchive<R>,
+    i: usize,
+    record: &mut record::Record,
+    out: &mut Contents,
+) -> Result<()> {
+    let m = zip.by_index(i)?;
+    if m.is_dir() {
+        return Ok(());
+    }
+    let mname = m.name().to_string();
+    out.files.push(FileEntry {
+        path: mname.clone(),
+        size: m.size(),
+    });
+    let Some(expected) = record.expect(&mname)? else {
+        return Ok(()); // RECORD and its signatures are not hashed
     };
-    Ok((wheel, elf_files, bundle_files))
+    // Classify from the first bytes while hashing; ELF members are then
+    // re-read with bounded memory, bundle members kept whole (up to a cap),
+    // everything else only hashed.
+    let mut m = record::HashingReader::new(m);
+    let mut head = Vec::new();
+    (&mut m)
+        .take(CLASSIFY_LEN as u64)
+        .read_to_end(&mut head)
+        .with_context(|| format!("cannot read member {mname}"))?;
+    match classify(&head) {
+        Content::Elf => {
+            let declared = m.get_ref().size();
+            drop(m);
+            let image = read_elf_image(zip, i, declared, &mname, &expected)?;
+            out.elf_files
+                .push(inspect_elf(&mname, &image).with_context(|| mname.clone())?);
+        }
+        Content::Bundle => {
+            (&mut m)
+                .take(elf_image::KEEP_MAX)
+                .read_to_end(&mut head)
+                .with_context(|| format!("cannot read member {mname}"))?;
+            if head.len() as u64 >= elf_image::KEEP_MAX {
+                bail!(
+                    "member {mname} is an offload bundle file of more than {} MiB; too large to inspect",
+                    elf_image::KEEP_MAX >> 20
+                );
+            }
+            expected.verify(m.complete_digest().expect("read to the end"))?;
+            out.bundle_files
+                .push(inspect_bundle_file(&mname, &head).with_context(|| mname.clone())?);
+        }
+        Content::Other => {
+            std::io::copy(&mut m, &mut std::io::sink())
+                .with_context(|| format!("cannot read member {mname}"))?;
+            expected.verify(m.complete_digest().expect("io::copy reads to the end"))?;
+        }
+    }
+    Ok(())
+}
+
+/// Reads ELF member `i` with bounded memory (what [`inspect_elf`] needs),
+/// verifying it against RECORD on its first complete read.
+fn read_elf_image<R: Read + std::io::Seek>(
+    zip: &mut zip::ZipArchive<R>,
+    i: usize,
+    declared: u64,
+    mname: &str,
+    expected: &record::Expected,
+) -> Result<Vec<u8>> {
+    let mut digest = None;
+    let mut reopen = |f: &mut dyn FnMut(&mut dyn Read) -> Result<()>| -> Result<()> {
+        let mut e = record::HashingReader::new(zip.by_index(i)?);
+        f(&mut e)?;
+        if digest.is_none() {
+            digest = e.complete_digest().cloned();
+        }
+        Ok(())
+    };
+    let opts = elf_image::ImageOptions {
+        want_sections: &[".hip_fatbin"],
+        ..Default::default()
+    };
+    let image = elf_image::elf_image(&mut reopen, declared, &opts)
+        .with_context(|| format!("cannot read member {mname}"))?;
+    expected.verify(&digest.context("internal error: member never read to the end")?)?;
+    Ok(image)
 }
 
 impl Report {

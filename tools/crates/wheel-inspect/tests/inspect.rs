@@ -446,17 +446,7 @@ fn real_jax_rocm7_plugin_wheel() {
             "{}",
             e.path
         );
-        let dump = dir.path().join("fatbin.bin");
-        let _ = std::fs::remove_file(&dump);
-        run(Command::new(tool("objcopy"))
-            .args(["-O", "binary", "--only-section=.hip_fatbin"])
-            .arg(&so)
-            .arg(&dump));
-        let o = run(Command::new(python())
-            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("../offload-bundle/tests/ccob.py"))
-            .arg("section")
-            .arg(&dump));
-        let theirs: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let theirs = python_section_reader(dir.path(), &so);
         let mut want: BTreeMap<String, u32> = BTreeMap::new();
         for b in theirs.as_array().unwrap() {
             assert_eq!(b["hash_ok"], true, "{}", e.path);
@@ -485,28 +475,7 @@ fn real_jax_rocm7_plugin_wheel() {
         bundles += e.bundles.len();
         all_targets.extend(e.targets.keys().cloned());
 
-        // Our writer lays out the same inputs byte for byte like the
-        // compiler that built the shipped wheel.
-        let data = std::fs::read(&so).unwrap();
-        let Some(sec) = offload_bundle::hip_fatbin_section(&data).unwrap() else {
-            continue;
-        };
-        for b in offload_bundle::read_bundles(sec, &Default::default()).unwrap() {
-            let host = b.entries.iter().find(|e| e.parsed_id().is_host()).unwrap();
-            assert!(host.id.ends_with('-'), "{}", host.id);
-            let triple = host.parsed_id().triple.to_string();
-            let devices: Vec<(String, Vec<u8>)> = b
-                .device_entries()
-                .map(|en| (en.id.clone(), b.entry_data(en).to_vec()))
-                .collect();
-            let ours = offload_bundle::build_uncompressed(&triple, &devices).unwrap();
-            assert!(
-                ours == b.uncompressed(),
-                "{}: bundle at {} differs",
-                e.path,
-                b.start
-            );
-        }
+        assert_writer_matches_the_compiler(&so, &e.path);
     }
     assert!(
         bundles >= 4,
@@ -523,4 +492,45 @@ fn real_jax_rocm7_plugin_wheel() {
             "gfx90a"
         ]
     );
+}
+
+/// The independent Python bundle reader's view of `so`'s `.hip_fatbin`
+/// (objcopy's dump of the section, written under `dir`).
+fn python_section_reader(dir: &Path, so: &Path) -> serde_json::Value {
+    let dump = dir.join("fatbin.bin");
+    let _ = std::fs::remove_file(&dump);
+    run(Command::new(tool("objcopy"))
+        .args(["-O", "binary", "--only-section=.hip_fatbin"])
+        .arg(so)
+        .arg(&dump));
+    let o = run(Command::new(python())
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("../offload-bundle/tests/ccob.py"))
+        .arg("section")
+        .arg(&dump));
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+/// Our writer lays out the same inputs byte for byte like the compiler
+/// that built the shipped wheel, for every bundle of `so`.
+fn assert_writer_matches_the_compiler(so: &Path, path: &str) {
+    let data = std::fs::read(so).unwrap();
+    let Some(sec) = offload_bundle::hip_fatbin_section(&data).unwrap() else {
+        return;
+    };
+    for b in offload_bundle::read_bundles(sec, &Default::default()).unwrap() {
+        let host = b.entries.iter().find(|e| e.parsed_id().is_host()).unwrap();
+        assert!(host.id.ends_with('-'), "{}", host.id);
+        let triple = host.parsed_id().triple.to_string();
+        let devices: Vec<(String, Vec<u8>)> = b
+            .device_entries()
+            .map(|en| (en.id.clone(), b.entry_data(en).to_vec()))
+            .collect();
+        let ours = offload_bundle::build_uncompressed(&triple, &devices).unwrap();
+        assert!(
+            ours == b.uncompressed(),
+            "{}: bundle at {} differs",
+            path,
+            b.start
+        );
+    }
 }

@@ -35,28 +35,17 @@ pub fn render_metadata(m: &Manifest) -> Result<String> {
         h("Summary", s);
     }
     for (label, url) in &md.project_urls {
-        one_line("project_urls", label)?;
-        one_line("project_urls", url)?;
-        if label.chars().count() > 32 || label.contains(',') {
-            bail!("metadata.project_urls label {label:?} must be at most 32 characters without commas");
-        }
-        validate_url(url).with_context(|| format!("in metadata.project_urls[{label:?}]"))?;
+        check_project_url(label, url)?;
         h("Project-URL", &format!("{label}, {url}"));
     }
-    for (k, v) in [
-        ("author", &md.author),
-        ("author_email", &md.author_email),
-        ("maintainer", &md.maintainer),
-        ("maintainer_email", &md.maintainer_email),
+    for (k, field, v) in [
+        ("author", "Author", &md.author),
+        ("author_email", "Author-email", &md.author_email),
+        ("maintainer", "Maintainer", &md.maintainer),
+        ("maintainer_email", "Maintainer-email", &md.maintainer_email),
     ] {
         if let Some(v) = v {
             one_line(k, v)?;
-            let field = match k {
-                "author" => "Author",
-                "author_email" => "Author-email",
-                "maintainer" => "Maintainer",
-                _ => "Maintainer-email",
-            };
             h(field, v);
         }
     }
@@ -68,24 +57,11 @@ pub fn render_metadata(m: &Manifest) -> Result<String> {
         h("License-File", &lf.path);
     }
     if !md.keywords.is_empty() {
-        for k in &md.keywords {
-            one_line("keywords", k)?;
-            if k.contains(',') {
-                bail!("metadata.keywords entry {k:?} contains a comma; give one keyword per list entry");
-            }
-        }
+        check_keywords(&md.keywords)?;
         h("Keywords", &md.keywords.join(","));
     }
     for c in &md.classifiers {
-        one_line("classifiers", c)?;
-        if c.split(" :: ")
-            .any(|p| p.trim().is_empty() || p != p.trim())
-        {
-            bail!("metadata.classifiers entry {c:?} is malformed; classifiers look like \"Programming Language :: Python :: 3\"");
-        }
-        if md.license_expression.is_some() && c.starts_with("License ::") {
-            bail!("metadata.classifiers has {c:?} but metadata.license_expression is set; PEP 639 replaces license classifiers, remove it");
-        }
+        check_classifier(c, md.license_expression.is_some())?;
         h("Classifier", c);
     }
     if let Some(rp) = &md.requires_python {
@@ -93,25 +69,9 @@ pub fn render_metadata(m: &Manifest) -> Result<String> {
         validate_specifiers(rp).context("in metadata.requires_python")?;
         h("Requires-Python", rp);
     }
-    let mut extras = Vec::new();
-    for e in &md.provides_extra {
-        validate_name(e).with_context(|| {
-            format!("metadata.provides_extra entry {e:?} is not a valid extra name")
-        })?;
-        let c = canonical_name(e);
-        if &c != e {
-            bail!("metadata.provides_extra entry {e:?} is not normalised; use {c:?} (core metadata 2.3+)");
-        }
-        extras.push(c);
-    }
+    let extras = canonical_extras(&md.provides_extra)?;
     for r in &md.requires_dist {
-        one_line("requires_dist", r)?;
-        let req = parse_requirement(r).context("in metadata.requires_dist")?;
-        for e in &req.marker_extras {
-            if !extras.contains(&canonical_name(e)) {
-                bail!("metadata.requires_dist entry {r:?} uses extra {e:?}, which is not in metadata.provides_extra; add it there");
-            }
-        }
+        check_requirement(r, &extras)?;
         h("Requires-Dist", r);
     }
     for e in &extras {
@@ -121,10 +81,7 @@ pub fn render_metadata(m: &Manifest) -> Result<String> {
         let ct = d.content_type.as_deref().unwrap_or("text/plain");
         validate_content_type(ct)?;
         h("Description-Content-Type", ct);
-        let body = std::fs::read(&d.src)
-            .with_context(|| format!("description file {:?} does not exist or cannot be read; check metadata.description.src", d.src))?;
-        let body = String::from_utf8(body)
-            .map_err(|_| anyhow::anyhow!("description file {:?} is not UTF-8 text", d.src))?;
+        let body = read_description(&d.src)?;
         out.push('\n');
         out.push_str(&body);
         if !body.ends_with('\n') {
@@ -132,6 +89,78 @@ pub fn render_metadata(m: &Manifest) -> Result<String> {
         }
     }
     Ok(out)
+}
+
+fn check_project_url(label: &str, url: &str) -> Result<()> {
+    one_line("project_urls", label)?;
+    one_line("project_urls", url)?;
+    if label.chars().count() > 32 || label.contains(',') {
+        bail!("metadata.project_urls label {label:?} must be at most 32 characters without commas");
+    }
+    validate_url(url).with_context(|| format!("in metadata.project_urls[{label:?}]"))
+}
+
+fn check_keywords(keywords: &[String]) -> Result<()> {
+    for k in keywords {
+        one_line("keywords", k)?;
+        if k.contains(',') {
+            bail!(
+                "metadata.keywords entry {k:?} contains a comma; give one keyword per list entry"
+            );
+        }
+    }
+    Ok(())
+}
+
+/// A well-formed classifier, and no license classifier next to a license
+/// expression.
+fn check_classifier(c: &str, has_license_expression: bool) -> Result<()> {
+    one_line("classifiers", c)?;
+    if c.split(" :: ")
+        .any(|p| p.trim().is_empty() || p != p.trim())
+    {
+        bail!("metadata.classifiers entry {c:?} is malformed; classifiers look like \"Programming Language :: Python :: 3\"");
+    }
+    if has_license_expression && c.starts_with("License ::") {
+        bail!("metadata.classifiers has {c:?} but metadata.license_expression is set; PEP 639 replaces license classifiers, remove it");
+    }
+    Ok(())
+}
+
+/// The extras, each required to be valid and already normalised.
+fn canonical_extras(provides_extra: &[String]) -> Result<Vec<String>> {
+    let mut extras = Vec::new();
+    for e in provides_extra {
+        validate_name(e).with_context(|| {
+            format!("metadata.provides_extra entry {e:?} is not a valid extra name")
+        })?;
+        let c = canonical_name(e);
+        if &c != e {
+            bail!("metadata.provides_extra entry {e:?} is not normalised; use {c:?} (core metadata 2.3+)");
+        }
+        extras.push(c);
+    }
+    Ok(extras)
+}
+
+/// A valid PEP 508 requirement whose markers only use declared extras.
+fn check_requirement(r: &str, extras: &[String]) -> Result<()> {
+    one_line("requires_dist", r)?;
+    let req = parse_requirement(r).context("in metadata.requires_dist")?;
+    for e in &req.marker_extras {
+        if !extras.contains(&canonical_name(e)) {
+            bail!("metadata.requires_dist entry {r:?} uses extra {e:?}, which is not in metadata.provides_extra; add it there");
+        }
+    }
+    Ok(())
+}
+
+fn read_description(src: &str) -> Result<String> {
+    let body = std::fs::read(src).with_context(|| {
+        format!("description file {src:?} does not exist or cannot be read; check metadata.description.src")
+    })?;
+    String::from_utf8(body)
+        .map_err(|_| anyhow::anyhow!("description file {src:?} is not UTF-8 text"))
 }
 
 fn validate_url(url: &str) -> Result<()> {

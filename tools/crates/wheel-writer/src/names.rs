@@ -57,108 +57,12 @@ pub fn normalize_version(v: &str) -> Result<String> {
         i: 0,
     };
     p.eat(b"v");
-    let mut out = String::new();
-    // Epoch.
-    let save = p.i;
-    if let Some(n) = p.number() {
-        if p.eat(b"!") {
-            if n != "0" {
-                out.push_str(&n);
-                out.push('!');
-            }
-        } else {
-            p.i = save;
-        }
-    }
-    // Release.
-    let first = p.number().ok_or_else(bad)?;
-    out.push_str(&first);
-    loop {
-        let save = p.i;
-        if p.eat(b".") {
-            if let Some(n) = p.number() {
-                out.push('.');
-                out.push_str(&n);
-                continue;
-            }
-        }
-        p.i = save;
-        break;
-    }
-    // Pre-release.
-    let save = p.i;
-    p.sep();
-    let pre = [
-        ("alpha", "a"),
-        ("beta", "b"),
-        ("preview", "rc"),
-        ("pre", "rc"),
-        ("rc", "rc"),
-        ("a", "a"),
-        ("b", "b"),
-        ("c", "rc"),
-    ];
-    if let Some(tag) = pre.iter().find(|(w, _)| p.eat(w.as_bytes())).map(|x| x.1) {
-        p.sep();
-        let n = p.number().unwrap_or_else(|| "0".into());
-        out.push_str(tag);
-        out.push_str(&n);
-    } else {
-        p.i = save;
-    }
-    // Post-release: `-N` or `[sep](post|rev|r)[sep][N]`.
-    let save = p.i;
-    if p.eat(b"-") && p.peek_digit() {
-        let n = p.number().unwrap();
-        out.push_str(".post");
-        out.push_str(&n);
-    } else {
-        p.i = save;
-        p.sep();
-        if ["post", "rev", "r"].iter().any(|w| p.eat(w.as_bytes())) {
-            p.sep();
-            let n = p.number().unwrap_or_else(|| "0".into());
-            out.push_str(".post");
-            out.push_str(&n);
-        } else {
-            p.i = save;
-        }
-    }
-    // Dev release.
-    let save = p.i;
-    p.sep();
-    if p.eat(b"dev") {
-        p.sep();
-        let n = p.number().unwrap_or_else(|| "0".into());
-        out.push_str(".dev");
-        out.push_str(&n);
-    } else {
-        p.i = save;
-    }
-    // Local version.
-    if p.eat(b"+") {
-        let rest = std::str::from_utf8(&p.s[p.i..]).unwrap();
-        let segs: Vec<&str> = rest.split(['.', '_', '-']).collect();
-        if segs
-            .iter()
-            .any(|s| s.is_empty() || !s.bytes().all(|b| b.is_ascii_alphanumeric()))
-        {
-            return Err(bad());
-        }
-        out.push('+');
-        let segs: Vec<String> = segs
-            .iter()
-            .map(|s| {
-                if s.bytes().all(|b| b.is_ascii_digit()) {
-                    strip_zeros(s)
-                } else {
-                    s.to_string()
-                }
-            })
-            .collect();
-        out.push_str(&segs.join("."));
-        p.i = p.s.len();
-    }
+    let mut out = p.epoch();
+    out.push_str(&p.release().ok_or_else(bad)?);
+    out.push_str(&p.pre_release());
+    out.push_str(&p.post_release());
+    out.push_str(&p.dev_release());
+    out.push_str(&p.local().ok_or_else(bad)?);
     if p.i != p.s.len() {
         return Err(bad());
     }
@@ -211,6 +115,131 @@ impl Cursor<'_> {
             self.i += 1;
         }
         (self.i > start).then(|| strip_zeros(std::str::from_utf8(&self.s[start..self.i]).unwrap()))
+    }
+}
+
+/// The parts of a PEP 440 version, in order; each returns its normalised
+/// spelling (empty if absent) and leaves the cursor after it.
+impl Cursor<'_> {
+    /// `N!`; empty for epoch 0.
+    fn epoch(&mut self) -> String {
+        let save = self.i;
+        if let Some(n) = self.number() {
+            if self.eat(b"!") {
+                return if n == "0" {
+                    String::new()
+                } else {
+                    format!("{n}!")
+                };
+            }
+        }
+        self.i = save;
+        String::new()
+    }
+
+    /// `N(.N)*`; None if there is no number.
+    fn release(&mut self) -> Option<String> {
+        let mut out = self.number()?;
+        loop {
+            let save = self.i;
+            if self.eat(b".") {
+                if let Some(n) = self.number() {
+                    out.push('.');
+                    out.push_str(&n);
+                    continue;
+                }
+            }
+            self.i = save;
+            return Some(out);
+        }
+    }
+
+    /// `[sep](a|b|rc and their aliases)[sep][N]`.
+    fn pre_release(&mut self) -> String {
+        let save = self.i;
+        self.sep();
+        let pre = [
+            ("alpha", "a"),
+            ("beta", "b"),
+            ("preview", "rc"),
+            ("pre", "rc"),
+            ("rc", "rc"),
+            ("a", "a"),
+            ("b", "b"),
+            ("c", "rc"),
+        ];
+        if let Some(tag) = pre
+            .iter()
+            .find(|(w, _)| self.eat(w.as_bytes()))
+            .map(|x| x.1)
+        {
+            self.sep();
+            let n = self.number().unwrap_or_else(|| "0".into());
+            return format!("{tag}{n}");
+        }
+        self.i = save;
+        String::new()
+    }
+
+    /// `-N` or `[sep](post|rev|r)[sep][N]`.
+    fn post_release(&mut self) -> String {
+        let save = self.i;
+        if self.eat(b"-") && self.peek_digit() {
+            let n = self.number().unwrap();
+            return format!(".post{n}");
+        }
+        self.i = save;
+        self.word_number(&["post", "rev", "r"])
+            .map(|n| format!(".post{n}"))
+            .unwrap_or_default()
+    }
+
+    /// `[sep]dev[sep][N]`.
+    fn dev_release(&mut self) -> String {
+        self.word_number(&["dev"])
+            .map(|n| format!(".dev{n}"))
+            .unwrap_or_default()
+    }
+
+    /// `[sep]WORD[sep][N]` for the first of `words` found: N, 0 if absent.
+    /// None (and the cursor unmoved) if no word is there.
+    fn word_number(&mut self, words: &[&str]) -> Option<String> {
+        let save = self.i;
+        self.sep();
+        if words.iter().any(|w| self.eat(w.as_bytes())) {
+            self.sep();
+            return Some(self.number().unwrap_or_else(|| "0".into()));
+        }
+        self.i = save;
+        None
+    }
+
+    /// `+segment([._-]segment)*`, to the end; None if a segment is empty
+    /// or not alphanumeric.
+    fn local(&mut self) -> Option<String> {
+        if !self.eat(b"+") {
+            return Some(String::new());
+        }
+        let rest = std::str::from_utf8(&self.s[self.i..]).unwrap();
+        let segs: Vec<&str> = rest.split(['.', '_', '-']).collect();
+        if segs
+            .iter()
+            .any(|s| s.is_empty() || !s.bytes().all(|b| b.is_ascii_alphanumeric()))
+        {
+            return None;
+        }
+        let segs: Vec<String> = segs
+            .iter()
+            .map(|s| {
+                if s.bytes().all(|b| b.is_ascii_digit()) {
+                    strip_zeros(s)
+                } else {
+                    s.to_string()
+                }
+            })
+            .collect();
+        self.i = self.s.len();
+        Some(format!("+{}", segs.join(".")))
     }
 }
 

@@ -224,22 +224,7 @@ impl<W: Write + Seek> ParallelZipWriter<W> {
         let (level, jobs, chunk) = (self.level, self.jobs, self.chunk);
         let out = &mut self.out;
         std::thread::scope(|scope| -> Result<([u8; 32], u32, u64, u64)> {
-            let (job_tx, job_rx) = mpsc::sync_channel::<Job>(jobs);
-            let job_rx = Arc::new(Mutex::new(job_rx));
-            for _ in 0..jobs {
-                let job_rx = Arc::clone(&job_rx);
-                scope.spawn(move || loop {
-                    let job = job_rx.lock().unwrap().recv();
-                    let Ok((dict, data, last, reply)) = job else {
-                        break;
-                    };
-                    let r = compress_chunk(level, &dict, &data, last);
-                    let mut crc = Crc::new();
-                    crc.update(&data);
-                    // The receiver may be gone after an error; nothing to do then.
-                    let _ = reply.send(r.map(|z| (z, crc, data)));
-                });
-            }
+            let job_tx = spawn_compressors(scope, jobs, level);
             let mut sha = Sha256::new();
             let mut crc = Crc::new();
             let (mut total, mut csize) = (0u64, 0u64);
@@ -460,6 +445,33 @@ fn read_full(src: &mut dyn Read, buf: &mut [u8]) -> std::io::Result<usize> {
         }
     }
     Ok(n)
+}
+
+/// Starts `jobs` threads in `scope` that compress the chunks sent on the
+/// returned channel (until it is dropped), each answering on the job's own
+/// reply channel.
+fn spawn_compressors<'scope>(
+    scope: &'scope std::thread::Scope<'scope, '_>,
+    jobs: usize,
+    level: u32,
+) -> mpsc::SyncSender<Job> {
+    let (job_tx, job_rx) = mpsc::sync_channel::<Job>(jobs);
+    let job_rx = Arc::new(Mutex::new(job_rx));
+    for _ in 0..jobs {
+        let job_rx = Arc::clone(&job_rx);
+        scope.spawn(move || loop {
+            let job = job_rx.lock().unwrap().recv();
+            let Ok((dict, data, last, reply)) = job else {
+                break;
+            };
+            let r = compress_chunk(level, &dict, &data, last);
+            let mut crc = Crc::new();
+            crc.update(&data);
+            // The receiver may be gone after an error; nothing to do then.
+            let _ = reply.send(r.map(|z| (z, crc, data)));
+        });
+    }
+    job_tx
 }
 
 /// Raw-deflates one chunk: primed with `dict`, ended with a sync flush, or

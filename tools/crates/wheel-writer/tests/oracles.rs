@@ -132,7 +132,12 @@ fn pure_wheel_passes_the_oracles() {
     assert!(twine.contains("PASSED"), "{twine}");
     run(Command::new(bin.join("check-wheel-contents")).arg(&whl));
 
-    // Python's zipfile: CRCs, order, permissions, timestamps.
+    assert_zipfile_layout(&bin, &whl);
+    assert_installs_and_imports(&bin, tmp.path(), &whl);
+}
+
+/// Python's zipfile: CRCs, order, permissions, timestamps.
+fn assert_zipfile_layout(bin: &Path, whl: &Path) {
     let py = r#"
 import sys, zipfile
 z = zipfile.ZipFile(sys.argv[1])
@@ -151,9 +156,13 @@ for i in z.infolist():
     assert mode == want, (i.filename, oct(mode))
 print("zipfile ok")
 "#;
-    run(Command::new(bin.join("python")).args(["-c", py]).arg(&whl));
+    run(Command::new(bin.join("python")).args(["-c", py]).arg(whl));
+}
 
-    let target = tmp.path().join("site");
+/// pip installs the wheel; the package imports, and its metadata, entry
+/// points and `.data/scripts` file are there.
+fn assert_installs_and_imports(bin: &Path, tmp: &Path, whl: &Path) {
+    let target = tmp.join("site");
     run(Command::new(bin.join("python"))
         .args([
             "-m",
@@ -165,7 +174,7 @@ print("zipfile ok")
             "--target",
         ])
         .arg(&target)
-        .arg(&whl));
+        .arg(whl));
     let check = r#"
 import importlib.metadata as md, pkg
 assert pkg.VALUE == 42
@@ -350,76 +359,82 @@ fn more_than_65535_entries() {
     );
 }
 
+/// Versions for [`versions_and_requirements_agree_with_packaging`]: valid
+/// ones in unusual spellings, and invalid ones.
+const VERSIONS: &[&str] = &[
+    "0.7.1",
+    "v1.0",
+    "1.0-1",
+    "1.0.alpha.2",
+    "1.0c1",
+    "1.0-preview-3",
+    "01.002",
+    "0!1.0",
+    "2!1.0",
+    "1.0.dev",
+    "1.0rev",
+    "1.0a1.post2.dev3+Ubuntu-01_x",
+    "1.0+abc.5",
+    " 1.0 ",
+    "1.0post-",
+    "1.0.post",
+    "1.0-r4",
+    "1.0_a_1",
+    "1.0.RC.1",
+    "1!",
+    "",
+    "1.",
+    "a1",
+    "1.0+",
+    "1.0+a..b",
+    "1.0.x",
+    "1.0 2",
+    "1.0-",
+    "1..0",
+    "1.0+ab_",
+    "1.0a",
+    "1.0b2-3",
+    "1.0.0.0.0.0.1",
+    "1.0dev-5",
+    "1.0+-a",
+];
+
+/// Requirements for [`versions_and_requirements_agree_with_packaging`].
+const REQUIREMENTS: &[&str] = &[
+    "jax-rocm7-pjrt==0.7.1",
+    "numpy>=1.26; python_version >= \"3.12\"",
+    "foo[bar,baz]>=1",
+    "foo [ bar , baz ] ( >=1 , <2 )",
+    "foo[]",
+    "foo==1.*",
+    "foo~=1.2",
+    "foo===weird",
+    "foo>=1,!=1.5.*,<3; (os_name == 'posix' or sys_platform=='win32') and extra == \"test\"",
+    "foo; 'linux' in sys_platform",
+    "foo; platform_machine not in 'x86_64 aarch64'",
+    "pip @ https://example.org/pip.whl ; python_version>'3'",
+    "",
+    "-foo",
+    "foo>=",
+    "foo=1",
+    "foo[bar",
+    "foo; python_versionn > '3'",
+    "foo; python_version",
+    "foo; python_version > '3",
+    "foo >=1 bar",
+    "foo~=1",
+    "foo>=1.*",
+    "foo (>=1",
+    "foo==1.0+local.*",
+    "foo; os_name=='a'or os_name=='b'",
+];
+
 /// Our PEP 440 normaliser and PEP 508 parser against `packaging`, the
 /// reference implementation pip uses.
 #[test]
 fn versions_and_requirements_agree_with_packaging() {
     let bin = venv_bin();
-    let versions = [
-        "0.7.1",
-        "v1.0",
-        "1.0-1",
-        "1.0.alpha.2",
-        "1.0c1",
-        "1.0-preview-3",
-        "01.002",
-        "0!1.0",
-        "2!1.0",
-        "1.0.dev",
-        "1.0rev",
-        "1.0a1.post2.dev3+Ubuntu-01_x",
-        "1.0+abc.5",
-        " 1.0 ",
-        "1.0post-",
-        "1.0.post",
-        "1.0-r4",
-        "1.0_a_1",
-        "1.0.RC.1",
-        "1!",
-        "",
-        "1.",
-        "a1",
-        "1.0+",
-        "1.0+a..b",
-        "1.0.x",
-        "1.0 2",
-        "1.0-",
-        "1..0",
-        "1.0+ab_",
-        "1.0a",
-        "1.0b2-3",
-        "1.0.0.0.0.0.1",
-        "1.0dev-5",
-        "1.0+-a",
-    ];
-    let reqs = [
-        "jax-rocm7-pjrt==0.7.1",
-        "numpy>=1.26; python_version >= \"3.12\"",
-        "foo[bar,baz]>=1",
-        "foo [ bar , baz ] ( >=1 , <2 )",
-        "foo[]",
-        "foo==1.*",
-        "foo~=1.2",
-        "foo===weird",
-        "foo>=1,!=1.5.*,<3; (os_name == 'posix' or sys_platform=='win32') and extra == \"test\"",
-        "foo; 'linux' in sys_platform",
-        "foo; platform_machine not in 'x86_64 aarch64'",
-        "pip @ https://example.org/pip.whl ; python_version>'3'",
-        "",
-        "-foo",
-        "foo>=",
-        "foo=1",
-        "foo[bar",
-        "foo; python_versionn > '3'",
-        "foo; python_version",
-        "foo; python_version > '3",
-        "foo >=1 bar",
-        "foo~=1",
-        "foo>=1.*",
-        "foo (>=1",
-        "foo==1.0+local.*",
-        "foo; os_name=='a'or os_name=='b'",
-    ];
+    let (versions, reqs) = (VERSIONS, REQUIREMENTS);
     let tmp = tempfile::tempdir().unwrap();
     let mut input = String::new();
     for v in versions {

@@ -249,8 +249,23 @@ pub fn edit_and_compare(input: &Path, dir: &Path, edit: &Edit) -> PathBuf {
     if std::fs::metadata(&ours).unwrap().len() != std::fs::metadata(input).unwrap().len() {
         check_sorted_sections(&ours);
     }
-    let got = elf_edit::read_rpath(&ours).unwrap();
-    let bytes = std::fs::read(&ours).unwrap();
+    assert_new_value_visible(input, &ours, edit);
+    assert_strip_rewrites(&ours);
+    let meta_in = std::fs::metadata(input).unwrap();
+    let meta_out = std::fs::metadata(&ours).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    assert_eq!(
+        meta_in.permissions().mode(),
+        meta_out.permissions().mode(),
+        "mode not kept"
+    );
+    ours
+}
+
+/// The edit's result as `read_rpath`, readelf -d and goblin see it.
+fn assert_new_value_visible(input: &Path, ours: &Path, edit: &Edit) {
+    let got = elf_edit::read_rpath(ours).unwrap();
+    let bytes = std::fs::read(ours).unwrap();
     let elf = goblin::elf::Elf::parse(&bytes).unwrap();
     match edit {
         // Like patchelf, setting "" where there is no rpath adds nothing.
@@ -268,9 +283,9 @@ pub fn edit_and_compare(input: &Path, dir: &Path, edit: &Edit) -> PathBuf {
             assert!(!got.is_empty());
             let line = format!("Library {}: [{want}]", kind_flag(*kind).to_lowercase());
             assert!(
-                dyn_semantics(&ours).iter().any(|l| l.ends_with(&line)),
+                dyn_semantics(ours).iter().any(|l| l.ends_with(&line)),
                 "readelf -d lacks {line:?}: {:?}",
-                dyn_semantics(&ours)
+                dyn_semantics(ours)
             );
             let seen = match kind {
                 RpathKind::Runpath => &elf.runpaths,
@@ -285,25 +300,19 @@ pub fn edit_and_compare(input: &Path, dir: &Path, edit: &Edit) -> PathBuf {
             assert!(got.is_empty() && elf.runpaths.is_empty() && elf.rpaths.is_empty());
         }
     }
-    // binutils must be able to rewrite the result too (patchelf's outputs
-    // have broken `strip` in the past).
-    let stripped = stripped_path(&ours);
-    let out = run(Command::new("strip").arg("-o").arg(&stripped).arg(&ours));
+}
+
+/// binutils must be able to rewrite the result too (patchelf's outputs
+/// have broken `strip` in the past).
+fn assert_strip_rewrites(ours: &Path) {
+    let stripped = stripped_path(ours);
+    let out = run(Command::new("strip").arg("-o").arg(&stripped).arg(ours));
     let warn = String::from_utf8_lossy(&out.stderr);
     assert!(warn.is_empty(), "strip {} warns: {warn}", ours.display());
     assert_eq!(
         dyn_semantics(&stripped),
-        dyn_semantics(&ours),
+        dyn_semantics(ours),
         "strip changed the dynamic section"
     );
     check_layout(&stripped);
-    let meta_in = std::fs::metadata(input).unwrap();
-    let meta_out = std::fs::metadata(&ours).unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    assert_eq!(
-        meta_in.permissions().mode(),
-        meta_out.permissions().mode(),
-        "mode not kept"
-    );
-    ours
 }

@@ -287,6 +287,26 @@ mod tests {
         e
     }
 
+    /// `bundle write` of two entries for the x86-64 host.
+    fn write(out: &str, compress: &str, version: &str, entries: [&str; 2]) -> Result<()> {
+        let host = "x86_64-unknown-linux-gnu";
+        rw(&[
+            "write",
+            "--output",
+            out,
+            "--compress",
+            compress,
+            "--format-version",
+            version,
+            "--host-triple",
+            host,
+            "--entry",
+            entries[0],
+            "--entry",
+            entries[1],
+        ])
+    }
+
     #[test]
     fn write_list_extract() {
         let dir =
@@ -296,42 +316,14 @@ mod tests {
         std::fs::write(p("a.co"), code_object(0x3f, 1)).unwrap();
         std::fs::write(p("b.co"), code_object(0x48, 2)).unwrap();
         for (compress, version) in [("none", "2"), ("zstd", "2"), ("zlib", "3"), ("zstd", "3")] {
+            let gfx90a = format!("hipv4-amdgcn-amd-amdhsa--gfx90a={}", p("a.co"));
+            let gfx1200 = format!("hipv4-amdgcn-amd-amdhsa--gfx1200={}", p("b.co"));
             let out = p(&format!("k.{compress}{version}.hipfb"));
-            rw(&[
-                "write",
-                "--output",
-                &out,
-                "--compress",
-                compress,
-                "--format-version",
-                version,
-                "--host-triple",
-                "x86_64-unknown-linux-gnu",
-                "--entry",
-                &format!("hipv4-amdgcn-amd-amdhsa--gfx90a={}", p("a.co")),
-                "--entry",
-                &format!("hipv4-amdgcn-amd-amdhsa--gfx1200={}", p("b.co")),
-            ])
-            .unwrap();
+            write(&out, compress, version, [&gfx90a, &gfx1200]).unwrap();
             let data = std::fs::read(&out).unwrap();
             // Deterministic, whatever the order of --entry flags.
             let again = p("again.hipfb");
-            rw(&[
-                "write",
-                "--output",
-                &again,
-                "--compress",
-                compress,
-                "--format-version",
-                version,
-                "--host-triple",
-                "x86_64-unknown-linux-gnu",
-                "--entry",
-                &format!("hipv4-amdgcn-amd-amdhsa--gfx1200={}", p("b.co")),
-                "--entry",
-                &format!("hipv4-amdgcn-amd-amdhsa--gfx90a={}", p("a.co")),
-            ])
-            .unwrap();
+            write(&again, compress, version, [&gfx1200, &gfx90a]).unwrap();
             assert_eq!(std::fs::read(&again).unwrap(), data, "{compress}{version}");
             let want_magic: &[u8] = if compress == "none" {
                 b"__CLANG"

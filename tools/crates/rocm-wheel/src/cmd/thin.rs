@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use base64::Engine;
-use offload_bundle::families::{expand, gfx_sort_key};
+use offload_bundle::families::{expand, gfx_sort_key, Requested};
 use offload_bundle::thin::{find_hip_fatbin, section_targets, thin_section, ThinnedBundle};
 use offload_bundle::Limits;
 use sha2::{Digest, Sha256};
@@ -46,6 +46,40 @@ struct Unpacked {
     targets: Vec<Vec<String>>,
 }
 
+/// Who the input wheel is and what the output is called.
+struct Naming {
+    /// The input's file name.
+    input_name: String,
+    /// The input's `{name}-{version}` .dist-info stem.
+    dist: String,
+    /// The output's .dist-info stem (`dist` unless renamed).
+    new_dist: String,
+    /// The renamed distribution (`--name-suffix`), if any.
+    rename: Option<String>,
+    /// The input's METADATA text.
+    metadata: String,
+}
+
+impl Naming {
+    fn record_name(&self) -> String {
+        format!("{}.dist-info/RECORD", self.dist)
+    }
+
+    fn metadata_name(&self) -> String {
+        format!("{}.dist-info/METADATA", self.dist)
+    }
+
+    /// A member's name in the output (the .dist-info directory renamed).
+    fn rename_member(&self, n: &str) -> String {
+        match n.strip_prefix(&format!("{}.dist-info/", self.dist)) {
+            Some(rest) if self.rename.is_some() => format!("{}.dist-info/{rest}", self.new_dist),
+            _ => n.to_string(),
+        }
+    }
+}
+
+type Input = zip::ZipArchive<BufReader<File>>;
+
 pub fn run(args: Args) -> Result<()> {
     let requested = expand(&args.gfx)?;
     let keep: BTreeSet<String> = requested
@@ -57,11 +91,34 @@ pub fn run(args: Args) -> Result<()> {
     let mut zip = zip::ZipArchive::new(BufReader::new(f))
         .with_context(|| format!("{}: not a zip archive", args.input.display()))?;
     let names: Vec<String> = zip.file_names().map(str::to_string).collect();
+    let naming = name_output(&args, &mut zip, &names)?;
+    let out_dir = match args.output.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    // Every refusal comes before anything is written.
+    let limits = Limits::default();
+    let mut unpacked = unpack_device_code(&mut zip, &out_dir, &limits)?;
+    check_requested(&args, &requested, &naming.input_name, &unpacked)?;
+    let keep_fn = |p: &str| keep.contains(p);
+    let report = write_thinned(
+        &args.output,
+        &mut zip,
+        &names,
+        &naming,
+        &mut unpacked,
+        &|data: &mut Vec<u8>| thin_section(data, &keep_fn, &limits),
+    )?;
+    print_report(&report);
+    Ok(())
+}
+
+/// Reads the input's identity and checks that `-o` is named for the output
+/// wheel (renamed with `--name-suffix`).
+fn name_output(args: &Args, zip: &mut Input, names: &[String]) -> Result<Naming> {
     let dist = wheel_inspect::find_dist_info(names.iter().map(String::as_str))?;
-    let record_name = format!("{dist}.dist-info/RECORD");
-    let metadata_name = format!("{dist}.dist-info/METADATA");
     let input_name = file_name(&args.input)?;
-    let metadata = wheel_inspect::members::read_text(&mut zip, &metadata_name)?;
+    let metadata = wheel_inspect::members::read_text(zip, &format!("{dist}.dist-info/METADATA"))?;
     let (name, version) = wheel_inspect::wheel_identity(&input_name, &dist, &metadata)?;
     let rename = match &args.name_suffix {
         None => None,
@@ -90,15 +147,23 @@ pub fn run(args: Args) -> Result<()> {
             args.output.display()
         );
     }
-    let out_dir = match args.output.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
+    Ok(Naming {
+        input_name,
+        dist,
+        new_dist,
+        rename,
+        metadata,
+    })
+}
 
-    // Pass 1: unpack the members with device code and list their targets,
-    // so every refusal comes before anything is written.
-    let limits = Limits::default();
-    let mut unpacked: HashMap<usize, Unpacked> = HashMap::new();
+/// Unpacks the ELF members whose `.hip_fatbin` holds device code into
+/// temporary files in `out_dir`, keyed by member index, with their targets.
+fn unpack_device_code(
+    zip: &mut Input,
+    out_dir: &Path,
+    limits: &Limits,
+) -> Result<HashMap<usize, Unpacked>> {
+    let mut unpacked = HashMap::new();
     for i in 0..zip.len() {
         let mut m = zip.by_index(i)?;
         let mut magic = [0u8; 4];
@@ -107,7 +172,7 @@ pub fn run(args: Args) -> Result<()> {
             continue;
         }
         let member = m.name().to_string();
-        let mut file = tempfile::tempfile_in(&out_dir)
+        let mut file = tempfile::tempfile_in(out_dir)
             .with_context(|| format!("cannot create a temporary file in {}", out_dir.display()))?;
         {
             let mut w = BufWriter::new(&mut file);
@@ -120,7 +185,7 @@ pub fn run(args: Args) -> Result<()> {
             continue;
         };
         let data = read_range(&mut file, section)?;
-        let targets = section_targets(&data, &limits)
+        let targets = section_targets(&data, limits)
             .with_context(|| format!("{member}: reading .hip_fatbin"))?;
         if targets.iter().any(|t| !t.is_empty()) {
             unpacked.insert(
@@ -133,6 +198,17 @@ pub fn run(args: Args) -> Result<()> {
             );
         }
     }
+    Ok(unpacked)
+}
+
+/// Refuses a wheel without device code, and a requested family or target
+/// of which the wheel holds no code (naming what it has).
+fn check_requested(
+    args: &Args,
+    requested: &[Requested],
+    input_name: &str,
+    unpacked: &HashMap<usize, Unpacked>,
+) -> Result<()> {
     let mut present: BTreeSet<String> = BTreeSet::new();
     for u in unpacked.values() {
         for t in u.targets.iter().flatten() {
@@ -153,7 +229,7 @@ pub fn run(args: Args) -> Result<()> {
         .map(|s| s.as_str())
         .collect::<Vec<_>>()
         .join(", ");
-    for r in &requested {
+    for r in requested {
         if !r.targets.iter().any(|t| present.contains(t)) {
             let what = if r.family {
                 format!("family {} ({})", r.name, r.targets.join(", "))
@@ -167,81 +243,91 @@ pub fn run(args: Args) -> Result<()> {
             );
         }
     }
+    Ok(())
+}
 
-    // Pass 2: write the new wheel; RECORD last.
-    let record_text = wheel_inspect::members::read_text(&mut zip, &record_name)?;
-    let rename_member = |n: &str| -> String {
-        match n.strip_prefix(&format!("{dist}.dist-info/")) {
-            Some(rest) if rename.is_some() => format!("{new_dist}.dist-info/{rest}"),
-            _ => n.to_string(),
-        }
-    };
+/// What was thinned: per member, its bundles.
+type Report = Vec<(String, Vec<ThinnedBundle>)>;
+
+/// Writes the output wheel atomically: thinned members deflated anew, a
+/// renamed METADATA, everything else copied raw; RECORD rewritten, last.
+fn write_thinned(
+    output: &Path,
+    zip: &mut Input,
+    names: &[String],
+    naming: &Naming,
+    unpacked: &mut HashMap<usize, Unpacked>,
+    thin: &dyn Fn(&mut Vec<u8>) -> Result<Vec<ThinnedBundle>>,
+) -> Result<Report> {
+    let record_name = naming.record_name();
+    let metadata_name = naming.metadata_name();
+    let record_text = wheel_inspect::members::read_text(zip, &record_name)?;
     let mut changed: BTreeMap<String, (String, u64)> = BTreeMap::new();
-    let mut report: Vec<(String, Vec<ThinnedBundle>)> = Vec::new();
-    let keep_fn = |p: &str| keep.contains(p);
-    atomic_write::AtomicFile::write_with(&args.output, 0o644, |out| {
+    let mut report = Report::new();
+    atomic_write::AtomicFile::write_with(output, 0o644, |out| {
         let mut w = zip::ZipWriter::new(BufWriter::new(out));
         for (i, name) in names.iter().enumerate() {
-            let name = name.clone();
-            if name == record_name {
+            if *name == record_name {
                 continue;
             }
-            let new_name = rename_member(&name);
+            let new_name = naming.rename_member(name);
             if let Some(u) = unpacked.get_mut(&i) {
                 let mut data = read_range(&mut u.file, u.section)?;
-                let thinned = thin_section(&mut data, &keep_fn, &limits)
-                    .with_context(|| format!("{name}: .hip_fatbin"))?;
+                let thinned = thin(&mut data).with_context(|| format!("{name}: .hip_fatbin"))?;
                 if thinned.iter().any(|t| !t.dropped.is_empty()) {
                     u.file.seek(SeekFrom::Start(u.section.0))?;
                     u.file.write_all(&data)?;
                     drop(data);
-                    let opts = options_of(&mut zip, i)?;
-                    w.start_file(new_name.as_str(), opts)?;
+                    w.start_file(new_name.as_str(), options_of(zip, i)?)?;
                     u.file.seek(SeekFrom::Start(0))?;
-                    let mut hasher = HashWriter {
-                        inner: &mut w,
-                        sha: Sha256::new(),
-                        n: 0,
-                    };
-                    std::io::copy(&mut BufReader::new(&mut u.file), &mut hasher)?;
-                    let (sha, n) = (hasher.sha.finalize(), hasher.n);
-                    changed.insert(new_name.clone(), (record_hash(&sha), n));
-                    report.push((name, thinned));
+                    let entry = copy_hashed(&mut BufReader::new(&mut u.file), &mut w)?;
+                    changed.insert(new_name, entry);
+                    report.push((name.clone(), thinned));
                     continue;
                 }
             }
-            if rename.is_some() && name == metadata_name {
-                let text = rename_metadata(&metadata, rename.as_deref().unwrap())?;
-                w.start_file(new_name.as_str(), options_of(&mut zip, i)?)?;
+            if let (Some(rename), true) = (&naming.rename, *name == metadata_name) {
+                let text = rename_metadata(&naming.metadata, rename)?;
+                w.start_file(new_name.as_str(), options_of(zip, i)?)?;
                 w.write_all(text.as_bytes())?;
-                changed.insert(
-                    new_name.clone(),
-                    (
-                        record_hash(&Sha256::digest(text.as_bytes())),
-                        text.len() as u64,
-                    ),
-                );
+                let hash = record_hash(&Sha256::digest(text.as_bytes()));
+                changed.insert(new_name, (hash, text.len() as u64));
                 continue;
             }
             let m = zip.by_index_raw(i)?;
-            if new_name == name {
+            if new_name == *name {
                 w.raw_copy_file(m)?;
             } else {
                 w.raw_copy_file_rename(m, new_name.as_str())?;
             }
         }
+        let rename_member = |n: &str| naming.rename_member(n);
         let new_record = rewrite_record(&record_text, &rename_member, &changed)?;
         let record_index = names.iter().position(|n| *n == record_name).unwrap();
         w.start_file(
-            rename_member(&record_name).as_str(),
-            options_of(&mut zip, record_index)?,
+            naming.rename_member(&record_name).as_str(),
+            options_of(zip, record_index)?,
         )?;
         w.write_all(new_record.as_bytes())?;
         w.finish()?.flush()?;
         Ok(())
     })?;
+    Ok(report)
+}
 
-    for (member, bundles) in &report {
+/// Copies `r` into `w`, returning its RECORD hash and size.
+fn copy_hashed(r: &mut impl Read, w: &mut impl Write) -> Result<(String, u64)> {
+    let mut hasher = HashWriter {
+        inner: w,
+        sha: Sha256::new(),
+        n: 0,
+    };
+    std::io::copy(r, &mut hasher)?;
+    Ok((record_hash(&hasher.sha.finalize()), hasher.n))
+}
+
+fn print_report(report: &Report) {
+    for (member, bundles) in report {
         println!("{member}:");
         for b in bundles {
             println!(
@@ -263,7 +349,6 @@ pub fn run(args: Args) -> Result<()> {
             );
         }
     }
-    Ok(())
 }
 
 /// How a rewritten member is stored: deflated, with the original's time

@@ -3,7 +3,8 @@
 
 use crate::*;
 use serde_json::Value;
-use std::path::Path;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
 const HOST: &str = "x86_64-unknown-linux-gnu";
 const ID906: &str = "hipv4-amdgcn-amd-amdhsa--gfx906";
@@ -42,6 +43,18 @@ fn json(text: &str) -> Value {
     serde_json::from_str(text).unwrap_or_else(|e| panic!("not JSON ({e}):\n{text}"))
 }
 
+/// The entry ids of a bundle in `bundle list --json` output, sorted.
+fn entry_ids(bundle: &Value) -> Vec<&str> {
+    let mut ids: Vec<&str> = bundle["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["id"].as_str().unwrap())
+        .collect();
+    ids.sort();
+    ids
+}
+
 #[test]
 fn write_list_extract_inspect() {
     let d = setup();
@@ -56,57 +69,8 @@ fn write_list_extract_inspect() {
             b"CCOB"
         };
         assert!(data.starts_with(magic), "{compress}");
-
-        // Text listing: one bundle, host entry plus the two targets.
-        let text = rw(dir, &["bundle", "list", &out]).success().stdout;
-        assert!(
-            text.starts_with("bundle 0 at offset 0: "),
-            "{compress}: {text}"
-        );
-        assert!(text.contains(", 3 entries"), "{text}");
-        for id in [&format!("host-{HOST}-")[..], ID906, ID90A] {
-            assert!(
-                text.lines()
-                    .any(|l| l.trim_start().starts_with(&format!("{id}  offset "))),
-                "{id} not listed:\n{text}"
-            );
-        }
-
-        // JSON listing.
-        let v = json(
-            &rw(dir, &["bundle", "list", "--json", &out])
-                .success()
-                .stdout,
-        );
-        let bundles = v["bundles"].as_array().unwrap();
-        assert_eq!(bundles.len(), 1);
-        let mut ids: Vec<&str> = bundles[0]["entries"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|e| e["id"].as_str().unwrap())
-            .collect();
-        ids.sort();
-        assert_eq!(ids, [ID906, ID90A, &format!("host-{HOST}-")[..]]);
-        assert_eq!(bundles[0]["compressed"].is_null(), compress == "none");
-        if compress != "none" {
-            assert_eq!(bundles[0]["compressed"]["method"], compress);
-        }
-
-        // inspect --json: a bundle file with exactly these two targets.
-        let v = json(&rw(dir, &["inspect", "--json", &out]).success().stdout);
-        assert_eq!(v["schema_version"], 1);
-        assert_eq!(v["kind"], "bundle");
-        assert_eq!(v["path"], out.as_str());
-        assert!(v["wheel"].is_null());
-        assert_eq!(v["elf_files"], serde_json::json!([]));
-        let files = v["bundle_files"].as_array().unwrap();
-        assert_eq!(files.len(), 1);
-        assert_eq!(
-            files[0]["targets"],
-            serde_json::json!({"gfx906": 1, "gfx90a": 1})
-        );
-        assert_eq!(files[0]["bundles"][0]["compression"], compress);
+        check_listings(dir, &out, compress);
+        check_inspect(dir, &out, compress);
 
         // extract gives back each code object byte for byte.
         for arch in ["gfx906", "gfx90a"] {
@@ -137,7 +101,61 @@ fn write_list_extract_inspect() {
         serde_json::json!({"gfx90a": 1})
     );
 
-    // The reference tool reads what we wrote and agrees on the contents.
+    check_against_the_reference_tool(dir);
+    check_compressed_both_ways(dir);
+}
+
+/// `bundle list` and `bundle list --json` of `out` (written by [`write`]):
+/// one bundle, host entry plus the two targets.
+fn check_listings(dir: &Path, out: &str, compress: &str) {
+    let text = rw(dir, &["bundle", "list", out]).success().stdout;
+    assert!(
+        text.starts_with("bundle 0 at offset 0: "),
+        "{compress}: {text}"
+    );
+    assert!(text.contains(", 3 entries"), "{text}");
+    for id in [&format!("host-{HOST}-")[..], ID906, ID90A] {
+        assert!(
+            text.lines()
+                .any(|l| l.trim_start().starts_with(&format!("{id}  offset "))),
+            "{id} not listed:\n{text}"
+        );
+    }
+
+    let v = json(&rw(dir, &["bundle", "list", "--json", out]).success().stdout);
+    let bundles = v["bundles"].as_array().unwrap();
+    assert_eq!(bundles.len(), 1);
+    assert_eq!(
+        entry_ids(&bundles[0]),
+        [ID906, ID90A, &format!("host-{HOST}-")[..]]
+    );
+    assert_eq!(bundles[0]["compressed"].is_null(), compress == "none");
+    if compress != "none" {
+        assert_eq!(bundles[0]["compressed"]["method"], compress);
+    }
+}
+
+/// `inspect --json` of `out`: a bundle file with exactly the two targets.
+fn check_inspect(dir: &Path, out: &str, compress: &str) {
+    let v = json(&rw(dir, &["inspect", "--json", out]).success().stdout);
+    assert_eq!(v["schema_version"], 1);
+    assert_eq!(v["kind"], "bundle");
+    assert_eq!(v["path"], out);
+    assert!(v["wheel"].is_null());
+    assert_eq!(v["elf_files"], serde_json::json!([]));
+    let files = v["bundle_files"].as_array().unwrap();
+    assert_eq!(files.len(), 1);
+    assert_eq!(
+        files[0]["targets"],
+        serde_json::json!({"gfx906": 1, "gfx90a": 1})
+    );
+    assert_eq!(files[0]["bundles"][0]["compression"], compress);
+}
+
+/// The reference tool reads what we wrote (`k.none.hipfb`) and agrees on
+/// the contents; called the way clang's HIP driver calls it (host entry
+/// `host-<triple>-`), it writes the very same bytes.
+fn check_against_the_reference_tool(dir: &Path) {
     let listed = run_stdout(llvm_cmd("clang-offload-bundler").current_dir(dir).args([
         "-list",
         "-type=o",
@@ -157,8 +175,6 @@ fn write_list_extract_inspect() {
         std::fs::read(dir.join("ref.gfx90a.co")).unwrap(),
         std::fs::read(dir.join("k.gfx90a.co")).unwrap()
     );
-    // The reference tool, called the way clang's HIP driver calls it
-    // (host entry `host-<triple>-`), writes the very same bytes.
     run_stdout(llvm_cmd("clang-offload-bundler").current_dir(dir).args([
         "-type=o",
         "-bundle-align=4096",
@@ -173,10 +189,12 @@ fn write_list_extract_inspect() {
             == std::fs::read(dir.join("k.none.hipfb")).unwrap(),
         "bundle write differs from clang-offload-bundler"
     );
+}
 
-    // Compressed, both ways: the reference tool unbundles what `bundle
-    // write` compressed, and `bundle list|extract` read what the tool
-    // compresses (`-compress`, zstd, CCOB v2 by default and v3 on request).
+/// Compressed, both ways: the reference tool unbundles what `bundle write`
+/// compressed, and `bundle list|extract` read what the tool compresses
+/// (`-compress`, zstd, CCOB v2 by default and v3 on request).
+fn check_compressed_both_ways(dir: &Path) {
     for compress in ["zstd", "zlib"] {
         run_stdout(llvm_cmd("clang-offload-bundler").current_dir(dir).args([
             "-unbundle",
@@ -378,6 +396,44 @@ fn write_refuses_duplicate_targets() {
     .success();
 }
 
+/// `--entry` values `bundle write` refuses, with what the error says.
+const BAD_ENTRIES: &[(&str, &str)] = &[
+    (
+        "hipv4-amdgcn-amd-amdhsa--gfx906=libhost.so",
+        "ELF e_machine is 62, not EM_AMDGPU (224)",
+    ),
+    (
+        "hipv4-amdgcn-amd-amdhsa--gfx906=k.hip",
+        "k.hip: not an ELF file; expected an AMDGPU code object",
+    ),
+    // A bundle is not a code object either.
+    (
+        "hipv4-amdgcn-amd-amdhsa--gfx906=k.hipfb",
+        "k.hipfb: not an ELF file",
+    ),
+    (
+        "hipv4-amdgcn-amd-amdhsa--gfx90a=k.gfx906.co",
+        "k.gfx906.co is a gfx906 code object",
+    ),
+    (
+        "hipv4-amdgcn-amd-amdhsa--gfx906=missing.co",
+        "cannot read code object missing.co",
+    ),
+    (
+        "hipv4-amdgcn-amd-amdhsa--gfx906=rel.o",
+        "rel.o is an unlinked AMDGPU object (ELF e_type 1), not a code object",
+    ),
+    ("gfx906", "is not ID=FILE"),
+    (
+        "gfx906=k.gfx906.co",
+        "entry id `gfx906`: offload kind `gfx906` is not hip, hipv4 or openmp",
+    ),
+    (
+        "hipv4-amdgcn-amd-amdhsa--gfx90a=k.gfx90a.co",
+        "entry id `hipv4-amdgcn-amd-amdhsa--gfx90a` is given twice",
+    ),
+];
+
 #[test]
 fn write_refuses_bad_entries() {
     let d = setup();
@@ -393,142 +449,43 @@ fn write_refuses_bad_entries() {
         &std::fs::read(dir.join("k.gfx906.co")).unwrap()[..60],
     )
     .unwrap();
-    let cases: &[(&str, &str)] = &[
-        (
-            "hipv4-amdgcn-amd-amdhsa--gfx906=libhost.so",
-            "ELF e_machine is 62, not EM_AMDGPU (224)",
-        ),
-        (
-            "hipv4-amdgcn-amd-amdhsa--gfx906=k.hip",
-            "k.hip: not an ELF file; expected an AMDGPU code object",
-        ),
-        // A bundle is not a code object either.
-        (
-            "hipv4-amdgcn-amd-amdhsa--gfx906=k.hipfb",
-            "k.hipfb: not an ELF file",
-        ),
-        (
-            "hipv4-amdgcn-amd-amdhsa--gfx90a=k.gfx906.co",
-            "k.gfx906.co is a gfx906 code object",
-        ),
-        (
-            "hipv4-amdgcn-amd-amdhsa--gfx906=missing.co",
-            "cannot read code object missing.co",
-        ),
-        (
-            "hipv4-amdgcn-amd-amdhsa--gfx906=rel.o",
-            "rel.o is an unlinked AMDGPU object (ELF e_type 1), not a code object",
-        ),
-        ("gfx906", "is not ID=FILE"),
-        (
-            "gfx906=k.gfx906.co",
-            "entry id `gfx906`: offload kind `gfx906` is not hip, hipv4 or openmp",
-        ),
-        (
-            "hipv4-amdgcn-amd-amdhsa--gfx90a=k.gfx90a.co",
-            "entry id `hipv4-amdgcn-amd-amdhsa--gfx90a` is given twice",
-        ),
-    ];
     let before = snapshot(dir);
-    for (entry, needle) in cases {
+    let gfx90a = format!("{ID90A}=k.gfx90a.co");
+    for (entry, needle) in BAD_ENTRIES {
         for compress in ["none", "zstd"] {
-            rw(
+            let args = ["--compress", compress, "--host-triple", HOST];
+            refused(
                 dir,
-                &[
-                    "bundle",
-                    "write",
-                    "--output",
-                    "out.hipfb",
-                    "--compress",
-                    compress,
-                    "--host-triple",
-                    HOST,
-                    "--entry",
-                    &format!("{ID90A}=k.gfx90a.co"),
-                    "--entry",
-                    entry,
-                ],
-            )
-            .fails(1, needle);
-            assert_unchanged(dir, &before);
+                &before,
+                &args,
+                &["--entry", &gfx90a, "--entry", entry],
+                needle,
+            );
         }
     }
     // A truncated code object.
-    rw(
+    let cut = format!("{ID906}=cut.co");
+    refused(
         dir,
-        &[
-            "bundle",
-            "write",
-            "--output",
-            "out.hipfb",
-            "--host-triple",
-            HOST,
-            "--entry",
-            &format!("{ID906}=cut.co"),
-        ],
-    )
-    .fails(1, "cut.co");
-    assert_unchanged(dir, &before);
-    rw(
+        &before,
+        &["--host-triple", HOST],
+        &["--entry", &cut],
+        "cut.co",
+    );
+    let gfx906 = format!("{ID906}=k.gfx906.co");
+    refused(
         dir,
-        &[
-            "bundle",
-            "write",
-            "--output",
-            "out.hipfb",
-            "--level",
-            "3",
-            "--host-triple",
-            HOST,
-            "--entry",
-            &format!("{ID906}=k.gfx906.co"),
-        ],
-    )
-    .fails(1, "--level needs --compress zstd or --compress zlib");
-    assert_unchanged(dir, &before);
-    // Levels the method does not have.
-    for (compress, level, needle) in [
-        (
-            "zstd",
-            "0",
-            "zstd compression level 0 is out of range 1..=22",
-        ),
-        (
-            "zstd",
-            "23",
-            "zstd compression level 23 is out of range 1..=22",
-        ),
-        (
-            "zstd",
-            "-5",
-            "zstd compression level -5 is out of range 1..=22",
-        ),
-        (
-            "zlib",
-            "10",
-            "zlib compression level 10 is out of range 0..=9",
-        ),
-    ] {
-        rw(
-            dir,
-            &[
-                "bundle",
-                "write",
-                "--output",
-                "out.hipfb",
-                "--compress",
-                compress,
-                &format!("--level={level}"),
-                "--host-triple",
-                HOST,
-                "--entry",
-                &format!("{ID906}=k.gfx906.co"),
-            ],
-        )
-        .fails(1, needle);
-        assert_unchanged(dir, &before);
-    }
-    // Usage errors are clap's: exit 2, nothing written.
+        &before,
+        &["--level", "3", "--host-triple", HOST],
+        &["--entry", &gfx906],
+        "--level needs --compress zstd or --compress zlib",
+    );
+    refuses_bad_levels(dir, &before);
+    refuses_usage_errors(dir, &before);
+}
+
+/// Usage errors are clap's: exit 2, nothing written.
+fn refuses_usage_errors(dir: &Path, before: &BTreeMap<PathBuf, Vec<u8>>) {
     for (argv, needle) in [
         (
             &[
@@ -562,7 +519,54 @@ fn write_refuses_bad_entries() {
         ),
     ] {
         rw(dir, argv).fails(2, needle);
-        assert_unchanged(dir, &before);
+        assert_unchanged(dir, before);
+    }
+}
+
+/// `bundle write --output out.hipfb FLAGS ENTRIES` fails (exit 1) with
+/// `needle` and leaves `dir` as it was.
+fn refused(
+    dir: &Path,
+    before: &BTreeMap<PathBuf, Vec<u8>>,
+    flags: &[&str],
+    entries: &[&str],
+    needle: &str,
+) {
+    let mut argv = vec!["bundle", "write", "--output", "out.hipfb"];
+    argv.extend_from_slice(flags);
+    argv.extend_from_slice(entries);
+    rw(dir, &argv).fails(1, needle);
+    assert_unchanged(dir, before);
+}
+
+/// Levels the method does not have.
+fn refuses_bad_levels(dir: &Path, before: &BTreeMap<PathBuf, Vec<u8>>) {
+    let gfx906 = format!("{ID906}=k.gfx906.co");
+    for (compress, level, needle) in [
+        (
+            "zstd",
+            "0",
+            "zstd compression level 0 is out of range 1..=22",
+        ),
+        (
+            "zstd",
+            "23",
+            "zstd compression level 23 is out of range 1..=22",
+        ),
+        (
+            "zstd",
+            "-5",
+            "zstd compression level -5 is out of range 1..=22",
+        ),
+        (
+            "zlib",
+            "10",
+            "zlib compression level 10 is out of range 0..=9",
+        ),
+    ] {
+        let level = format!("--level={level}");
+        let flags = ["--compress", compress, &level, "--host-triple", HOST];
+        refused(dir, before, &flags, &["--entry", &gfx906], needle);
     }
 }
 
@@ -578,14 +582,10 @@ fn hip_shared_object_carries_the_bundle() {
             .success()
             .stdout,
     );
-    let mut ids: Vec<&str> = v["bundles"][0]["entries"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["id"].as_str().unwrap())
-        .collect();
-    ids.sort();
-    assert_eq!(ids, [ID906, ID90A, &format!("host-{HOST}-")[..]]);
+    assert_eq!(
+        entry_ids(&v["bundles"][0]),
+        [ID906, ID90A, &format!("host-{HOST}-")[..]]
+    );
     assert_eq!(v["bundles"][0]["compressed"]["method"], "zstd");
 
     rw(

@@ -102,18 +102,23 @@ fn set_show_remove_round_trip() {
     assert!(readelf_paths(&dir.join("librm.so")).is_empty());
     assert_eq!(show(dir, "libset.so"), ["RPATH $ORIGIN"]);
 
-    // The edited library still links and loads: gcc's linker reads it.
+    std::fs::rename(dir.join("librm.so"), dir.join("libfinal.so")).unwrap();
+    assert_links_and_loads(dir, "final");
+}
+
+/// The edited library `lib{name}.so` still links and loads: gcc's linker
+/// reads it, and a program linked to it runs.
+fn assert_links_and_loads(dir: &Path, name: &str) {
     let prog = dir.join("main.c");
     std::fs::write(
         &prog,
         "int answer(void);\nint main(void) { return answer() == 42 ? 0 : 1; }\n",
     )
     .unwrap();
-    std::fs::rename(dir.join("librm.so"), dir.join("libfinal.so")).unwrap();
     run_stdout(Command::new("gcc").current_dir(dir).args([
         "main.c",
         "-L.",
-        "-lfinal",
+        &format!("-l{name}"),
         "-Wl,-rpath,$ORIGIN",
         "-o",
         "main",

@@ -75,6 +75,37 @@ fn fatbin_range(so: &Path) -> (usize, usize) {
     )
 }
 
+/// The entry ids (sorted) clang-offload-bundler lists for the first bundle
+/// of `so`'s `.hip_fatbin`, cut out with llvm-objcopy.
+fn reference_listing(dir: &Path, so: &str) -> Vec<String> {
+    run_stdout(llvm_cmd("llvm-objcopy").current_dir(dir).args([
+        "--dump-section",
+        ".hip_fatbin=fb.bin",
+        so,
+        "/dev/null",
+    ]));
+    let listed: Value = serde_json::from_str(
+        &rw(dir, &["bundle", "list", "--json", "fb.bin"])
+            .success()
+            .stdout,
+    )
+    .unwrap();
+    let (o, n) = (
+        listed["bundles"][0]["offset"].as_u64().unwrap() as usize,
+        listed["bundles"][0]["size"].as_u64().unwrap() as usize,
+    );
+    let fb = std::fs::read(dir.join("fb.bin")).unwrap();
+    std::fs::write(dir.join("one.bundle"), &fb[o..o + n]).unwrap();
+    let ids = run_stdout(llvm_cmd("clang-offload-bundler").current_dir(dir).args([
+        "-list",
+        "-type=o",
+        "-input=one.bundle",
+    ]));
+    let mut ids: Vec<String> = ids.lines().map(str::to_string).collect();
+    ids.sort();
+    ids
+}
+
 #[test]
 fn keeps_only_the_requested_targets_in_place() {
     for compress in ["zstd", "zlib", "none"] {
@@ -124,31 +155,7 @@ fn keeps_only_the_requested_targets_in_place() {
         assert_eq!(a[off + size..], t[off + size..], "{compress}: after it");
         assert_ne!(a, t, "{compress}: the section did not change");
         // clang-offload-bundler reads the bundle cut out of the section.
-        run_stdout(llvm_cmd("llvm-objcopy").current_dir(dir).args([
-            "--dump-section",
-            ".hip_fatbin=fb.bin",
-            "thin.so",
-            "/dev/null",
-        ]));
-        let listed: Value = serde_json::from_str(
-            &rw(dir, &["bundle", "list", "--json", "fb.bin"])
-                .success()
-                .stdout,
-        )
-        .unwrap();
-        let (o, n) = (
-            listed["bundles"][0]["offset"].as_u64().unwrap() as usize,
-            listed["bundles"][0]["size"].as_u64().unwrap() as usize,
-        );
-        let fb = std::fs::read(dir.join("fb.bin")).unwrap();
-        std::fs::write(dir.join("one.bundle"), &fb[o..o + n]).unwrap();
-        let ids = run_stdout(llvm_cmd("clang-offload-bundler").current_dir(dir).args([
-            "-list",
-            "-type=o",
-            "-input=one.bundle",
-        ]));
-        let mut ids: Vec<&str> = ids.lines().collect();
-        ids.sort();
+        let ids = reference_listing(dir, "thin.so");
         assert_eq!(ids, [ID90A, "host-x86_64-unknown-linux-gnu-"], "{compress}");
         // Reproducible.
         std::fs::create_dir(dir.join("again")).unwrap();
