@@ -43,9 +43,10 @@ dist-test: wheels
 setup-test: setup
 	tests/host/setup_idempotent_test.sh
 
-# Rust functions over 80 lines need a "Long because" in their doc comment.
+# Rust and Starlark functions over 80 lines need a "Long because" in their doc comment.
 lint: setup
 	node_modules/.bin/buildifier -mode=check -lint=warn $(BUILDIFIER_WARNINGS) -r .
 	.venv/bin/python tools/fn_length.py
+	.venv/bin/python tools/fn_length.py --starlark
 
 test: lint rust-test bazel-test workspace-test e2e dist-test setup-test
