@@ -8,8 +8,7 @@ ROCm root: the `rocm_path` attribute, else $ROCM_PATH, else /opt/rocm, else
   directory (<resource dir>/amdgcn/bitcode) or /usr/lib/<triple>/amdgcn/bitcode,
   /usr/lib/<triple>/libamdhip64.so.
 `detect_rocm` finds everything and returns a struct; the repository's files
-are then written from templates/rocm_hip.*.tpl, rocm_library.BUILD.tpl and
-tool_wrapper.sh.tpl.
+are then written from templates/rocm_hip.*.tpl.
 """
 
 load(":gfx_families.bzl", "GFX_TARGETS")
@@ -106,7 +105,7 @@ def _wrapper(rctx, name, target):
     # A script, not a symlink: remote workers get a copy of what Bazel
     # uploads, and a copied clang finds neither its resource directory nor
     # ld.lld. The script runs the installed tool where it lives.
-    write_template(rctx, "bin/" + name, "tool_wrapper.sh.tpl", {"{TOOL}": target}, executable = True)
+    write_template(rctx, "bin/" + name, "rocm_hip.tool.sh.tpl", {"{TOOL}": target}, executable = True)
 
 def _unusable(root, how, version):
     return lambda why: struct(root = root, how = how, version = version, unavailable = why)
@@ -191,7 +190,7 @@ def _library_targets(rctx, found):
             refused = {},
             unavailable = "no usable ROCm: " + found.unavailable,
         )
-        out.append(render(rctx, "rocm_library.BUILD.tpl", {
+        out.append(render(rctx, "rocm_hip.library.BUILD.tpl", {
             "{NAME}": repr(name),
             "{DEPS}": repr([":" + d for d in lib.uses]),
             "{DISPLAY}": repr(lib.display),

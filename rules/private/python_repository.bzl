@@ -6,8 +6,8 @@ python3.N on PATH (Debian's python3.13, python3.14, ...), or takes the
 is asked for its version, SOABI, EXT_SUFFIX and include directory; per minor
 version the newest patch release with headers (Python.h) wins.
 `detect_pythons` finds them and returns a struct; the repository's files are
-then written from templates/rocm_python.*.tpl (one
-rocm_python_version.BUILD.tpl block per version).
+then written from templates/rocm_python.*.tpl (the toolchain block once per
+version).
 """
 
 load(":labels.bzl", "abs_label")
@@ -137,7 +137,7 @@ def detect_pythons(rctx):
     return struct(pythons = pythons, searched = found.searched, skipped = found.skipped)
 
 def _toolchain(rctx, minor, info, labels):
-    return render(rctx, "rocm_python_version.BUILD.tpl", {
+    return render(rctx, "rocm_python.toolchain.BUILD.tpl", {
         "{U}": minor.replace(".", "_"),
         "{V}": minor,
         "{ABI_TAG}": repr(info["tag"] + info["abiflags"]),
