@@ -148,7 +148,7 @@ def _toolchain(rctx, minor, info, labels):
         "{SOABI}": repr(info["soabi"]),
         "{VERSION_SETTING}": labels["{VERSION_SETTING}"],
         "{TOOLCHAIN_TYPE}": labels["{TOOLCHAIN_TYPE}"],
-    }).rstrip("\n")
+    })
 
 def _local_python_repository_impl(rctx):
     found = detect_pythons(rctx)
@@ -167,7 +167,9 @@ def _local_python_repository_impl(rctx):
         "{PYTHON_VERSIONS}": repr(found.pythons.keys()),
     })
     build = dict(labels)
-    build["{TOOLCHAINS}"] = "\n\n".join([_toolchain(rctx, m, i, labels) for m, i in found.pythons.items()])
+
+    # The key takes its line's newline: with no Python, no blank lines remain.
+    build["{TOOLCHAINS}\n"] = "".join(["\n" + _toolchain(rctx, m, i, labels) for m, i in found.pythons.items()])
     write_template(rctx, "BUILD.bazel", "rocm_python.BUILD.tpl", build)
 
     # In its own package so that registering `@rocm_python//:all` and then

@@ -5,5 +5,4 @@ load("{PYTHON_BZL}", "rocm_python_toolchain")
 package(default_visibility = ["//visibility:public"])
 
 exports_files(["versions.bzl"])
-
 {TOOLCHAINS}
