@@ -61,6 +61,23 @@ def _isa_bitcode(rctx, device_lib_path):
         return None
     return {"gfx" + v: True for v in isa}
 
+def _gfx_targets(rctx, clang, device_lib):
+    """(targets clang compiles with the device library, targets only without it)."""
+    cpus = _probe_cpus(rctx, clang)
+    isa = _isa_bitcode(rctx, device_lib)
+    targets = []
+    nogpulib = []
+    for t in GFX_TARGETS:
+        if t not in cpus:
+            continue
+        if isa == None or t in isa:
+            targets.append(t)
+        else:
+            # Accepted by the compiler but without ISA bitcode: only code
+            # that needs no device library builds.
+            nogpulib.append(t)
+    return targets, nogpulib
+
 def _device_lib(rctx, root, clang):
     candidates = [
         root + "/amdgcn/bitcode",
@@ -149,19 +166,7 @@ def detect_rocm(rctx):
     if not runtime:
         return fail_with("ROCm root {} has no libamdhip64.so; install the HIP runtime (libamdhip64-dev)".format(root))
 
-    cpus = _probe_cpus(rctx, clang)
-    isa = _isa_bitcode(rctx, device_lib)
-    targets = []
-    nogpulib = []
-    for t in GFX_TARGETS:
-        if t not in cpus:
-            continue
-        if isa == None or t in isa:
-            targets.append(t)
-        else:
-            # Accepted by the compiler but without ISA bitcode: only code
-            # that needs no device library builds.
-            nogpulib.append(t)
+    targets, nogpulib = _gfx_targets(rctx, clang, device_lib)
     version_text = rctx.execute([clang, "--version"]).stdout
     first = version_text.splitlines()[0].strip() if version_text else "clang"
     return struct(
