@@ -31,7 +31,7 @@ def rules_rocm_dependencies(python_interpreters = {}, rocm_wheel = ""):
         local_python_repository(name = "rocm_python", interpreters = python_interpreters)
     if not native.existing_rule("rocm_hip"):
         # ROCm from $ROCM_PATH, /opt/rocm or /usr; declare rocm_hip yourself
-        # (rocm_hip_repository(rocm_path = ..., zig = ...)) to pin it.
+        # (rocm_hip_repository(rocm_path = ..., clang = ...)) to pin it.
         rocm_hip_repository(name = "rocm_hip")
 
 def rules_rocm_toolchains():

@@ -7,22 +7,14 @@ ROCm root: the `rocm_path` attribute, else $ROCM_PATH, else /opt/rocm, else
   Debian: /usr/lib/llvm-<N>/bin, the device libraries in clang's resource
   directory (<resource dir>/amdgcn/bitcode) or /usr/lib/<triple>/amdgcn/bitcode,
   /usr/lib/<triple>/libamdhip64.so.
-`detect` finds everything and returns a struct; the BUILD file is then
-written from templates/rocm_hip.BUILD.tpl.
+`detect_rocm` finds everything and returns a struct; the repository's files
+are then written from templates/rocm_hip.*.tpl.
 """
 
 load(":gfx_families.bzl", "GFX_TARGETS")
 load(":labels.bzl", "abs_label")
+load(":repository_utils.bzl", "attr_or_env", "exists", "first_existing", "render", "stdout_of", "write_template")
 load(":rocm_libraries.bzl", "ROCM_LIBRARIES", "parse_version_header", "refused_targets")
-
-def _exists(rctx, p):
-    return p and rctx.path(p).exists
-
-def _first(rctx, candidates):
-    for c in candidates:
-        if _exists(rctx, c):
-            return c
-    return None
 
 def _llvm_dirs(rctx, root):
     # /usr/lib/llvm-21/bin etc., newest first.
@@ -37,13 +29,11 @@ def _llvm_dirs(rctx, root):
     return [d for _, d in sorted(found, reverse = True)]
 
 def _find_root(rctx):
-    if rctx.attr.rocm_path:
-        return rctx.attr.rocm_path, "rocm_path attribute"
-    env = rctx.os.environ.get("ROCM_PATH", "")
-    if env:
-        return env, "$ROCM_PATH"
+    given = attr_or_env(rctx, rctx.attr.rocm_path, "rocm_path attribute", "ROCM_PATH")
+    if given.value:
+        return given.value, given.source
     for c in ("/opt/rocm", "/usr"):
-        if _exists(rctx, c + "/include/hip/hip_runtime.h"):
+        if exists(rctx, c + "/include/hip/hip_runtime.h"):
             return c, "default search"
     return None, None
 
@@ -58,7 +48,7 @@ def _probe_cpus(rctx, clang):
 
 def _hip_version(rctx, root):
     h = root + "/include/hip/hip_version.h"
-    if not _exists(rctx, h):
+    if not exists(rctx, h):
         return ""
     v = parse_version_header(rctx.read(h), "HIP_VERSION")
     return ".".join(v.split(".")[:2])
@@ -71,6 +61,23 @@ def _isa_bitcode(rctx, device_lib_path):
         return None
     return {"gfx" + v: True for v in isa}
 
+def _gfx_targets(rctx, clang, device_lib):
+    """(targets clang compiles with the device library, targets only without it)."""
+    cpus = _probe_cpus(rctx, clang)
+    isa = _isa_bitcode(rctx, device_lib)
+    targets = []
+    nogpulib = []
+    for t in GFX_TARGETS:
+        if t not in cpus:
+            continue
+        if isa == None or t in isa:
+            targets.append(t)
+        else:
+            # Accepted by the compiler but without ISA bitcode: only code
+            # that needs no device library builds.
+            nogpulib.append(t)
+    return targets, nogpulib
+
 def _device_lib(rctx, root, clang):
     candidates = [
         root + "/amdgcn/bitcode",
@@ -79,15 +86,15 @@ def _device_lib(rctx, root, clang):
     ]
 
     # Debian's rocm-device-libs-<N> installs into clang's resource directory.
-    r = rctx.execute([clang, "-print-resource-dir"], timeout = 30)
-    if r.return_code == 0 and r.stdout.strip():
-        candidates.append(r.stdout.strip() + "/amdgcn/bitcode")
+    resource_dir = stdout_of(rctx, [clang, "-print-resource-dir"], timeout = 30)
+    if resource_dir:
+        candidates.append(resource_dir + "/amdgcn/bitcode")
     candidates += [
         root + "/lib/x86_64-linux-gnu/amdgcn/bitcode",
         root + "/lib64/amdgcn/bitcode",
     ]
     for c in candidates:
-        if _exists(rctx, c + "/ocml.bc"):
+        if exists(rctx, c + "/ocml.bc"):
             return c, candidates
     return None, candidates
 
@@ -95,7 +102,7 @@ def _libraries(rctx, root):
     libs = {}
     for name, lib in ROCM_LIBRARIES.items():
         header = root + "/include/" + lib.header
-        if not _exists(rctx, header):
+        if not exists(rctx, header):
             libs[name] = struct(
                 version = "",
                 refused = {},
@@ -115,13 +122,17 @@ def _wrapper(rctx, name, target):
     # A script, not a symlink: remote workers get a copy of what Bazel
     # uploads, and a copied clang finds neither its resource directory nor
     # ld.lld. The script runs the installed tool where it lives.
-    rctx.file("bin/" + name, "#!/bin/sh\nexec '{}' \"$@\"\n".format(target), executable = True)
+    write_template(rctx, "bin/" + name, "rocm_hip.tool.sh.tpl", {"{TOOL}": target}, executable = True)
 
 def _unusable(root, how, version):
     return lambda why: struct(root = root, how = how, version = version, unavailable = why)
 
-def detect(rctx):
-    """Finds the ROCm installation; returns a struct (see the template for its use)."""
+def detect_rocm(rctx):
+    """Finds the ROCm installation; writes nothing.
+
+    Returns a struct of facts: `unavailable` says why the installation cannot
+    be used ("" when it can); the other fields feed templates/rocm_hip.BUILD.tpl.
+    """
     root, how = _find_root(rctx)
     if not root:
         return struct(root = None, how = None, version = "", unavailable = (
@@ -132,21 +143,22 @@ def detect(rctx):
     version = _hip_version(rctx, root)
     fail_with = _unusable(root, how, version)
     clang_dirs = []
-    if rctx.os.environ.get("HIP_CLANG_PATH"):
-        clang_dirs.append(rctx.os.environ["HIP_CLANG_PATH"])
+    hip_clang_path = rctx.os.environ.get("HIP_CLANG_PATH", "")
+    if hip_clang_path:
+        clang_dirs.append(hip_clang_path)
     clang_dirs += [root + "/llvm/bin", root + "/lib/llvm/bin"] + _llvm_dirs(rctx, root)
-    clang = rctx.attr.clang or _first(rctx, [d + "/clang++" for d in clang_dirs])
+    clang = rctx.attr.clang or first_existing(rctx, [d + "/clang++" for d in clang_dirs])
     if not clang:
         return fail_with("ROCm root {} ({}) has no clang++ under {}".format(root, how, ", ".join(clang_dirs)))
     clang_dir = str(rctx.path(clang).realpath.dirname)
-    bundler = _first(rctx, [clang_dir + "/clang-offload-bundler"] + [d + "/clang-offload-bundler" for d in clang_dirs])
-    objcopy = _first(rctx, [clang_dir + "/llvm-objcopy"] + [d + "/llvm-objcopy" for d in clang_dirs])
+    bundler = first_existing(rctx, [clang_dir + "/clang-offload-bundler"] + [d + "/clang-offload-bundler" for d in clang_dirs])
+    objcopy = first_existing(rctx, [clang_dir + "/llvm-objcopy"] + [d + "/llvm-objcopy" for d in clang_dirs])
     if not bundler or not objcopy:
         return fail_with("the LLVM at {} lacks clang-offload-bundler or llvm-objcopy".format(clang_dir))
     device_lib, looked = _device_lib(rctx, root, clang)
     if not device_lib:
         return fail_with("no AMDGPU device library (ocml.bc) for {} in {}; install rocm-device-libs (Debian: rocm-device-libs-<clang major>)".format(clang, ", ".join(looked)))
-    runtime = _first(rctx, [
+    runtime = first_existing(rctx, [
         root + "/lib/libamdhip64.so",
         root + "/lib64/libamdhip64.so",
         root + "/lib/x86_64-linux-gnu/libamdhip64.so",
@@ -154,21 +166,9 @@ def detect(rctx):
     if not runtime:
         return fail_with("ROCm root {} has no libamdhip64.so; install the HIP runtime (libamdhip64-dev)".format(root))
 
-    cpus = _probe_cpus(rctx, clang)
-    isa = _isa_bitcode(rctx, device_lib)
-    targets = []
-    nogpulib = []
-    for t in GFX_TARGETS:
-        if t not in cpus:
-            continue
-        if isa == None or t in isa:
-            targets.append(t)
-        else:
-            # Accepted by the compiler but without ISA bitcode: only code
-            # that needs no device library builds.
-            nogpulib.append(t)
-    r = rctx.execute([clang, "--version"])
-    first = r.stdout.splitlines()[0].strip() if r.stdout else "clang"
+    targets, nogpulib = _gfx_targets(rctx, clang, device_lib)
+    version_text = rctx.execute([clang, "--version"]).stdout
+    first = version_text.splitlines()[0].strip() if version_text else "clang"
     return struct(
         root = root,
         how = how,
@@ -185,7 +185,8 @@ def detect(rctx):
         libraries = _libraries(rctx, root),
     )
 
-def _library_targets(found):
+def _library_targets(rctx, found):
+    """One rocm_library per ROCM_LIBRARIES entry: found, refusing targets, or unavailable."""
     out = []
     for name in sorted(ROCM_LIBRARIES.keys()):
         lib = ROCM_LIBRARIES[name]
@@ -194,37 +195,28 @@ def _library_targets(found):
             refused = {},
             unavailable = "no usable ROCm: " + found.unavailable,
         )
-        out.append("""\
-rocm_library(
-    name = {name},
-    deps = {deps},
-    display_name = {display},
-    include_dir = {include_dir},
-    refused = {refused},
-    rocm_version = {rocm_version},
-    unavailable = {unavailable},
-    version = {version},
-)
-""".format(
-            name = repr(name),
-            deps = repr([":" + d for d in lib.uses]),
-            display = repr(lib.display),
-            include_dir = repr("" if found.root in (None, "/usr") else found.root + "/include"),
-            refused = repr(info.refused),
-            rocm_version = repr(found.version),
-            unavailable = repr(info.unavailable),
-            version = repr(info.version),
-        ))
+        out.append(render(rctx, "rocm_hip.library.BUILD.tpl", {
+            "{NAME}": repr(name),
+            "{DEPS}": repr([":" + d for d in lib.uses]),
+            "{DISPLAY}": repr(lib.display),
+            "{INCLUDE_DIR}": repr("" if found.root in (None, "/usr") else found.root + "/include"),
+            "{REFUSED}": repr(info.refused),
+            "{ROCM_VERSION}": repr(found.version),
+            "{UNAVAILABLE}": repr(info.unavailable),
+            "{VERSION}": repr(info.version),
+        }))
     return "\n".join(out)
 
 def _rocm_hip_repository_impl(rctx):
-    found = detect(rctx)
+    found = detect_rocm(rctx)
     ok = found.unavailable == ""
     if ok:
         _wrapper(rctx, "clang++", found.clang)
         _wrapper(rctx, "clang-offload-bundler", found.bundler)
         _wrapper(rctx, "llvm-objcopy", found.objcopy)
-    rctx.template("BUILD.bazel", Label("//rules/private/templates:rocm_hip.BUILD.tpl"), {
+    clang_targets = repr(found.targets if ok else [])
+    nogpulib = repr(found.nogpulib if ok else [])
+    write_template(rctx, "BUILD.bazel", "rocm_hip.BUILD.tpl", {
         "{ROOT}": str(found.root),
         "{HOW}": str(found.how),
         "{HIP_TOOLCHAIN_BZL}": abs_label(Label("//rules/private:hip_toolchain.bzl")),
@@ -234,20 +226,20 @@ def _rocm_hip_repository_impl(rctx):
         "{OBJCOPY}": repr(":bin/llvm-objcopy" if ok else None),
         "{CLANG}": repr(":bin/clang++" if ok else None),
         "{CLANG_NAME}": repr(found.clang_name if ok else ""),
-        "{NOGPULIB}": repr(found.nogpulib if ok else []),
-        "{TARGETS}": repr(found.targets if ok else []),
+        "{NOGPULIB}": nogpulib,
+        "{TARGETS}": clang_targets,
         "{DEVICE_LIB}": repr(found.device_lib if ok else ""),
         "{HOST_ARCH}": repr(found.targets[0] if ok and found.targets else ""),
         "{ROCM_PATH}": repr(found.root or ""),
         "{ROCM_VERSION}": repr(found.version),
         "{RUNTIME_DIR}": repr(found.runtime_dir if ok else ""),
         "{UNAVAILABLE}": repr(found.unavailable),
-        "{LIBRARIES}": _library_targets(found),
+        "{LIBRARIES}": _library_targets(rctx, found),
     })
-    rctx.file("targets.bzl", "ROCM_CLANG_TARGETS = {}\nROCM_NOGPULIB_TARGETS = {}\n".format(
-        repr(found.targets if ok else []),
-        repr(found.nogpulib if ok else []),
-    ))
+    write_template(rctx, "targets.bzl", "rocm_hip.targets.bzl.tpl", {
+        "{TARGETS}": clang_targets,
+        "{NOGPULIB}": nogpulib,
+    })
 
 rocm_hip_repository = repository_rule(
     implementation = _rocm_hip_repository_impl,

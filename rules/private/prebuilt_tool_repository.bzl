@@ -7,45 +7,34 @@ bzlmod), so WORKSPACE consumers need no rules_rust or crate_universe setup.
 """
 
 load(":labels.bzl", "abs_label")
+load(":repository_utils.bzl", "attr_or_env", "write_template")
 
-def _rocm_wheel_prebuilt_repository_impl(rctx):
-    path = rctx.attr.path or rctx.os.environ.get("ROCM_WHEEL", "")
-    if not path:
+_BUILD_IT = "cargo build --release --locked --manifest-path <rules_rocm>/tools/Cargo.toml"
+
+def detect_rocm_wheel(rctx):
+    """The prebuilt binary to use, checked; writes nothing.
+
+    Returns struct(binary = its path, source = where it was given).
+    """
+    given = attr_or_env(rctx, rctx.attr.path, "rules_rocm_dependencies(rocm_wheel=)", "ROCM_WHEEL")
+    if not given.value:
         fail("rules_rocm: WORKSPACE mode uses a prebuilt rocm-wheel, and none was given. " +
-             "Build it (`cargo build --release --locked --manifest-path <rules_rocm>/tools/Cargo.toml`) " +
+             "Build it (`{}`) ".format(_BUILD_IT) +
              "and pass rules_rocm_dependencies(rocm_wheel = \"/abs/path/rocm-wheel\") or " +
              "--repo_env=ROCM_WHEEL=/abs/path/rocm-wheel.")
-    binary = rctx.path(path)
+    binary = rctx.path(given.value)
     if not binary.exists or binary.is_dir:
         fail(("rules_rocm: the prebuilt rocm-wheel {} does not exist (from {}); build it with " +
-              "`cargo build --release --locked --manifest-path <rules_rocm>/tools/Cargo.toml` " +
-              "and give its absolute path.").format(path, "rules_rocm_dependencies(rocm_wheel=)" if rctx.attr.path else "$ROCM_WHEEL"))
-    rctx.symlink(binary, "rocm-wheel")
-    rctx.file("BUILD.bazel", """\
-load("{toolchain_bzl}", "rocm_wheel_toolchain")
+              "`{}` and give its absolute path.").format(given.value, given.source, _BUILD_IT))
+    return struct(binary = binary, source = given.source)
 
-package(default_visibility = ["//visibility:public"])
-
-exports_files(["rocm-wheel"])
-
-rocm_wheel_toolchain(
-    name = "rocm_wheel",
-    rocm_wheel = ":rocm-wheel",
-)
-
-toolchain(
-    name = "toolchain",
-    exec_compatible_with = [
-        "@platforms//os:linux",
-        "@platforms//cpu:x86_64",
-    ],
-    toolchain = ":rocm_wheel",
-    toolchain_type = "{toolchain_type}",
-)
-""".format(
-        toolchain_bzl = abs_label(Label("//rules/private:toolchain.bzl")),
-        toolchain_type = abs_label(Label("//rules:rocm_wheel_toolchain_type")),
-    ))
+def _rocm_wheel_prebuilt_repository_impl(rctx):
+    found = detect_rocm_wheel(rctx)
+    rctx.symlink(found.binary, "rocm-wheel")
+    write_template(rctx, "BUILD.bazel", "rocm_wheel_tools.BUILD.tpl", {
+        "{TOOLCHAIN_BZL}": abs_label(Label("//rules/private:toolchain.bzl")),
+        "{TOOLCHAIN_TYPE}": abs_label(Label("//rules:rocm_wheel_toolchain_type")),
+    })
 
 rocm_wheel_prebuilt_repository = repository_rule(
     implementation = _rocm_wheel_prebuilt_repository_impl,

@@ -5,9 +5,13 @@ python3.N on PATH (Debian's python3.13, python3.14, ...), or takes the
 `interpreters` attribute ({"3.12": "/path/to/python3.12"}). Each interpreter
 is asked for its version, SOABI, EXT_SUFFIX and include directory; per minor
 version the newest patch release with headers (Python.h) wins.
+`detect_pythons` finds them and returns a struct; the repository's files are
+then written from templates/rocm_python.*.tpl (the toolchain block once per
+version).
 """
 
 load(":labels.bzl", "abs_label")
+load(":repository_utils.bzl", "render", "stdout_of", "stdout_or_fail", "write_template")
 
 _PROBE = """
 import sys, sysconfig, json
@@ -33,9 +37,9 @@ def _pyenv_root(rctx):
         return env["PYENV_ROOT"]
     pyenv = rctx.which("pyenv")
     if pyenv:
-        r = rctx.execute([pyenv, "root"])
-        if r.return_code == 0 and r.stdout.strip():
-            return r.stdout.strip()
+        root = stdout_of(rctx, [pyenv, "root"])
+        if root:
+            return root
     return env.get("HOME", "") + "/.pyenv"
 
 def _is_release(name):
@@ -70,8 +74,22 @@ def _candidates(rctx):
             out.append((minor, str(exe)))
     return out, "{}/versions and python3.N on PATH".format(root)
 
+def _probe(rctx, exe, minor):
+    info = json.decode(stdout_or_fail(
+        rctx,
+        [exe, "-I", "-c", _PROBE],
+        "rules_rocm: Python interpreter {} for {} does not run".format(exe, minor),
+    ))
+    if info["version"] != minor:
+        fail("rules_rocm: {} reports Python {}, expected {}".format(exe, info["version"], minor))
+    info["interpreter"] = exe
+    return info
+
+def _has_headers(rctx, info):
+    return rctx.path(info["include"] + "/Python.h").exists
+
 def _discover(rctx):
-    """Returns ({"3.12": facts}, where, skipped): newest patch release with headers per minor."""
+    """The newest patch release with headers per minor version, on this machine."""
     found = {}
     skipped = []
     candidates, where = _candidates(rctx)
@@ -79,7 +97,7 @@ def _discover(rctx):
         if _version_key(minor) < _version_key(rctx.attr.min_version):
             continue
         info = _probe(rctx, exe, minor)
-        if not rctx.path(info["include"] + "/Python.h").exists:
+        if not _has_headers(rctx, info):
             skipped.append("{} ({}): no headers".format(exe, info["full_version"]))
             continue
         prev = found.get(minor)
@@ -89,141 +107,76 @@ def _discover(rctx):
         where,
         rctx.attr.min_version,
     )
-    return found, where, skipped
+    return struct(pythons = found, searched = where, skipped = skipped)
 
-def _probe(rctx, exe, minor):
-    r = rctx.execute([exe, "-I", "-c", _PROBE])
-    if r.return_code != 0:
-        fail("rules_rocm: Python interpreter {} for {} does not run: {}".format(exe, minor, r.stderr))
-    info = json.decode(r.stdout)
-    if info["version"] != minor:
-        fail("rules_rocm: {} reports Python {}, expected {}".format(exe, info["version"], minor))
-    info["interpreter"] = exe
-    return info
+def _given(rctx):
+    """The interpreters of the `interpreters` attribute, each checked."""
+    looked = "the `interpreters` attribute of @{}".format(rctx.name)
+    facts = {}
+    for minor, exe in rctx.attr.interpreters.items():
+        parts = minor.split(".")
+        if len(parts) != 2 or not parts[0].isdigit() or not parts[1].isdigit():
+            fail("rules_rocm: malformed Python version '{}' in python_interpreters; use the minor version, e.g. \"3.12\"".format(minor))
+        if not rctx.path(exe).exists:
+            fail("rules_rocm: the interpreter given for Python {} ({}) does not exist; looked in {}".format(minor, exe, looked))
+        info = _probe(rctx, exe, minor)
+        if not _has_headers(rctx, info):
+            fail("rules_rocm: Python {} at {} has no headers ({}/Python.h missing); ".format(minor, exe, info["include"]) +
+                 "install its development files")
+        facts[minor] = info
+    return struct(pythons = facts, searched = looked, skipped = [])
+
+def detect_pythons(rctx):
+    """The Python installations to use; writes nothing.
+
+    Returns struct(pythons = {"3.12": facts} in version order, searched =
+    where they were looked for, skipped = interpreters found without headers).
+    """
+    found = _given(rctx) if rctx.attr.interpreters else _discover(rctx)
+    pythons = {m: found.pythons[m] for m in sorted(found.pythons.keys(), key = _version_key)}
+    return struct(pythons = pythons, searched = found.searched, skipped = found.skipped)
+
+def _toolchain(rctx, minor, info, labels):
+    return render(rctx, "rocm_python.toolchain.BUILD.tpl", {
+        "{U}": minor.replace(".", "_"),
+        "{V}": minor,
+        "{ABI_TAG}": repr(info["tag"] + info["abiflags"]),
+        "{EXT_SUFFIX}": repr(info["ext_suffix"]),
+        "{FULL_VERSION}": repr(info["full_version"]),
+        "{INTERPRETER}": repr(info["interpreter"]),
+        "{TAG}": repr(info["tag"]),
+        "{SOABI}": repr(info["soabi"]),
+        "{VERSION_SETTING}": labels["{VERSION_SETTING}"],
+        "{TOOLCHAIN_TYPE}": labels["{TOOLCHAIN_TYPE}"],
+    })
 
 def _local_python_repository_impl(rctx):
-    skipped = []
-    if rctx.attr.interpreters:
-        looked = "the `interpreters` attribute of @{}".format(rctx.name)
-        facts = {}
-        for minor, exe in rctx.attr.interpreters.items():
-            parts = minor.split(".")
-            if len(parts) != 2 or not parts[0].isdigit() or not parts[1].isdigit():
-                fail("rules_rocm: malformed Python version '{}' in python_interpreters; use the minor version, e.g. \"3.12\"".format(minor))
-            if not rctx.path(exe).exists:
-                fail("rules_rocm: the interpreter given for Python {} ({}) does not exist; looked in {}".format(minor, exe, looked))
-            info = _probe(rctx, exe, minor)
-            if not rctx.path(info["include"] + "/Python.h").exists:
-                fail("rules_rocm: Python {} at {} has no headers ({}/Python.h missing); ".format(minor, exe, info["include"]) +
-                     "install its development files")
-            facts[minor] = info
-    else:
-        facts, looked, skipped = _discover(rctx)
-    facts = {m: facts[m] for m in sorted(facts.keys(), key = _version_key)}
-    for minor in facts:
+    found = detect_pythons(rctx)
+    labels = {
+        "{PYTHON_BZL}": abs_label(Label("//rules/private:python.bzl")),
+        "{TOOLCHAIN_TYPE}": abs_label(Label("//rules/python:toolchain_type")),
+        "{VERSION_SETTING}": abs_label(Label("//rules/python:version")),
+    }
+    for minor, info in found.pythons.items():
         # Headers are symlinked in so cc actions see them as repository files.
-        rctx.symlink(facts[minor]["include"], "include/" + minor)
-    rctx.file("versions.bzl", """\
-\"\"\"Generated by local_python_repository: the Python installations found.\"\"\"
+        rctx.symlink(info["include"], "include/" + minor)
+    write_template(rctx, "versions.bzl", "rocm_python.versions.bzl.tpl", {
+        "{SEARCHED}": repr(found.searched),
+        "{SKIPPED}": repr(found.skipped),
+        "{PYTHONS}": json.encode_indent(found.pythons, indent = "    "),
+        "{PYTHON_VERSIONS}": repr(found.pythons.keys()),
+    })
+    build = dict(labels)
 
-# Where the installations were looked for (used in error messages).
-SEARCHED = {searched}
-
-# Interpreters found but not usable (no headers).
-SKIPPED = {skipped}
-
-# {{"3.12": {{"version", "full_version", "interpreter", "include", "soabi", "ext_suffix", "tag", "abiflags"}}}}
-PYTHONS = {facts}
-
-PYTHON_VERSIONS = {versions}
-""".format(
-        searched = repr(looked),
-        skipped = repr(skipped),
-        facts = json.encode_indent(facts, indent = "    "),
-        versions = repr(sorted(facts.keys(), key = _version_key)),
-    ))
-    rctx.file("BUILD.bazel", _build_file(facts))
+    # The key takes its line's newline: with no Python, no blank lines remain.
+    build["{TOOLCHAINS}\n"] = "".join(["\n" + _toolchain(rctx, m, i, labels) for m, i in found.pythons.items()])
+    write_template(rctx, "BUILD.bazel", "rocm_python.BUILD.tpl", build)
 
     # In its own package so that registering `@rocm_python//:all` and then
     # `@rocm_python//fallback:all` puts it last: it matches every
     # configuration, so resolution never fails and the rule explains what is
     # missing instead.
-    rctx.file("fallback/BUILD.bazel", """\
-# Generated by local_python_repository: the no-Python fallback toolchain.
-load("{bzl}", "rocm_python_toolchain")
-
-rocm_python_toolchain(name = "no_python")
-
-toolchain(
-    name = "toolchain",
-    toolchain = ":no_python",
-    toolchain_type = "{toolchain_type}",
-)
-""".format(
-        bzl = abs_label(Label("//rules/private:python.bzl")),
-        toolchain_type = abs_label(Label("//rules/python:toolchain_type")),
-    ))
-
-def _build_file(facts):
-    out = [
-        "# Generated by local_python_repository.",
-        'load("@rules_cc//cc:defs.bzl", "cc_library")',
-        'load("{}", "rocm_python_toolchain")'.format(abs_label(Label("//rules/private:python.bzl"))),
-        "",
-        'package(default_visibility = ["//visibility:public"])',
-        "",
-        'exports_files(["versions.bzl"])',
-        "",
-    ]
-    toolchain_type = abs_label(Label("//rules/python:toolchain_type"))
-    setting = abs_label(Label("//rules/python:version"))
-    for minor in sorted(facts.keys(), key = _version_key):
-        info = facts[minor]
-        u = minor.replace(".", "_")
-        out.append("""\
-cc_library(
-    name = "python_headers_{u}",
-    hdrs = glob(["include/{v}/**/*.h"]),
-    includes = ["include/{v}"],
-)
-
-rocm_python_toolchain(
-    name = "python_{u}",
-    abi_tag = {abi_tag},
-    ext_suffix = {ext_suffix},
-    full_version = {full_version},
-    headers = ":python_headers_{u}",
-    interpreter = {interpreter},
-    python_tag = {tag},
-    soabi = {soabi},
-    version = "{v}",
-)
-
-config_setting(
-    name = "is_{u}",
-    flag_values = {{"{setting}": "{v}"}},
-)
-
-toolchain(
-    name = "toolchain_{u}",
-    target_settings = [":is_{u}"],
-    toolchain = ":python_{u}",
-    toolchain_type = "{toolchain_type}",
-)
-""".format(
-            u = u,
-            v = minor,
-            abi_tag = repr(info["tag"] + info["abiflags"]),
-            ext_suffix = repr(info["ext_suffix"]),
-            full_version = repr(info["full_version"]),
-            interpreter = repr(info["interpreter"]),
-            tag = repr(info["tag"]),
-            soabi = repr(info["soabi"]),
-            setting = setting,
-            toolchain_type = toolchain_type,
-        ))
-
-    return "\n".join(out)
+    write_template(rctx, "fallback/BUILD.bazel", "rocm_python.fallback.BUILD.tpl", labels)
 
 local_python_repository = repository_rule(
     implementation = _local_python_repository_impl,

@@ -1,0 +1,10 @@
+rocm_library(
+    name = {NAME},
+    deps = {DEPS},
+    display_name = {DISPLAY},
+    include_dir = {INCLUDE_DIR},
+    refused = {REFUSED},
+    rocm_version = {ROCM_VERSION},
+    unavailable = {UNAVAILABLE},
+    version = {VERSION},
+)

@@ -1,0 +1,101 @@
+"""Unit tests of what the repository rules decide before they write anything.
+
+The repository rules themselves run at fetch time; these test the pure parts
+they are built from (settings, version headers, library refusals, template
+expansion). tests/e2e/python_interpreters_test.sh and hip_fixture_test.sh
+run the rules on real and fixture installations.
+"""
+
+load("@bazel_skylib//lib:unittest.bzl", "asserts", "unittest")
+
+# buildifier: disable=bzl-visibility
+load("//rules/private:repository_utils.bzl", "attr_or_env", "expand")
+
+# buildifier: disable=bzl-visibility
+load("//rules/private:rocm_libraries.bzl", "parse_version_header", "refused_targets")
+
+def _fake_rctx(environ):
+    return struct(os = struct(environ = environ))
+
+def _attr_or_env_test_impl(ctx):
+    env = unittest.begin(ctx)
+    rctx = _fake_rctx({"ROCM_PATH": "/env/rocm", "EMPTY": ""})
+    got = attr_or_env(rctx, "/attr/rocm", "rocm_path attribute", "ROCM_PATH")
+    asserts.equals(env, struct(value = "/attr/rocm", source = "rocm_path attribute"), got, "the attribute wins")
+    got = attr_or_env(rctx, "", "rocm_path attribute", "ROCM_PATH")
+    asserts.equals(env, struct(value = "/env/rocm", source = "$ROCM_PATH"), got, "else the environment")
+    for name in ("EMPTY", "UNSET"):
+        got = attr_or_env(rctx, "", "rocm_path attribute", name)
+        asserts.equals(env, struct(value = "", source = ""), got, "$%s: neither set" % name)
+    return unittest.end(env)
+
+_attr_or_env_test = unittest.make(_attr_or_env_test_impl)
+
+def _expand_test_impl(ctx):
+    env = unittest.begin(ctx)
+    asserts.equals(
+        env,
+        'name = "python_3_12", version = "3.12", flag = {"@//v": "3.12"}',
+        expand('name = "python_{U}", version = "{V}", flag = {"{SETTING}": "{V}"}', {
+            "{U}": "3_12",
+            "{V}": "3.12",
+            "{SETTING}": "@//v",
+        }),
+        "every occurrence of every key, literal braces kept",
+    )
+
+    # In order, as rctx.template does: a value may hold a later key.
+    asserts.equals(env, "b b", expand("{A} {B}", {"{A}": "{B}", "{B}": "b"}))
+    asserts.equals(env, "{B} a", expand("{A} {B}", {"{B}": "a", "{A}": "{B}"}))
+    return unittest.end(env)
+
+_expand_test = unittest.make(_expand_test_impl)
+
+_ROCPRIM_VERSION_HPP = """\
+#ifndef ROCPRIM_VERSION_HPP_
+#define ROCPRIM_VERSION_HPP_
+#define ROCPRIM_VERSION_MAJOR 3
+#define ROCPRIM_VERSION_MINOR\t4
+#define ROCPRIM_VERSION_PATCH 1
+#define ROCPRIM_VERSION (ROCPRIM_VERSION_MAJOR * 100000 + ROCPRIM_VERSION_MINOR * 100)
+#endif
+"""
+
+def _version_header_test_impl(ctx):
+    env = unittest.begin(ctx)
+    asserts.equals(env, "3.4.1", parse_version_header(_ROCPRIM_VERSION_HPP, "ROCPRIM_VERSION"))
+    asserts.equals(
+        env,
+        "6.4.0",
+        parse_version_header("#define HIP_VERSION_MAJOR 6\n#define HIP_VERSION_MINOR 4\n", "HIP_VERSION"),
+        "no PATCH line: patch 0",
+    )
+    asserts.equals(env, "", parse_version_header("#define HIP_VERSION_MAJOR 6\n", "HIP_VERSION"), "no MINOR line")
+    asserts.equals(env, "", parse_version_header(_ROCPRIM_VERSION_HPP, "HIPCUB_VERSION"), "another library's macro")
+    return unittest.end(env)
+
+_version_header_test = unittest.make(_version_header_test_impl)
+
+def _refused_targets_test_impl(ctx):
+    env = unittest.begin(ctx)
+    refused = refused_targets("rocprim", "3.4.1")
+    asserts.equals(env, ["gfx950"], refused.keys(), "rocPRIM 3.4 refuses gfx950")
+    asserts.true(env, "128-bit atomics" in refused["gfx950"], "the reason: " + refused["gfx950"])
+    asserts.true(env, refused["gfx950"].endswith("fixed in rocPRIM 4.0, ROCm 7.0"), "the fix: " + refused["gfx950"])
+    asserts.equals(env, {}, refused_targets("rocprim", "4.0.0"), "rocPRIM 4.0 refuses nothing")
+    asserts.equals(env, {}, refused_targets("rocprim", "4"), "a short version is padded")
+    asserts.equals(env, {}, refused_targets("rocprim", ""), "unknown version: nothing refused")
+    asserts.equals(env, {}, refused_targets("hipcub", "3.4.0"), "hipCUB's own refusals (rocPRIM's come through deps)")
+    return unittest.end(env)
+
+_refused_targets_test = unittest.make(_refused_targets_test_impl)
+
+def repository_unit_tests(name):
+    """The repository rules' unit tests, as one test_suite `name`."""
+    unittest.suite(
+        name,
+        _attr_or_env_test,
+        _expand_test,
+        _version_header_test,
+        _refused_targets_test,
+    )
