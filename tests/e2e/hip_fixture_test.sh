@@ -91,6 +91,9 @@ common --lockfile_mode=off
 build --incompatible_strict_action_env
 build --@rules_rocm//:gfx=gfx1201
 EOF
+# Bazel 7 sandboxes mount an empty /tmp: a checkout under /tmp (CI clones)
+# would hide rules_rocm's sources (local_path_override) from the Rust compiles.
+echo "build --sandbox_add_mount_pair=$root" >>.bazelrc
 cat >BUILD.bazel <<'EOF'
 load("@rules_cc//cc:defs.bzl", "cc_binary")
 load("@rules_rocm//rules:defs.bzl", "hip_library")

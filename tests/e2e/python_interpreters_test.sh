@@ -61,6 +61,9 @@ common --noenable_workspace
 common --lockfile_mode=off
 build --incompatible_strict_action_env
 EOF
+# Bazel 7 sandboxes mount an empty /tmp: a checkout under /tmp (CI clones)
+# would hide rules_rocm's sources (local_path_override) from the Rust compiles.
+echo "build --sandbox_add_mount_pair=$root" >>.bazelrc
 cat >BUILD.bazel <<'EOF'
 load("@rules_rocm//rules:defs.bzl", "python_wheels")
 
