@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Remote cache across checkouts (issue 6). A real REAPI server (BuildGrid) on
+# Remote cache across checkouts. A real REAPI server (BuildGrid) on
 # 127.0.0.1; //:wheels built in this checkout, then in a copy of it at another
 # path with a fresh output base:
 #   B  copy, remote cache        hit rate >= 99 % of cacheable spawns, same wheels

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Reproducibility (issue 2): two builds of //:wheels separated by
+# Reproducibility: two builds of //:wheels separated by
 # `bazel clean --expunge` give byte-identical wheels (sha256) and identical
 # action outputs. No disk or remote cache: the second build re-creates
 # everything, the cargo-built rocm-wheel tool included (it must come out
