@@ -86,6 +86,10 @@ port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0));
 cat >"$ctl/ws/MODULE.bazel" <<MOD
 module(name = "offline_control")
 
+# Unused by //:g: this machine's /etc/bazel.bazelrc overrides rules_rust and
+# its dependencies, and Bazel refuses overrides of modules not in the graph.
+bazel_dep(name = "rules_rust", version = "0.54.1")
+
 http_archive = use_repo_rule("@bazel_tools//tools/build_defs/repo:http.bzl", "http_archive")
 
 http_archive(
