@@ -1,24 +1,31 @@
 #!/usr/bin/env bash
 # Stamping: --stamp --workspace_status_command puts the commit into the
-# generated version module and METADATA; unstamped builds stay byte-for-byte
-# identical across clean rebuilds and carry no commit.
+# generated version module and METADATA; unstamped builds carry no commit,
+# and a stamped build in between leaves them byte-for-byte as they were.
+# (Byte-identical clean builds in two output bases: reproducible_test.sh.)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-# The workspace's own output base: its external repositories (the
-# cargo-built tool) and server are shared with `make bazel-test`.
+# The workspace's own output base: its external repositories, the
+# rocm-wheel tool and the server are shared with `make bazel-test`.
 bz() { bazel "$@"; }
-OB="$(bazel info output_base 2>/dev/null)"
 # One version keeps this quick; the Python-independent wheels come along.
 FLAGS=(--disk_cache= --remote_cache= --//:python_versions=3.12)
 PY=.venv/bin/python
 [[ -x $PY ]] || { echo "FAIL: $PY missing; run \`make setup\` first" >&2; exit 1; }
 commit=$(git rev-parse HEAD)
 [[ $commit =~ ^[0-9a-f]{40}$ ]] || { echo "FAIL: git rev-parse HEAD gave '$commit'" >&2; exit 1; }
-out="$(bz info output_path 2>/dev/null)"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-wheel_shas() { find "$out" -name '*.whl' -newer "$1" -print0 | sort -z | xargs -0 sha256sum | sed "s|$out/[^/]*/||"; }
+# The wheels of //:wheels for FLAGS; with their sha256; the one matching a pattern.
+wheels() { bz cquery "${FLAGS[@]}" --output=files //:wheels 2>/dev/null | sort; }
+wheel_shas() { wheels | xargs sha256sum; }
+wheel() {
+  local w
+  w=$(wheels | grep -E "/$1[^/]*\.whl$")
+  [[ $(wc -l <<<"$w") == 1 && -f $w ]] || { echo "FAIL: want one built wheel named $1*, got: $w" >&2; exit 1; }
+  echo "$w"
+}
 # read_member WHEEL MEMBER-REGEX: prints the first matching member.
 read_member() {
   "$PY" - "$1" "$2" <<'PYEOF'
@@ -30,20 +37,12 @@ sys.stdout.write(z.read(names[0]).decode())
 PYEOF
 }
 
-# Unstamped, twice from clean: identical bytes.
-bz clean
-touch "$tmp/t0"
+# Unstamped.
 bz build "${FLAGS[@]}" //:wheels
-wheel_shas "$tmp/t0" >"$tmp/unstamped1"
-bz clean
-touch "$tmp/t1"
-bz build "${FLAGS[@]}" //:wheels
-wheel_shas "$tmp/t1" >"$tmp/unstamped2"
+wheel_shas >"$tmp/unstamped1"
 [[ $(wc -l <"$tmp/unstamped1") -ge 3 ]] || { echo "FAIL: too few wheels: $(cat "$tmp/unstamped1")" >&2; exit 1; }
-diff "$tmp/unstamped1" "$tmp/unstamped2" || { echo "FAIL: unstamped rebuild is not byte-identical" >&2; exit 1; }
-echo "ok: unstamped wheels byte-identical across clean builds ($(wc -l <"$tmp/unstamped1") wheels)"
 
-jaxlib=$(find "$out" -name 'example_jaxlib-*-cp312-*.whl')
+jaxlib=$(wheel 'example_jaxlib-[^-]*-cp312-')
 version_py=$(read_member "$jaxlib" '^example_jaxlib/version\.py$')
 grep -qx 'commit = None' <<<"$version_py" || { echo "FAIL: unstamped version.py: $version_py" >&2; exit 1; }
 # The METADATA must be there (read_member fails otherwise) before its
@@ -63,14 +62,14 @@ echo "ok: unstamped wheel carries no commit (version.py, METADATA)"
 # Stamped: the commit of this checkout, plus an extra source tree's commit.
 ROCM_WHEEL_STAMP_COMMITS="xla=$PWD" bz build "${FLAGS[@]}" //:wheels \
   --stamp --workspace_status_command="$PWD/tools/workspace_status.sh"
-jaxlib=$(find "$out" -name 'example_jaxlib-*-cp312-*.whl')
+jaxlib=$(wheel 'example_jaxlib-[^-]*-cp312-')
 version_py=$(read_member "$jaxlib" '^example_jaxlib/version\.py$')
 for want in "commit = \"$commit\"" "stamped = True" "    \"workspace\": \"$commit\"," "    \"xla\": \"$commit\","; do
   grep -qxF "$want" <<<"$version_py" || { echo "FAIL: stamped version.py lacks '$want':" >&2; echo "$version_py" >&2; exit 1; }
 done
 read_member "$jaxlib" 'METADATA$' | grep -qxF "Project-URL: Source, https://example.invalid/rules_rocm/commit/$commit" ||
   { echo "FAIL: stamped METADATA lacks the Source URL with $commit" >&2; exit 1; }
-plugin=$(find "$out" -name 'jax_rocm7_plugin-*-cp312-*.whl')
+plugin=$(wheel 'jax_rocm7_plugin-[^-]*-cp312-')
 read_member "$plugin" '^jax_rocm7_plugin/version\.py$' | grep -qxF "commit = \"$commit\"" ||
   { echo "FAIL: plugin version.py not stamped" >&2; exit 1; }
 echo "ok: stamped wheels carry commit $commit"
@@ -82,3 +81,9 @@ if msg=$(bz build "${FLAGS[@]}" //:wheels --stamp --workspace_status_command=/bi
 fi
 grep -q "workspace status has no key STABLE_GIT_COMMIT" <<<"$msg" || { echo "FAIL: unhelpful error: $msg" >&2; exit 1; }
 echo "ok: missing status key is reported"
+
+# Unstamped again, after the stamped builds: the same bytes as before them.
+bz build "${FLAGS[@]}" //:wheels
+wheel_shas >"$tmp/unstamped2"
+diff "$tmp/unstamped1" "$tmp/unstamped2" || { echo "FAIL: unstamped wheels changed after a stamped build" >&2; exit 1; }
+echo "ok: unstamped wheels unchanged by the stamped build in between ($(wc -l <"$tmp/unstamped1") wheels)"
