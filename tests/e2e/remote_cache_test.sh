@@ -73,7 +73,7 @@ sys.path.insert(0, sys.argv[3])
 from exec_log import read_spawns
 a = [s for s in read_spawns(sys.argv[1]) if s.get("mnemonic") == "Rustc"]
 b = [s for s in read_spawns(sys.argv[2]) if s.get("mnemonic") == "Rustc"]
-local = [s for s in b if not s.get("remoteCacheHit")]
+local = [s for s in b if not s.get("cacheHit")]
 print(f"Rustc spawns: A {len(a)}, B {len(b)} of which executed locally: {len(local)}")
 for s in local:
     print("  executed:", s.get("progressMessage", s.get("targetLabel")))
