@@ -14,6 +14,7 @@ load("//rules/private:gfx_families.bzl", "GFX_TARGETS")
 
 # buildifier: disable=bzl-visibility
 load("//rules/private:providers.bzl", "HipInfo")
+load(":failure_test.bzl", "failure_test")
 
 _HipActionsInfo = provider(
     doc = "Test-only: the actions of a hip_library and of its device half in every device configuration.",
@@ -168,22 +169,8 @@ same_basename_test = analysistest.make(
     extra_target_under_test_aspects = [_hip_actions_aspect],
 )
 
-def _flag_error_test_impl(ctx):
-    env = analysistest.begin(ctx)
-    for message in ctx.attr.messages:
-        asserts.expect_failure(env, message)
-    return analysistest.end(env)
-
-def _flag_error_test(config_settings):
-    return analysistest.make(
-        _flag_error_test_impl,
-        attrs = {"messages": attr.string_list(doc = "Parts of the expected error.")},
-        config_settings = config_settings,
-        expect_failure = True,
-    )
-
-gfx_unknown_family_test = _flag_error_test({GFX_FLAG: "gfx120x-al"})
-bundle_compression_bogus_test = _flag_error_test({HIP_COMPRESSION_FLAG: "bogus"})
+gfx_unknown_family_test = failure_test({GFX_FLAG: "gfx120x-al"})
+bundle_compression_bogus_test = failure_test({HIP_COMPRESSION_FLAG: "bogus"})
 
 def hip_analysis_tests(name):
     """The hip_library analysis tests, and a test_suite `name` of them all."""

@@ -8,6 +8,7 @@ load("@bazel_skylib//lib:unittest.bzl", "analysistest", "asserts")
 load("@rocm_python//:versions.bzl", "SEARCHED")
 load("@rules_cc//cc:defs.bzl", "cc_binary")
 load("//rules:defs.bzl", "PythonWheelInfo", "PythonWheelSetInfo", "python_extension", "python_wheels", "rocm_python_wheel", "rocm_wheel", "wheel_shared_library")
+load(":failure_test.bzl", "FAILURE_ATTRS", "failure_test_impl")
 
 _VERSIONS_FLAG = str(Label("//:python_versions"))
 _VERSION_SETTING = str(Label("//rules/python:version"))
@@ -92,16 +93,8 @@ python_wheels_split_test = analysistest.make(
 
 # --- validation failures: the error must contain every string of `messages`
 
-_MESSAGE = {"messages": attr.string_list(mandatory = True)}
-
-def _failure_test_impl(ctx):
-    env = analysistest.begin(ctx)
-    for message in ctx.attr.messages:
-        asserts.expect_failure(env, message)
-    return analysistest.end(env)
-
 def _versions_failure_test(value):
-    return analysistest.make(_failure_test_impl, expect_failure = True, attrs = _MESSAGE, config_settings = {_VERSIONS_FLAG: value})
+    return analysistest.make(failure_test_impl, expect_failure = True, attrs = FAILURE_ATTRS, config_settings = {_VERSIONS_FLAG: value})
 
 # One rule per flag value: analysistest fixes the configuration per rule.
 # Malformed values (the element named in the message in _MALFORMED below).
@@ -133,16 +126,16 @@ _MALFORMED = [
 ]
 
 version_setting_malformed_test = analysistest.make(
-    _failure_test_impl,
+    failure_test_impl,
     expect_failure = True,
-    attrs = _MESSAGE,
+    attrs = FAILURE_ATTRS,
     config_settings = {_VERSION_SETTING: "3.x"},
 )
 
 version_without_interpreter_test = analysistest.make(
-    _failure_test_impl,
+    failure_test_impl,
     expect_failure = True,
-    attrs = _MESSAGE,
+    attrs = FAILURE_ATTRS,
     config_settings = {_VERSION_SETTING: "3.9"},
 )
 
