@@ -119,6 +119,10 @@ _TOOL_CONSTANTS = {
     # (sandbox paths, e.g. zstd-sys's C objects) made the binary differ
     # between output bases.
     "//command_line_option:compilation_mode": "opt",
+    # And its build-override: proc-macros and build scripts (exec
+    # configuration) unoptimized; at opt-level 3 syn, serde_derive and
+    # clap_derive alone took most of a cold build's Rust time.
+    "//command_line_option:host_compilation_mode": "fastbuild",
 }
 
 def _tool_reset_impl(_settings, _attr):

@@ -7,8 +7,9 @@
 # version and gfx target would compile the crates again.
 #
 # aquery, no build: every Rustc action of //:wheels (all Python versions,
-# several gfx targets) names a distinct crate target, the tool's crates are
-# among them, and a narrower command line (one gfx target, one Python
+# several gfx targets) names a distinct crate target in its configuration
+# (the tool's, or the exec one of its proc-macros and build scripts), the
+# tool's crates are among them, and a narrower command line (one gfx target, one Python
 # version) plans exactly the same actions (same outputs, same keys: no
 # recompilation when flags change between commands).
 set -euo pipefail
@@ -46,15 +47,27 @@ wide=(--//:gfx=gfx120X-all,gfx94X-dcgpu,gfx110X-all --//:python_versions=all)
 rustc_actions wide "${wide[@]}" | sort >"$tmp/wide.txt"
 n=$(wc -l <"$tmp/wide.txt")
 echo "Rustc actions for //:wheels with ${wide[*]}: $n"
+# configuration<TAB>target per action (bazel-out/<configuration>/bin/...).
+awk -F'\t' '{split($2, p, "/"); print p[2] "\t" $1}' "$tmp/wide.txt" | sort >"$tmp/by_config.txt"
+tool_configs=""
 for crate in rocm-wheel wheel-writer elf-edit manylinux-check offload-bundle wheel-inspect atomic-write; do
-  c=$(cut -f1 "$tmp/wide.txt" | grep -c "//tools/crates/$crate:$crate\$" || true)
+  c=$(grep -c "	//tools/crates/$crate:$crate\$" "$tmp/by_config.txt" || true)
   [[ $c == 1 ]] || { cat "$tmp/wide.txt" >&2; fail "$c Rustc actions for //tools/crates/$crate (want 1)"; }
+  tool_configs+="$(grep "	//tools/crates/$crate:$crate\$" "$tmp/by_config.txt" | cut -f1)"$'\n'
 done
-dups=$(cut -f1 "$tmp/wide.txt" | sort | uniq -d)
-[[ -z $dups ]] || { cat "$tmp/wide.txt" >&2; fail "compiled more than once: $dups"; }
-configs=$(cut -f2 "$tmp/wide.txt" | cut -d/ -f2 | sort -u)
-[[ $(wc -l <<<"$configs") == 1 ]] || fail "Rustc outputs in several configurations: $configs"
-echo "ok: each crate compiled once, all in $configs"
+tool_config=$(sort -u <<<"${tool_configs%$'\n'}")
+[[ $(wc -l <<<"$tool_config") == 1 ]] || fail "the tool's crates in several configurations: $tool_config"
+# Two configurations at most: the tool's, and the exec one its proc-macros
+# and build scripts (and their dependencies) are built in, unoptimized as in
+# cargo's release profile; a crate both need is compiled once in each.
+dups=$(uniq -d "$tmp/by_config.txt")
+[[ -z $dups ]] || { cat "$tmp/wide.txt" >&2; fail "compiled more than once in one configuration: $dups"; }
+configs=$(cut -f1 "$tmp/by_config.txt" | sort -u)
+(($(wc -l <<<"$configs") <= 2)) || fail "Rustc outputs in more than two configurations: $configs"
+in_both=$(cut -f2 "$tmp/by_config.txt" | sort | uniq -d | tr '\n' ' ')
+echo "ok: each crate compiled once per configuration; the tool in $tool_config," \
+  "its build tools in $(grep -vx "$tool_config" <<<"$configs" || echo "the same one");" \
+  "in both: ${in_both:-none}"
 
 rustc_actions narrow --//:gfx=gfx1201 --//:python_versions=3.13 | sort >"$tmp/narrow.txt"
 diff "$tmp/wide.txt" "$tmp/narrow.txt" >&2 ||
