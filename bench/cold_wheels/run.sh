@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Cold `bazel build //:wheels` from a fresh --output_base: the rocm-wheel tool
 # built by rules_rust (this checkout) against the anchor, a repository rule
-# running `cargo build --release` (BENCH_BEFORE, default `main` before the
-# switch: a git ref with rules/private/cargo_repository.bzl).
+# running `cargo build --release` (BENCH_BEFORE, default 0179970: the last
+# commit with rules/private/cargo_repository.bzl).
 #
-#   scripts/buildroot bench/cold_wheels/run.sh      (inside the build root)
+#   scripts/buildroot [env VAR=VALUE...] bash bench/cold_wheels/run.sh
 #   [BENCH_BEFORE=<git ref>] [BENCH_BAZEL_FLAGS=--//:gfx=gfx90a-dcgpu] [BENCH_REPEAT=1]
 #
 # Both run back to back in this one invocation on the same machine, each in
@@ -30,7 +30,7 @@ read -r -a extra <<<"${BENCH_BAZEL_FLAGS:-}"
 FLAGS=(--disk_cache= --remote_cache= --noexperimental_merged_skyframe_analysis_execution "${extra[@]}")
 PY=${PY:-python3}
 reps=${BENCH_REPEAT:-1}
-before_ref=${BENCH_BEFORE:-main}
+before_ref=${BENCH_BEFORE:-0179970}
 mkdir -p bench/out/cold_wheels
 logs=$(cd bench/out/cold_wheels && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/cold_wheels.XXXXXX")
@@ -52,6 +52,11 @@ git archive "$before_ref" | tar -x -C "$work/before"
   { echo "cold_wheels: $before_ref has no cargo repository rule to compare with" >&2; exit 1; }
 # Test-only tools the workspace names (the venv) come from this checkout.
 ln -s "$here/.venv" "$work/before/.venv"
+# The build root's system bazelrc overrides rules_rust (and what it needs),
+# and Bazel refuses overrides of modules missing from the graph: the anchor
+# gets rules_rust as an unused dev dependency (resolved, never fetched).
+grep -q '"rules_rust"' "$work/before/MODULE.bazel" ||
+  echo 'bazel_dep(name = "rules_rust", version = "0.54.1", dev_dependency = True)' >>"$work/before/MODULE.bazel"
 
 # build NAME DIR [FLAGS...]: //:wheels in DIR from a fresh output base;
 # prints wall seconds.
