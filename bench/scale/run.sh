@@ -4,9 +4,11 @@
 # hipcc action per TU with every --offload-arch) in the same run.
 #
 #   scripts/buildroot bash bench/scale/run.sh [--analysis-only] [N ...]
+#   [BENCH_SCALE_SETS="2 8 26"] [BENCH_SCALE_DESIGNS="mono split"]
 #
 # Default N: 4 16 43 (the shipped jax-rocm7-pjrt 0.10.2 has 43 bundles).
-# Target sets (SETS below): 2, 8 and 26 targets. Each cold build runs on a
+# Target sets (SETS below): 2, 8 and 26 targets; BENCH_SCALE_SETS picks some
+# by their size (the full 43 x 26 row alone takes hours on 2 cores). Each cold build runs on a
 # fresh Bazel server after nonce.h changed, so every compile runs while the
 # external repositories and the rocm-wheel tool stay built. Per row: analysis
 # phase time and configured targets, actions, server peak RSS and heap after
@@ -14,8 +16,9 @@
 # (bench/scale/critical_path.py: longest path of the action graph with each
 # action at its measured time). --analysis-only skips execution (minutes
 # instead of hours) for the growth rows; its wall column is then the
-# --nobuild invocation on a fresh server (start, loading and analysis). Prints a Markdown table; results go
-# to docs/benchmarks-scale.md.
+# --nobuild invocation on a fresh server (start, loading and analysis).
+# Prints a Markdown table (results go to docs/benchmarks-scale.md) and keeps
+# each row's build output, profile and execution log in bench/out/scale/.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BAZEL=${BAZEL:-bazel}
@@ -35,6 +38,9 @@ SETS=(
 work=${BENCH_SCALE_DIR:-$HOME/.cache/rules_rocm/bench-scale}
 mkdir -p "$work"
 log=$(mktemp -d "${TMPDIR:-/tmp}/bench_scale.XXXXXX")
+# Per row: build output, profile, execution log and critical path.
+keep=$checkout/bench/out/scale
+mkdir -p "$keep"
 trap 'rm -rf "$log"' EXIT
 
 now() { date +%s.%N; }
@@ -43,6 +49,7 @@ since() { python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1
 measure() { # N SETNAME GFX DESIGN
   local n=$1 set=$2 gfx=$3 design=$4 ws=$work/ws$1 ob=$work/ob$1
   local flags=("--@rules_rocm//:gfx=$gfx") t wall
+  rm -f "$log/exec.json"
   echo "// nonce $(date +%s%N) $RANDOM" >"$ws/nonce.h"
   (cd "$ws" && "$BAZEL" --output_base="$ob" shutdown)
   t=$(now)
@@ -55,6 +62,10 @@ measure() { # N SETNAME GFX DESIGN
       || { cat "$log/build.log" >&2; exit 1; }
   fi
   wall=$(since "$t")
+  # Kept for later analysis (the execution log is what the projection reads).
+  cp "$log/build.log" "$keep/$n-$set-$design.build.log"
+  cp "$log/p.json" "$keep/$n-$set-$design.profile.json"
+  [[ ! -f $log/exec.json ]] || gzip -c "$log/exec.json" >"$keep/$n-$set-$design.exec.json.gz"
   local pid rss heap configured analysis actions crit proj
   pid=$(cd "$ws" && "$BAZEL" --output_base="$ob" info server_pid 2>/dev/null)
   rss=$(awk '/VmHWM/ {printf "%.0f", $2 / 1024}' "/proc/$pid/status")
@@ -68,7 +79,9 @@ measure() { # N SETNAME GFX DESIGN
   crit=- proj=-
   if ! ((analysis_only)); then
     crit=$(sed -n 's/.*Critical Path: \([0-9.]*\)s.*/\1/p' "$log/build.log" | tail -1)
-    proj=$(python3 bench/scale/critical_path.py "$log/exec.json" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(f"{d[\"critical_path_s\"]} of {d[\"total_action_s\"]}")')
+    python3 bench/scale/critical_path.py "$log/exec.json" >"$keep/$n-$set-$design.path.json"
+    proj=$(python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print("%s of %s" % (d["critical_path_s"], d["total_action_s"]))' \
+      "$keep/$n-$set-$design.path.json")
   fi
   printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' \
     "$n" "$set" "$design" "${analysis:-?}" "${configured:-?}" "${actions:-?}" "$rss" "$heap" \
@@ -79,11 +92,17 @@ echo "| TUs | targets | design | analysis s | configured targets | actions | ser
 echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 for n in "${sizes[@]}"; do
   [[ -f $work/ws$n/BUILD.bazel ]] || python3 bench/scale/gen.py --tus "$n" --rules-rocm "$checkout" "$work/ws$n"
-  # External repositories and the tool, built once per output base.
-  (cd "$work/ws$n" && "$BAZEL" --output_base="$work/ob$n" build //:warmup) 2>"$log/warm.log" || { cat "$log/warm.log" >&2; exit 1; }
+  # External repositories and the tool, built once per output base (the
+  # tool's actions shared between output bases through a disk cache that the
+  # measured builds do not use); analysis alone needs only the fetch.
+  warm=(--disk_cache="$work/tool_cache")
+  ((analysis_only)) && warm=(--nobuild)
+  (cd "$work/ws$n" && "$BAZEL" --output_base="$work/ob$n" build "${warm[@]}" //:warmup) 2>"$log/warm.log" ||
+    { cat "$log/warm.log" >&2; exit 1; }
   for entry in "${SETS[@]}"; do
     set=${entry%%|*} gfx=${entry#*|}
-    for design in mono split; do
+    [[ " ${BENCH_SCALE_SETS:-2 8 26} " == *" $set "* ]] || continue
+    for design in ${BENCH_SCALE_DESIGNS:-mono split}; do
       measure "$n" "$set" "$gfx" "$design"
     done
   done
