@@ -51,9 +51,10 @@ echo "Rustc actions for //:wheels with ${wide[*]}: $n"
 awk -F'\t' '{split($2, p, "/"); print p[2] "\t" $1}' "$tmp/wide.txt" | sort >"$tmp/by_config.txt"
 tool_configs=""
 for crate in rocm-wheel wheel-writer elf-edit manylinux-check offload-bundle wheel-inspect atomic-write; do
-  c=$(grep -c "	//tools/crates/$crate:$crate\$" "$tmp/by_config.txt" || true)
-  [[ $c == 1 ]] || { cat "$tmp/wide.txt" >&2; fail "$c Rustc actions for //tools/crates/$crate (want 1)"; }
-  tool_configs+="$(grep "	//tools/crates/$crate:$crate\$" "$tmp/by_config.txt" | cut -f1)"$'\n'
+  mapfile -t in_configs < <(grep "	//tools/crates/$crate:$crate\$" "$tmp/by_config.txt" | cut -f1)
+  [[ ${#in_configs[@]} == 1 ]] ||
+    { cat "$tmp/wide.txt" >&2; fail "${#in_configs[@]} Rustc actions for //tools/crates/$crate (want 1)"; }
+  tool_configs+="${in_configs[0]}"$'\n'
 done
 tool_config=$(sort -u <<<"${tool_configs%$'\n'}")
 [[ $(wc -l <<<"$tool_config") == 1 ]] || fail "the tool's crates in several configurations: $tool_config"
