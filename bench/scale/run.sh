@@ -8,9 +8,10 @@
 #
 # Default N: 4 16 43 (the shipped jax-rocm7-pjrt 0.10.2 has 43 bundles).
 # Target sets (SETS below): 2, 8 and 26 targets; BENCH_SCALE_SETS picks some
-# by their size (the full 43 x 26 row alone takes hours on 2 cores). Each cold build runs on a
-# fresh Bazel server after nonce.h changed, so every compile runs while the
-# external repositories and the rocm-wheel tool stay built. Per row: analysis
+# by their size (the full 43 x 26 row alone takes hours on 2 cores). Each
+# cold build runs on a fresh Bazel server after nonce.h changed, so every
+# compile runs while the external repositories and the rocm-wheel tool stay
+# built. Per row: analysis
 # phase time and configured targets, actions, server peak RSS and heap after
 # GC, cold wall time, Bazel's critical path, and the cluster projection
 # (bench/scale/critical_path.py: longest path of the action graph with each
