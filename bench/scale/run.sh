@@ -95,8 +95,11 @@ for n in "${sizes[@]}"; do
   [[ -f $work/ws$n/BUILD.bazel ]] || python3 bench/scale/gen.py --tus "$n" --rules-rocm "$checkout" "$work/ws$n"
   # External repositories and the tool, built once per output base (the
   # tool's actions shared between output bases through a disk cache that the
-  # measured builds do not use); analysis alone needs only the fetch.
-  warm=(--disk_cache="$work/tool_cache")
+  # measured builds do not use); analysis alone needs only the fetch. Every
+  # output is downloaded: with Bazel 7's default (toplevel) the tool's
+  # intermediate outputs would stay in the disk cache only, and the first
+  # measured build, without it, would compile the tool again.
+  warm=(--disk_cache="$work/tool_cache" --remote_download_outputs=all)
   ((analysis_only)) && warm=(--nobuild)
   (cd "$work/ws$n" && "$BAZEL" --output_base="$work/ob$n" build "${warm[@]}" //:warmup) 2>"$log/warm.log" ||
     { cat "$log/warm.log" >&2; exit 1; }

@@ -2,6 +2,12 @@
 asserts that Python-independent work ran exactly once and per-Python work
 once per version.
 
+"Once" is per kind of configuration: a crate compiled both for the rocm-wheel
+tool (k8-opt-exec-ST-...) and for a build script or proc-macro
+(k8-fastbuild-exec-ST-...) is two different compiles, on purpose. What must
+not multiply work is a Starlark setting (Python version, gfx target) leaking
+into a configuration, which only changes the -ST-<hash> suffix.
+
 usage: exec_log_once.py LOG VERSION...   (e.g. LOG 3.10 3.11 3.12 3.13)
 """
 
@@ -23,6 +29,12 @@ def split(path):
     if parts[0] != "bazel-out" or len(parts) < 3:
         return None, path
     return parts[1], parts[2]
+
+
+def kind(cfg):
+    """k8-opt-exec-ST-473b0a60a166 -> k8-opt-exec: the configuration without
+    the hash of its Starlark settings."""
+    return re.sub(r"-ST-[0-9a-f]+$", "", cfg)
 
 
 def main():
@@ -57,7 +69,7 @@ def main():
     per_version = collections.defaultdict(list)
     for mnemonic, cfg, outs in actions:
         # Per-Python outputs differ only in their version tag.
-        key = (mnemonic, tuple(re.sub(r"cp3\d+", "cpXY", o) if cfg in per_python else o for o in outs))
+        key = (mnemonic, kind(cfg), tuple(re.sub(r"cp3\d+", "cpXY", o) if cfg in per_python else o for o in outs))
         (per_version if cfg in per_python else independent)[key].append(cfg)
 
     errors = []
@@ -65,26 +77,26 @@ def main():
     # target for device code. Each action must still run once.)
     for key, cfgs in sorted(independent.items()):
         if len(cfgs) != 1:
-            errors.append(f"{key[0]} {key[1][0]} ran {len(cfgs)} times")
-        if key in per_version:
-            errors.append(f"{key[0]} {key[1][0]} ran in per-Python configurations too")
+            errors.append(f"{key[0]} {key[2][0]} ran {len(cfgs)} times in {key[1]}-*: {sorted(cfgs)}")
+        if any(k[0] == key[0] and k[2] == key[2] for k in per_version):
+            errors.append(f"{key[0]} {key[2][0]} ran in per-Python configurations too")
     for key, cfgs in sorted(per_version.items()):
         if sorted(cfgs) != sorted(per_python):
-            errors.append(f"{key[0]} {key[1][0]} ran in {len(cfgs)} of {len(per_python)} Python configurations")
+            errors.append(f"{key[0]} {key[2][0]} ran in {len(cfgs)} of {len(per_python)} Python configurations")
     # The known Python-independent work must be among them (a renamed target
     # must not make this test vacuous).
-    names = [o for (_, outs) in independent for o in outs]
+    names = [o for (_, _, outs) in independent for o in outs]
     for needle in ("libxla_rocm7_kernels.so", "xla_rocm_plugin.so", ".hipfb", "jax_rocm7_pjrt-"):
         if not any(needle in n for n in names):
             errors.append(f"no Python-independent action produced {needle}")
-    mnemonics = {m for (m, _) in independent}
+    mnemonics = {m for (m, _, _) in independent}
     for needle in ("HipDeviceCompile", "CppLink"):
         if needle not in mnemonics:
             errors.append(f"no Python-independent {needle} action")
     if errors:
         sys.exit("FAIL:\n  " + "\n  ".join(errors))
     n_dep = sum(len(c) for c in per_version.values())
-    by_mnemonic = collections.Counter(m for (m, _) in independent)
+    by_mnemonic = collections.Counter(m for (m, _, _) in independent)
     print(
         f"ok: {len(independent)} Python-independent actions, each once "
         f"({', '.join(f'{n} {m}' for m, n in sorted(by_mnemonic.items()))}); "
