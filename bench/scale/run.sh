@@ -10,7 +10,7 @@
 # Target sets (SETS below): 2, 8 and 26 targets; BENCH_SCALE_SETS picks some
 # by their size (the full 43 x 26 row alone takes hours on 2 cores). Each
 # cold build runs on a fresh Bazel server after nonce.h changed, so every
-# compile runs while the external repositories and the rocm-wheel tool stay
+# HIP action (and what links them) runs while the external repositories and the rocm-wheel tool stay
 # built. Per row: analysis
 # phase time and configured targets, actions, server peak RSS and heap after
 # GC, cold wall time, Bazel's critical path, and the cluster projection
@@ -51,7 +51,7 @@ measure() { # N SETNAME GFX DESIGN
   local n=$1 set=$2 gfx=$3 design=$4 ws=$work/ws$1 ob=$work/ob$1
   local flags=("--@rules_rocm//:gfx=$gfx") t wall
   rm -f "$log/exec.json"
-  echo "// nonce $(date +%s%N) $RANDOM" >"$ws/nonce.h"
+  echo "#define SCALE_NONCE \"$(date +%s%N) $RANDOM\"" >"$ws/nonce.h"
   (cd "$ws" && "$BAZEL" --output_base="$ob" shutdown)
   t=$(now)
   if ((analysis_only)); then
@@ -92,7 +92,9 @@ measure() { # N SETNAME GFX DESIGN
 echo "| TUs | targets | design | analysis s | configured targets | actions | server peak RSS MiB | heap after GC | cold wall s | critical path s | cluster projection s (critical path of total action time) |"
 echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 for n in "${sizes[@]}"; do
-  [[ -f $work/ws$n/BUILD.bazel ]] || python3 bench/scale/gen.py --tus "$n" --rules-rocm "$checkout" "$work/ws$n"
+  # Rewritten every run (unchanged files keep their digests), so an older
+  # workspace follows the generator.
+  python3 bench/scale/gen.py --tus "$n" --rules-rocm "$checkout" "$work/ws$n"
   # External repositories and the tool, built once per output base (the
   # tool's actions shared between output bases through a disk cache that the
   # measured builds do not use); analysis alone needs only the fetch. Every
