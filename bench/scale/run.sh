@@ -8,10 +8,10 @@
 #
 # Default N: 4 16 43 (the shipped jax-rocm7-pjrt 0.10.2 has 43 bundles).
 # Target sets (SETS below): 2, 8 and 26 targets; BENCH_SCALE_SETS picks some
-# by their size (the full 43 x 26 row alone takes hours on 2 cores). Each
-# cold build runs on a fresh Bazel server after nonce.h changed, so every
-# HIP action (and what links them) runs while the external repositories and the rocm-wheel tool stay
-# built. Per row: analysis
+# by their size (the full 43 x 26 row alone takes two hours on 2 cores).
+# Each cold build runs on a fresh Bazel server after nonce.h changed, so
+# every HIP action and what links them runs again while the external
+# repositories and the rocm-wheel tool stay built. Per row: analysis
 # phase time and configured targets, actions, server peak RSS and heap after
 # GC, cold wall time, Bazel's critical path, and the cluster projection
 # (bench/scale/critical_path.py: longest path of the action graph with each
@@ -79,6 +79,9 @@ measure() { # N SETNAME GFX DESIGN
     | sed -n 's/^\([0-9]*\) total action.*/\1/p')
   crit=- proj=-
   if ! ((analysis_only)); then
+    # Bazel 7 interleaves analysis with execution, so the profile has no
+    # analysis phase of its own here: --analysis-only measures it.
+    analysis=-
     crit=$(sed -n 's/.*Critical Path: \([0-9.]*\)s.*/\1/p' "$log/build.log" | tail -1)
     python3 bench/scale/critical_path.py "$log/exec.json" >"$keep/$n-$set-$design.path.json"
     proj=$(python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print("%s of %s" % (d["critical_path_s"], d["total_action_s"]))' \
