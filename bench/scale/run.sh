@@ -72,16 +72,16 @@ measure() { # N SETNAME GFX DESIGN
   rss=$(awk '/VmHWM/ {printf "%.0f", $2 / 1024}' "/proc/$pid/status")
   heap=$(cd "$ws" && "$BAZEL" --output_base="$ob" info used-heap-size-after-gc 2>/dev/null)
   configured=$(sed -n 's/.*, \([0-9]*\) targets configured).*/\1/p' "$log/build.log" | tail -1)
-  analysis=$(cd "$ws" && "$BAZEL" --output_base="$ob" analyze-profile "$log/p.json" 2>/dev/null \
-    | sed -n 's/^Total \(interleaved loading-and-\)\?analysis phase time *\([0-9.]*\) *\(m\?s\).*/\2 \3/p' \
-    | awk '{print ($2 == "ms") ? $1 / 1000 : $1}')
   actions=$(cd "$ws" && "$BAZEL" --output_base="$ob" aquery "${flags[@]}" --output=summary "deps(//:wheel_$design)" 2>/dev/null \
     | sed -n 's/^\([0-9]*\) total action.*/\1/p')
-  crit=- proj=-
-  if ! ((analysis_only)); then
-    # Bazel 7 interleaves analysis with execution, so the profile has no
-    # analysis phase of its own here: --analysis-only measures it.
-    analysis=-
+  # Bazel 7 interleaves analysis with execution, so a full build's profile
+  # has no analysis phase of its own: --analysis-only measures it.
+  analysis=- crit=- proj=-
+  if ((analysis_only)); then
+    analysis=$(cd "$ws" && "$BAZEL" --output_base="$ob" analyze-profile "$log/p.json" 2>/dev/null \
+      | sed -n 's/^Total \(interleaved loading-and-\)\?analysis phase time *\([0-9.]*\) *\(m\?s\).*/\2 \3/p' \
+      | awk '{print ($2 == "ms") ? $1 / 1000 : $1}')
+  else
     crit=$(sed -n 's/.*Critical Path: \([0-9.]*\)s.*/\1/p' "$log/build.log" | tail -1)
     python3 bench/scale/critical_path.py "$log/exec.json" >"$keep/$n-$set-$design.path.json"
     proj=$(python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print("%s of %s" % (d["critical_path_s"], d["total_action_s"]))' \
