@@ -5,6 +5,8 @@ Flags users set (//BUILD.bazel instantiates them):
   --//:python_versions         `all` or minor versions              -> PythonVersionsInfo
   --//:hip_bundle_compression  auto, none, zstd, zlib               -> SettingInfo
   --//:family_wheels           per-family wheels in //:wheels       -> SettingInfo
+  --//:hip_copts               flags of every HIP compile (repeatable) -> SettingInfo
+  --//:hip_device_copts        flags of every HIP device compile     -> SettingInfo
 Settings transitions write (never set by hand, except the Python version to
 build one per-Python target directly):
   //rules/python:version       Python of the configuration          -> SettingInfo
@@ -27,6 +29,8 @@ load(":providers.bzl", "GfxInfo", "PythonVersionsInfo", "SettingInfo")
 GFX_FLAG = str(Label("//:gfx"))
 PYTHON_VERSIONS_FLAG = str(Label("//:python_versions"))
 HIP_COMPRESSION_FLAG = str(Label("//:hip_bundle_compression"))
+HIP_COPTS_FLAG = str(Label("//:hip_copts"))
+HIP_DEVICE_COPTS_FLAG = str(Label("//:hip_device_copts"))
 PYTHON_VERSION_SETTING = str(Label("//rules/python:version"))
 DEVICE_TARGET_SETTING = str(Label("//platforms/gfx:device_target"))
 
@@ -180,6 +184,24 @@ hip_compression_flag = rule(
     implementation = _compression_flag_impl,
     build_setting = config.string(flag = True),
     doc = "Offload-bundle compression: auto (zstd for ROCm >= 6.2, else none), none, zstd, zlib.",
+)
+
+# --//:hip_copts, --//:hip_device_copts
+
+def _hip_copts_flag_impl(ctx):
+    for flag in ctx.build_setting_value:
+        if flag.startswith("--offload-arch") or flag.startswith("--cuda-gpu-arch"):
+            fail("--{}={}: GPU targets come from --{} (each target is its own device compile)".format(
+                label_as_typed(ctx.label),
+                flag,
+                label_as_typed(Label(GFX_FLAG)),
+            ))
+    return [SettingInfo(value = ctx.build_setting_value)]
+
+hip_copts_flag = rule(
+    implementation = _hip_copts_flag_impl,
+    build_setting = config.string_list(flag = True, repeatable = True),
+    doc = "Repeatable: flags added to HIP compiles of every hip_library (after the -c mode flags, before the target's copts).",
 )
 
 # --//:family_wheels, and the carrier of --stamp

@@ -1,12 +1,19 @@
 """hip_library: per-gfx device compiles, one bundle, one host compile, CcInfo.
 
 The hip_library macro makes two targets:
-- `<name>_device` (hip_device_code): built once per gfx target of --//:gfx,
-  each in that target's own device configuration (the gfx_device_split
-  transition), where it runs one device_compile per source;
+- `<name>_device` (hip_device_code): configured once per gfx target of
+  --//:gfx, each in that target's own device configuration (the
+  gfx_device_split transition). It runs no action: it resolves what may
+  differ per target (copts, device_copts, defines, local_defines, through
+  select() on //platforms/gfx) and checks the target against the compiler
+  and the ROCm libraries;
 - `<name>` (hip_library_rule): per source one host_compile (independent of
-  the gfx set: never re-runs when it changes), one bundle of the device
-  objects of every target, and one embed of that bundle into the host object.
+  the gfx set: never re-runs when it changes), one device_compile per gfx
+  target, one bundle of the device objects, one embed of that bundle into the
+  host object, and one kernel check (a validation action).
+Host and device compiles get the same headers and include paths: the
+compilation context of this target and its deps, which are configured once,
+in the library's own configuration (never once per gfx target).
 The actions and the names of their outputs are in actions/hip_compile.bzl;
 the rules here only decide which actions run.
 
@@ -16,15 +23,17 @@ runtime is linked with -lamdhip64 (no RUNPATH: the final binary sets it).
 """
 
 load("@bazel_tools//tools/cpp:toolchain_utils.bzl", "find_cpp_toolchain")
+load(":actions/headers.bzl", "compilation_contexts")
 load(
     ":actions/hip_compile.bzl",
     "bundle",
+    "context_flags",
     "define_flags",
-    "dependency_flags",
     "device_compile",
     "embed",
     "host_compile",
-    "include_flags",
+    "kernel_check",
+    "mode_flags",
     "placeholder_bundle",
 )
 load(":gfx_families.bzl", "sort_gfx_targets")
@@ -38,8 +47,8 @@ load(":transitions.bzl", "ALLOWLIST_ATTRS", "gfx_device_split")
 _CcInfo = CcInfo  # buildifier: disable=native-cc-info
 _cc_common = cc_common  # buildifier: disable=native-cc-common
 
-_HDR_EXTS = [".h", ".hh", ".hpp", ".hxx", ".inc", ".cuh", ".inl"]
-_SRC_EXTS = [".hip", ".cu", ".cc", ".cpp", ".cxx"]
+# Sources compiled as HIP (host and device code); `.cu.cc` is XLA's spelling.
+_SRC_EXTS = [".hip", ".cu", ".cu.cc", ".cc", ".cpp", ".cxx"]
 
 def _library_name(ctx):
     # The device half is "<name>_device"; messages name the hip_library.
@@ -95,37 +104,31 @@ def _hip_device_code_impl(ctx):
     if not target:
         fail("{}: device code is built through hip_library (it needs a gfx device configuration)".format(ctx.label))
     hip = hip_toolchain_info(ctx)
-    if not hip.compiler or not _check_target(ctx, hip, target):
-        return [HipDeviceInfo(target = target, objects = {}), DefaultInfo()]
-    flags = include_flags(ctx) + define_flags(ctx.attr.defines) + ctx.attr.copts + ctx.attr.device_copts
-    objects = {
-        src.path: device_compile(ctx, hip, src, target, flags, ctx.files.hdrs)
-        for src in ctx.files.srcs
-    }
-    return [
-        HipDeviceInfo(target = target, objects = objects),
-        DefaultInfo(files = depset(objects.values())),
-    ]
+    return [HipDeviceInfo(
+        target = target,
+        built = bool(hip.compiler) and _check_target(ctx, hip, target),
+        defines = ctx.attr.defines + ctx.attr.local_defines,
+        copts = ctx.attr.copts + ctx.attr.device_copts,
+    )]
 
-_COMMON_ATTRS = {
-    "copts": attr.string_list(doc = "Flags for every ROCm-clang compile (host and device)."),
-    "defines": attr.string_list(doc = "Preprocessor defines (propagate to dependents)."),
+# What the device half resolves per gfx target (select() on //platforms/gfx).
+_PER_TARGET_ATTRS = {
+    "copts": attr.string_list(doc = "Flags for every ROCm-clang compile of this target (host and device)."),
+    "defines": attr.string_list(doc = "Preprocessor defines of host and device compiles, propagated to dependents."),
     "device_copts": attr.string_list(doc = "Flags for device compiles only."),
-    "hdrs": attr.label_list(allow_files = _HDR_EXTS, doc = "Headers for host and device code."),
-    "includes": attr.string_list(doc = "Include directories relative to the package."),
+    "local_defines": attr.string_list(doc = "Defines of this target's host and device compiles, not propagated."),
+    "rocm_libs": attr.label_list(providers = [RocmLibraryInfo], doc = "ROCm libraries the sources use (@rules_rocm//rocm:rocprim, ...): a target one of them refuses is an analysis error (or left out with skip_unsupported_targets)."),
     "self_contained": attr.bool(doc = "Device code needs no device library, so targets the compiler accepts only with -nogpulib build too."),
     "skip_unsupported_targets": attr.bool(doc = "Targets the compiler or a ROCm library dep cannot build get no device code (and a build warning) instead of an analysis error."),
-    "rocm_libs": attr.label_list(providers = [RocmLibraryInfo], doc = "ROCm libraries the sources use (@rules_rocm//rocm:rocprim, ...): a target one of them refuses is an analysis error (or left out with skip_unsupported_targets)."),
-    "srcs": attr.label_list(allow_files = _SRC_EXTS, doc = "HIP sources; each gets one bundle."),
 }
 
 hip_device_code = rule(
     implementation = _hip_device_code_impl,
-    attrs = dict(_COMMON_ATTRS, **{
+    attrs = dict(_PER_TARGET_ATTRS, **{
         "_device_target": attr.label(default = Label("//platforms/gfx:device_target")),
     }),
     toolchains = [str(HIP_TOOLCHAIN_TYPE)],
-    doc = "Internal: the device half of hip_library, built once per gfx configuration.",
+    doc = "Internal: the per-gfx-target half of hip_library (flags resolved per target, the target checked).",
 )
 
 def _resolve_compression(ctx, hip):
@@ -138,17 +141,17 @@ def _resolve_compression(ctx, hip):
         return "none"
     return c
 
-def _device_objects(ctx):
-    """gfx target -> {source path: code object} over the device configurations that built code."""
-    per_target = {}
+def _device_targets(ctx):
+    """HipDeviceInfo of every gfx target that gets device code, in gfx order."""
+    infos = {}
     for dep in ctx.split_attr.device.values():
         info = dep[HipDeviceInfo]
-        if info.objects:
-            per_target[info.target] = info.objects
-    return per_target
+        if info.built:
+            infos[info.target] = info
+    return [infos[t] for t in sort_gfx_targets(infos.keys())]
 
-def _cc_info(ctx, hip, host_objects, cc_deps):
-    """CcInfo of the host objects (an alwayslink static library) and the C++ deps."""
+def _cc_info(ctx, hip, host_objects, public_context):
+    """CcInfo: this target's headers and defines, its host objects as an alwayslink static library, and its deps."""
     cc_toolchain = find_cpp_toolchain(ctx)
     feature_configuration = _cc_common.configure_features(
         ctx = ctx,
@@ -156,78 +159,112 @@ def _cc_info(ctx, hip, host_objects, cc_deps):
         requested_features = ctx.features,
         unsupported_features = ctx.disabled_features,
     )
-    compilation_context = _cc_common.create_compilation_context(
-        headers = depset(ctx.files.hdrs),
-        defines = depset(ctx.attr.defines),
-    )
-    compilation_outputs = _cc_common.create_compilation_outputs(
-        objects = depset(host_objects),
-        pic_objects = depset(host_objects),
-    )
     linking_context, _ = _cc_common.create_linking_context_from_compilation_outputs(
         actions = ctx.actions,
         feature_configuration = feature_configuration,
         cc_toolchain = cc_toolchain,
-        compilation_outputs = compilation_outputs,
+        compilation_outputs = _cc_common.create_compilation_outputs(
+            objects = depset(host_objects),
+            pic_objects = depset(host_objects),
+        ),
         name = ctx.label.name,
         alwayslink = True,
         user_link_flags = ["-L" + hip.runtime_lib_dir, "-lamdhip64"],
-        linking_contexts = [d[_CcInfo].linking_context for d in cc_deps],
+        linking_contexts = [d[_CcInfo].linking_context for d in ctx.attr.deps + ctx.attr.implementation_deps + ctx.attr.rocm_libs],
         disallow_dynamic_library = True,
     )
     return _cc_common.merge_cc_infos(
-        direct_cc_infos = [_CcInfo(compilation_context = compilation_context, linking_context = linking_context)],
-        cc_infos = [d[_CcInfo] for d in cc_deps],
+        direct_cc_infos = [_CcInfo(compilation_context = public_context, linking_context = linking_context)],
+        # implementation_deps are linked, but their headers stay private.
+        cc_infos = [d[_CcInfo] for d in ctx.attr.deps + ctx.attr.rocm_libs] +
+                   [_CcInfo(linking_context = d[_CcInfo].linking_context) for d in ctx.attr.implementation_deps],
+    )
+
+def _compile_setup(ctx):
+    """struct(headers, host_flags, device_flags(info)): what every compile of this target sees."""
+    contexts = compilation_contexts(ctx, ctx.attr.defines)
+    merged = _cc_common.merge_cc_infos(
+        direct_cc_infos = [_CcInfo(compilation_context = contexts.compile)],
+        cc_infos = [d[_CcInfo] for d in ctx.attr.deps + ctx.attr.implementation_deps + ctx.attr.rocm_libs],
+    ).compilation_context
+
+    # Both halves: the include paths of the target and its deps, then the
+    # deps' defines; global flags before the target's own, as cc_library
+    # puts --copt before copts.
+    shared = context_flags(merged) + define_flags(merged.defines.to_list())
+    mode = mode_flags(ctx)
+    hip_copts = ctx.attr._hip_copts[SettingInfo].value
+    cpp = ctx.fragments.cpp
+    host_flags = (mode.host + cpp.copts + cpp.cxxopts + hip_copts + shared +
+                  define_flags(ctx.attr.defines + ctx.attr.local_defines) + ctx.attr.copts)
+    device_globals = mode.device + hip_copts + ctx.attr._hip_device_copts[SettingInfo].value
+    return struct(
+        public_context = contexts.public,
+        headers = merged.headers,
+        host_flags = host_flags,
+        device_flags = lambda info: device_globals + shared + define_flags(info.defines) + info.copts,
     )
 
 def _hip_library_impl(ctx):
     hip = hip_toolchain_info(ctx)
     if not hip.compiler:
         fail("{}: the HIP toolchain has no ROCm clang for host code".format(ctx.label))
-    per_target = _device_objects(ctx)
-    targets = sort_gfx_targets(per_target.keys())
+    devices = _device_targets(ctx)
     compress = _resolve_compression(ctx, hip)
-
-    cc_deps = ctx.attr.deps + ctx.attr.rocm_libs
-    dep_ctx = _cc_common.merge_cc_infos(cc_infos = [d[_CcInfo] for d in cc_deps]).compilation_context
-    host_flags = (include_flags(ctx) + dependency_flags(dep_ctx) +
-                  define_flags(ctx.attr.defines + ctx.attr.local_defines) + ctx.attr.copts)
+    setup = _compile_setup(ctx)
     placeholder = placeholder_bundle(ctx)
     host_objects = []
     bundles = []
+    checks = []
+    device_objects = {info.target: [] for info in devices}
     for src in ctx.files.srcs:
-        entries = [(t, per_target[t][src.path]) for t in targets if src.path in per_target[t]]
+        entries = [
+            (info.target, device_compile(ctx, hip, src, info.target, setup.device_flags(info), setup.headers))
+            for info in devices
+        ]
+        for t, co in entries:
+            device_objects[t].append(co)
         fatbin = bundle(ctx, hip, src, entries, compress)
-        host = host_compile(ctx, hip, src, placeholder, host_flags, ctx.files.hdrs, dep_ctx.headers)
+        host = host_compile(ctx, hip, src, placeholder, setup.host_flags, setup.headers)
         host_objects.append(embed(ctx, hip, src, host, fatbin, len(entries)))
         bundles.append(fatbin)
+        if entries:
+            checks.append(kernel_check(ctx, hip, src, host, entries))
 
-    device_objects = {t: [per_target[t][k] for k in sorted(per_target[t].keys())] for t in targets}
     return [
-        _cc_info(ctx, hip, host_objects, cc_deps),
-        HipInfo(targets = targets, bundles = bundles, device_objects = device_objects),
+        _cc_info(ctx, hip, host_objects, setup.public_context),
+        HipInfo(targets = [info.target for info in devices], bundles = bundles, device_objects = device_objects),
         DefaultInfo(files = depset(host_objects)),
         OutputGroupInfo(
             bundles = depset(bundles),
             device_objects = depset([f for fs in device_objects.values() for f in fs]),
+            _validation = depset(checks),
         ),
     ]
 
 hip_library_rule = rule(
     implementation = _hip_library_impl,
-    attrs = _COMMON_ATTRS | ALLOWLIST_ATTRS | {
-        "deps": attr.label_list(providers = [_CcInfo], doc = "cc_library deps of the host code."),
+    attrs = _PER_TARGET_ATTRS | ALLOWLIST_ATTRS | {
+        "deps": attr.label_list(providers = [_CcInfo], doc = "C++ libraries (cc_library, hip_library, ...): headers, include paths and defines for host and device compiles, linked with the host code."),
         "device": attr.label(
             mandatory = True,
             cfg = gfx_device_split,
             providers = [HipDeviceInfo],
             doc = "The hip_device_code target (made by the hip_library macro).",
         ),
-        "local_defines": attr.string_list(doc = "Defines for this library's host compile only."),
+        "hdrs": attr.label_list(allow_files = True, doc = "Headers of this library, for its compiles and its dependents' (any file name, as in cc_library)."),
+        "implementation_deps": attr.label_list(providers = [_CcInfo], doc = "Like deps, but their headers are not visible to dependents."),
+        "include_prefix": attr.string(doc = "Path prefix of `hdrs` for dependents (after strip_include_prefix)."),
+        "includes": attr.string_list(doc = "Include directories relative to the package: -isystem of this target and its dependents."),
+        "srcs": attr.label_list(allow_files = _SRC_EXTS, doc = "HIP sources; each gets one bundle."),
+        "strip_include_prefix": attr.string(doc = "Prefix removed from `hdrs` paths (relative to the package, or to the repository with a leading '/')."),
+        "textual_hdrs": attr.label_list(allow_files = True, doc = "Headers only included textually (.inc, .def, ...)."),
         "_cc_toolchain": attr.label(default = "@bazel_tools//tools/cpp:current_cc_toolchain"),
         "_compression": attr.label(default = Label("//:hip_bundle_compression"), providers = [SettingInfo]),
         # Validates --//:gfx (the split transition only expands it).
         "_gfx": attr.label(default = Label("//:gfx"), providers = [GfxInfo]),
+        "_hip_copts": attr.label(default = Label("//:hip_copts"), providers = [SettingInfo]),
+        "_hip_device_copts": attr.label(default = Label("//:hip_device_copts"), providers = [SettingInfo]),
     },
     # The C++ toolchain type too: find_cpp_toolchain resolves through it.
     toolchains = [str(HIP_TOOLCHAIN_TYPE), str(ROCM_WHEEL_TOOLCHAIN_TYPE), "@bazel_tools//tools/cpp:toolchain_type"],
@@ -239,23 +276,40 @@ def hip_library(
         name,
         srcs,
         hdrs = [],
+        textual_hdrs = [],
         deps = [],
+        implementation_deps = [],
         rocm_libs = [],
         copts = [],
         device_copts = [],
         defines = [],
         local_defines = [],
         includes = [],
+        strip_include_prefix = "",
+        include_prefix = "",
         self_contained = False,
         skip_unsupported_targets = False,
         **kwargs):
-    """A HIP library compiled for every gfx target of --//:gfx.
+    """A HIP library compiled for every gfx target of --//:gfx, with cc_library semantics on both halves.
+
+    Every compile, host and device, sees the same headers, include paths and
+    defines: those of this target and of its deps (transitively), plus
+    `local_defines`. Flags, in order: `-c` mode flags, then (host only)
+    --copt/--cxxopt, then --@rules_rocm//:hip_copts, (device only)
+    --@rules_rocm//:hip_device_copts, include paths, defines, `copts` and
+    (device only) `device_copts`. See docs/rules/hip_library.md.
+    Long because the docstring documents every attribute.
 
     Args:
-      name: target name; provides _CcInfo (link it from cc_binary/cc_library) and HipInfo.
-      srcs: .hip sources (host + device code, non-RDC: one bundle per source).
-      hdrs: headers visible to host and device compiles.
-      deps: cc_library deps of the host code.
+      name: target name; provides CcInfo (link it from cc_binary/cc_library) and HipInfo.
+      srcs: HIP sources (.hip, .cu, .cu.cc, .cc, .cpp, .cxx: host + device
+        code, non-RDC: one bundle per source).
+      hdrs: headers of this library, any file name (Eigen/Core too).
+      textual_hdrs: headers only included textually (.inc files).
+      deps: C++ libraries (cc_library, hip_library, @rules_rocm//rocm:*):
+        their headers, include paths and defines reach host and device
+        compiles; they are linked with the host code.
+      implementation_deps: like deps, but hidden from dependents' compiles.
       rocm_libs: ROCm libraries the sources use (@rules_rocm//rocm:rocprim,
         @rules_rocm//rocm:hipcub): a --//:gfx target the installed version
         refuses is an analysis error naming the library, or is left out with
@@ -263,8 +317,12 @@ def hip_library(
       copts: ROCm clang flags for host and device compiles.
       device_copts: flags for device compiles only.
       defines: defines for host and device, propagated to dependents.
-      local_defines: defines for this library's host compile only.
-      includes: include directories relative to the package.
+      local_defines: defines for this library's host and device compiles.
+      includes: include directories relative to the package (-isystem,
+        propagated to dependents).
+      strip_include_prefix: prefix removed from the paths of `hdrs` for
+        #include (relative to the package; '/...' to the repository root).
+      include_prefix: prefix added to the paths of `hdrs` for #include.
       self_contained: device code needs no device library, so targets the
         compiler accepts only with -nogpulib (no ISA bitcode) build too.
       skip_unsupported_targets: targets the compiler or a rocm_libs entry
@@ -277,33 +335,30 @@ def hip_library(
     # keep it out of `//...` and `:all`.
     device_kwargs = {k: v for k, v in kwargs.items() if k in ("testonly",)}
     device_kwargs["tags"] = kwargs.get("tags", []) + ["manual"]
-    hip_device_code(
-        name = name + "_device",
-        srcs = srcs,
-        hdrs = hdrs,
+    per_target = dict(
         copts = copts,
         device_copts = device_copts,
         defines = defines,
-        includes = includes,
+        local_defines = local_defines,
         rocm_libs = rocm_libs,
         self_contained = self_contained,
         skip_unsupported_targets = skip_unsupported_targets,
+    )
+    hip_device_code(
+        name = name + "_device",
         visibility = ["//visibility:private"],
-        **device_kwargs
+        **(per_target | device_kwargs)
     )
     hip_library_rule(
         name = name,
         srcs = srcs,
         hdrs = hdrs,
+        textual_hdrs = textual_hdrs,
         deps = deps,
-        copts = copts,
-        device_copts = device_copts,
-        defines = defines,
-        local_defines = local_defines,
+        implementation_deps = implementation_deps,
         includes = includes,
-        rocm_libs = rocm_libs,
-        self_contained = self_contained,
-        skip_unsupported_targets = skip_unsupported_targets,
+        strip_include_prefix = strip_include_prefix,
+        include_prefix = include_prefix,
         device = ":" + name + "_device",
-        **kwargs
+        **(per_target | kwargs)
     )

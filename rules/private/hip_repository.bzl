@@ -155,6 +155,7 @@ def detect_rocm(rctx):
     objcopy = first_existing(rctx, [clang_dir + "/llvm-objcopy"] + [d + "/llvm-objcopy" for d in clang_dirs])
     if not bundler or not objcopy:
         return fail_with("the LLVM at {} lacks clang-offload-bundler or llvm-objcopy".format(clang_dir))
+    cxxfilt = first_existing(rctx, [clang_dir + "/llvm-cxxfilt"] + [d + "/llvm-cxxfilt" for d in clang_dirs])
     device_lib, looked = _device_lib(rctx, root, clang)
     if not device_lib:
         return fail_with("no AMDGPU device library (ocml.bc) for {} in {}; install rocm-device-libs (Debian: rocm-device-libs-<clang major>)".format(clang, ", ".join(looked)))
@@ -178,6 +179,7 @@ def detect_rocm(rctx):
         clang_name = "{} (ROCm {} at {})".format(first, version or "?", root),
         bundler = bundler,
         objcopy = objcopy,
+        cxxfilt = cxxfilt,
         device_lib = device_lib,
         runtime_dir = str(rctx.path(runtime).dirname),
         targets = targets,
@@ -214,6 +216,8 @@ def _rocm_hip_repository_impl(rctx):
         _wrapper(rctx, "clang++", found.clang)
         _wrapper(rctx, "clang-offload-bundler", found.bundler)
         _wrapper(rctx, "llvm-objcopy", found.objcopy)
+        if found.cxxfilt:
+            _wrapper(rctx, "llvm-cxxfilt", found.cxxfilt)
     clang_targets = repr(found.targets if ok else [])
     nogpulib = repr(found.nogpulib if ok else [])
     write_template(rctx, "BUILD.bazel", "rocm_hip.BUILD.tpl", {
@@ -224,6 +228,7 @@ def _rocm_hip_repository_impl(rctx):
         "{TOOLCHAIN_TYPE}": abs_label(Label("//rules:hip_toolchain_type")),
         "{BUNDLER}": repr(":bin/clang-offload-bundler" if ok else None),
         "{OBJCOPY}": repr(":bin/llvm-objcopy" if ok else None),
+        "{CXXFILT}": repr(":bin/llvm-cxxfilt" if ok and found.cxxfilt else None),
         "{CLANG}": repr(":bin/clang++" if ok else None),
         "{CLANG_NAME}": repr(found.clang_name if ok else ""),
         "{NOGPULIB}": nogpulib,

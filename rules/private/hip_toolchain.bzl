@@ -28,6 +28,7 @@ def _hip_toolchain_impl(ctx):
             compiler = compiler,
             bundler = ctx.executable.bundler,
             objcopy = ctx.executable.objcopy,
+            cxxfilt = ctx.executable.cxxfilt,
         ),
     )]
 
@@ -41,6 +42,7 @@ hip_toolchain = rule(
         "clang_targets": attr.string_list(doc = "gfx targets the ROCm clang compiles."),
         "device_lib_path": attr.string(doc = "Directory with ocml.bc etc."),
         "host_offload_arch": attr.string(doc = "Any target the ROCm clang accepts; host-only compiles need one."),
+        "cxxfilt": attr.label(executable = True, allow_single_file = True, cfg = "exec", doc = "Optional llvm-cxxfilt: kernel names in hip_library's kernel-check reports demangled."),
         "objcopy": attr.label(executable = True, allow_single_file = True, cfg = "exec", doc = "llvm-objcopy of the ROCm LLVM (replaces .hip_fatbin)."),
         "rocm_path": attr.string(doc = "The ROCm root (headers under include/)."),
         "rocm_version": attr.string(doc = "major.minor of HIP, e.g. 6.4."),

@@ -55,6 +55,7 @@ HipToolchainInfo = provider(
         "compiler": "HipCompilerInfo, or None when `unavailable` is set",
         "bundler": "File: clang-offload-bundler (host-only bundles of sources no target compiles)",
         "objcopy": "File: llvm-objcopy of the ROCm LLVM (replaces .hip_fatbin)",
+        "cxxfilt": "File or None: llvm-cxxfilt (demangles kernel names in reports)",
     },
 )
 
@@ -68,10 +69,12 @@ HipInfo = provider(
 )
 
 HipDeviceInfo = provider(
-    doc = "The device code objects of one gfx device configuration (hip_library's device half).",
+    doc = "What hip_library's device half resolved in one gfx device configuration.",
     fields = {
         "target": "the configuration's gfx target",
-        "objects": "dict source path -> code-object File (empty when the target is left out)",
+        "built": "False when the target is left out (skip_unsupported_targets) or no compiler exists",
+        "defines": "the target's defines and local_defines for this gfx target",
+        "copts": "the target's copts and device_copts for this gfx target",
     },
 )
 

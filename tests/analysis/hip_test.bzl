@@ -7,7 +7,7 @@ device configuration) at analysis time; nothing is compiled.
 load("@bazel_skylib//lib:unittest.bzl", "analysistest", "asserts")
 
 # buildifier: disable=bzl-visibility
-load("//rules/private:flags.bzl", "GFX_FLAG", "HIP_COMPRESSION_FLAG")
+load("//rules/private:flags.bzl", "GFX_FLAG", "HIP_COMPRESSION_FLAG", "HIP_COPTS_FLAG", "HIP_DEVICE_COPTS_FLAG")
 
 # buildifier: disable=bzl-visibility
 load("//rules/private:gfx_families.bzl", "GFX_TARGETS")
@@ -107,18 +107,26 @@ def _narrowed_test_impl(ctx):
     wide = wide[0] if type(wide) == "list" else wide
     asserts.equals(env, ["gfx1201"], narrow[HipInfo].targets)
     asserts.equals(env, ["gfx1200", "gfx1201"], wide[HipInfo].targets)
-    narrow_paths = [f.path for f in narrow[HipInfo].device_objects["gfx1201"]]
-    wide_paths = [f.path for f in wide[HipInfo].device_objects["gfx1201"]]
+
+    # The library's own configuration differs here (a test transition sets
+    # --//:gfx; a top-level flag would not, tests/e2e/gfx_targets_test.sh),
+    # so paths are compared without it.
+    narrow_paths = [_config_free(f.path) for f in narrow[HipInfo].device_objects["gfx1201"]]
+    wide_paths = [_config_free(f.path) for f in wide[HipInfo].device_objects["gfx1201"]]
     asserts.equals(
         env,
         wide_paths,
         narrow_paths,
         "gfx1201 device objects moved when the set narrowed (a recompile): under gfx1200,gfx1201 {}, under gfx1201 {}".format(wide_paths, narrow_paths),
     )
+    for a in _actions(narrow, "HipDeviceCompile"):
+        src = _compiled_source(a)
+        others = [o for o in _actions(wide, "HipDeviceCompile") if _compiled_source(o) == src and "--offload-arch=gfx1201" in o.argv]
+        asserts.equals(env, 1, len(others), "gfx1201 device compiles of {} under gfx1200,gfx1201".format(src))
+        if others:
+            asserts.equals(env, [_config_free(x) for x in others[0].argv], [_config_free(x) for x in a.argv], "the gfx1201 device compile of {} depends on the gfx set".format(src))
 
-    # The library's own configuration differs here (a test transition sets
-    # --//:gfx; a top-level flag would not), so compare host compiles
-    # without it; neither may read anything built for the gfx set.
+    # Host compiles may not read anything built for the gfx set.
     bundles = {f.path: True for t in (narrow, wide) for f in t[HipInfo].bundles}
     for a in _actions(narrow, "HipHostCompile"):
         src = _compiled_source(a)
@@ -169,7 +177,115 @@ same_basename_test = analysistest.make(
     extra_target_under_test_aspects = [_hip_actions_aspect],
 )
 
+def _view(action):
+    """The include paths and defines of a compile, in order."""
+    argv = action.argv
+    view = []
+    for i, a in enumerate(argv):
+        if a in ("-I", "-iquote", "-isystem") and i + 1 < len(argv):
+            view.append(a + " " + argv[i + 1])
+        elif a.startswith("-D") or (a.startswith("-I") and len(a) > 2):
+            view.append(a)
+    return view
+
+def _same_view_test_impl(ctx):
+    """Host and device compiles see the same include paths, defines and headers, and those wanted."""
+    env = analysistest.begin(ctx)
+    target = analysistest.target_under_test(env)
+    host = _actions(target, "HipHostCompile")
+    device = _actions(target, "HipDeviceCompile")
+    asserts.true(env, len(host) > 0 and len(device) > 0, "no compiles")
+    for a in host + device:
+        view = _view(a)
+        for want in ctx.attr.want_flags:
+            asserts.true(env, [v for v in view if want in v] != [], "{} lacks {}: {}".format(a.mnemonic, want, view))
+        inputs = [f.path for f in a.inputs.to_list()]
+        for want in ctx.attr.want_inputs:
+            asserts.true(env, [p for p in inputs if p.endswith(want)] != [], "{} does not read {}".format(a.mnemonic, want))
+        for unwanted in ctx.attr.unwanted_inputs:
+            asserts.equals(env, [], [p for p in inputs if p.endswith(unwanted)], "{} reads {}".format(a.mnemonic, unwanted))
+    for d in device:
+        asserts.equals(env, _view(host[0]), _view(d), "device and host compiles see different include paths or defines")
+        asserts.equals(
+            env,
+            sorted([f.path for f in host[0].inputs.to_list() if not f.path.endswith(".hipfb") and f.path != _compiled_source(host[0])]),
+            sorted([f.path for f in d.inputs.to_list() if f.path != _compiled_source(d)]),
+            "device and host compiles read different headers",
+        )
+    return analysistest.end(env)
+
+same_view_test = analysistest.make(
+    _same_view_test_impl,
+    attrs = {
+        "want_flags": attr.string_list(doc = "Substrings of include/define flags every compile must have."),
+        "unwanted_inputs": attr.string_list(doc = "Path suffixes no compile may read."),
+        "want_inputs": attr.string_list(doc = "Path suffixes every compile must read."),
+    },
+    extra_target_under_test_aspects = [_hip_actions_aspect],
+)
+
+def _global_flags_test_impl(ctx):
+    env = analysistest.begin(ctx)
+    target = analysistest.target_under_test(env)
+    for mnemonic, want, unwanted in (
+        ("HipHostCompile", ctx.attr.host, ctx.attr.not_host),
+        ("HipDeviceCompile", ctx.attr.device, ctx.attr.not_device),
+    ):
+        actions = _actions(target, mnemonic)
+        asserts.true(env, len(actions) > 0, "no " + mnemonic)
+        for a in actions:
+            for f in want:
+                asserts.true(env, f in a.argv, "{} lacks {}: {}".format(mnemonic, f, " ".join(a.argv)))
+            for f in unwanted:
+                asserts.false(env, f in a.argv, "{} has {}: {}".format(mnemonic, f, " ".join(a.argv)))
+    return analysistest.end(env)
+
+def _global_flags_test(config_settings):
+    return analysistest.make(
+        _global_flags_test_impl,
+        attrs = {
+            "device": attr.string_list(),
+            "host": attr.string_list(),
+            "not_device": attr.string_list(),
+            "not_host": attr.string_list(),
+        },
+        config_settings = config_settings,
+        extra_target_under_test_aspects = [_hip_actions_aspect],
+    )
+
+dbg_flags_test = _global_flags_test({
+    "//command_line_option:compilation_mode": "dbg",
+    "//command_line_option:copt": ["-DFROM_COPT"],
+    "//command_line_option:cxxopt": ["-DFROM_CXXOPT"],
+    HIP_COPTS_FLAG: ["-DFROM_HIP_COPTS", "-DFROM_HIP_COPTS_2"],
+    HIP_DEVICE_COPTS_FLAG: ["-DFROM_HIP_DEVICE_COPTS"],
+})
+opt_flags_test = _global_flags_test({"//command_line_option:compilation_mode": "opt"})
+
+def _public_context_test_impl(ctx):
+    env = analysistest.begin(ctx)
+    cc = analysistest.target_under_test(env)[CcInfo].compilation_context  # buildifier: disable=native-cc-info
+    for field in ("includes", "system_includes", "defines"):
+        got = getattr(cc, field).to_list()
+        for want in getattr(ctx.attr, field):
+            asserts.true(env, [g for g in got if g.endswith(want)] != [], "CcInfo {} lacks {}: {}".format(field, want, got))
+    headers = [f.path for f in cc.headers.to_list()]
+    for want in ctx.attr.headers:
+        asserts.true(env, [h for h in headers if h.endswith(want)] != [], "CcInfo headers lack {}: {}".format(want, headers))
+    return analysistest.end(env)
+
+public_context_test = analysistest.make(
+    _public_context_test_impl,
+    attrs = {
+        "defines": attr.string_list(),
+        "headers": attr.string_list(),
+        "includes": attr.string_list(),
+        "system_includes": attr.string_list(),
+    },
+)
+
 gfx_unknown_family_test = failure_test({GFX_FLAG: "gfx120x-al"})
+hip_copts_offload_arch_test = failure_test({HIP_COPTS_FLAG: ["--offload-arch=gfx90a"]})
 bundle_compression_bogus_test = failure_test({HIP_COMPRESSION_FLAG: "bogus"})
 
 def hip_analysis_tests(name):
@@ -211,6 +327,70 @@ def hip_analysis_tests(name):
             "tests/analysis/hip_basename/_hip_other/mixed/tests/analysis/hip_other_pkg/a/k.hip.hipfb",
         ],
     )
+    same_view_test(
+        name = name + "_deps_reach_device",
+        size = "small",
+        target_under_test = "//tests/hip:status_kernels",
+        want_flags = [
+            "-DEIGENISH_SCALE=3",
+            "-isystem tests/hip/third_party/eigenish",
+            "/tests/hip/_virtual_includes/abslish",
+            "/tests/hip/_virtual_includes/scale_ops",
+        ],
+        want_inputs = [
+            "_virtual_includes/abslish/absl/status/status.h",
+            "_virtual_includes/scale_ops/hipkern/scale_ops.h",
+            "third_party/eigenish/Eigen/Core",
+        ],
+        # scale_ops's implementation_deps stay its own.
+        unwanted_inputs = ["tests/hip/gen/block_size.h"],
+    )
+    same_view_test(
+        name = name + "_implementation_deps_reach_device",
+        size = "small",
+        target_under_test = "//tests/hip:scale_ops",
+        want_flags = ["-DEIGENISH_SCALE=3"],
+        want_inputs = ["tests/hip/gen/block_size.h", "_virtual_includes/scale_ops/hipkern/scale_ops.h"],
+    )
+    same_view_test(
+        name = name + "_local_defines_reach_device",
+        size = "small",
+        target_under_test = "//tests/hip:fill_f32",
+        want_flags = ["-DCUB_TYPE_F32"],
+    )
+    dbg_flags_test(
+        name = name + "_dbg_flags",
+        size = "small",
+        target_under_test = "//tests/hip:fill_f32",
+        host = ["-O0", "-g", "-DFROM_COPT", "-DFROM_CXXOPT", "-DFROM_HIP_COPTS", "-DFROM_HIP_COPTS_2"],
+        not_host = ["-DFROM_HIP_DEVICE_COPTS", "-O3", "-DNDEBUG"],
+        device = ["-O0", "-g", "-DFROM_HIP_COPTS", "-DFROM_HIP_COPTS_2", "-DFROM_HIP_DEVICE_COPTS"],
+        not_device = ["-DFROM_COPT", "-DFROM_CXXOPT", "-O3", "-DNDEBUG"],
+    )
+    opt_flags_test(
+        name = name + "_opt_flags",
+        size = "small",
+        target_under_test = "//tests/hip:fill_f32",
+        host = ["-O2", "-DNDEBUG"],
+        not_host = ["-g"],
+        device = ["-O3", "-DNDEBUG"],
+        not_device = ["-g"],
+    )
+    public_context_test(
+        name = name + "_public_context",
+        size = "small",
+        target_under_test = "//tests/hip:scale_ops",
+        includes = ["tests/hip/_virtual_includes/scale_ops"],
+        system_includes = ["tests/hip/third_party/eigenish"],
+        defines = ["EIGENISH_SCALE=3"],
+        headers = ["_virtual_includes/scale_ops/hipkern/scale_ops.h", "third_party/eigenish/Eigen/Core"],
+    )
+    hip_copts_offload_arch_test(
+        name = name + "_hip_copts_offload_arch",
+        size = "small",
+        target_under_test = "//:hip_copts",
+        messages = ["hip_copts=--offload-arch=gfx90a: GPU targets come from --//:gfx"],
+    )
     gfx_unknown_family_test(
         name = name + "_gfx_unknown_family",
         size = "small",
@@ -237,5 +417,12 @@ def hip_analysis_tests(name):
             name + "_other_package",
             name + "_gfx_unknown_family",
             name + "_bundle_compression_bogus",
+            name + "_deps_reach_device",
+            name + "_local_defines_reach_device",
+            name + "_implementation_deps_reach_device",
+            name + "_dbg_flags",
+            name + "_opt_flags",
+            name + "_public_context",
+            name + "_hip_copts_offload_arch",
         ],
     )

@@ -26,17 +26,29 @@ ALIGN = 4096
 
 
 def _parse_plain(data, off):
+    """({entry id: bytes}, end offset) of the uncompressed bundle at `off`."""
     count = struct.unpack_from("<Q", data, off + 24)[0]
     pos = off + 32
-    ids = []
+    entries = {}
     end = off + 32
     for _ in range(count):
         e_off, e_size, id_len = struct.unpack_from("<QQQ", data, pos)
         pos += 24
-        ids.append(data[pos:pos + id_len].decode())
+        entries[data[pos:pos + id_len].decode()] = data[off + e_off:off + e_off + e_size]
         pos += id_len
         end = max(end, off + e_off + e_size)
-    return ids, max(end, pos)
+    return entries, max(end, pos)
+
+
+def _zstd_decompress(payload):
+    try:
+        from compression import zstd  # Python >= 3.14
+
+        return zstd.decompress(payload)
+    except ImportError:
+        import zstandard  # the repo's .venv has it
+
+        return zstandard.ZstdDecompressor().decompressobj().decompress(payload)
 
 
 def _parse_compressed(data, off):
@@ -51,34 +63,37 @@ def _parse_compressed(data, off):
         raise SystemExit("unsupported CCOB version {} at offset {}".format(version, off))
     payload = data[off + header:off + total]
     if method == 1:
-        import zstandard  # the repo's .venv has it
-
-        raw = zstandard.ZstdDecompressor().decompressobj().decompress(payload)
+        raw = _zstd_decompress(payload)
     elif method == 0:
         raw = zlib.decompress(payload)
     else:
         raise SystemExit("unknown CCOB compression method {}".format(method))
     if not raw.startswith(MAGIC):
         raise SystemExit("CCOB at offset {} does not decompress to an offload bundle".format(off))
-    ids, _ = _parse_plain(raw, 0)
-    return ids, off + total
+    entries, _ = _parse_plain(raw, 0)
+    return entries, off + total
 
 
-def bundles_in_section(data):
+def code_objects_in_section(data):
+    """One {gfx target: code object bytes} per bundle of a .hip_fatbin section."""
     off = 0
     out = []
     while off < len(data):
         if data.startswith(MAGIC, off):
-            ids, end = _parse_plain(data, off)
+            entries, end = _parse_plain(data, off)
         elif data.startswith(CCOB, off):
-            ids, end = _parse_compressed(data, off)
+            entries, end = _parse_compressed(data, off)
         elif not data[off:].strip(b"\0"):
             break
         else:
             raise SystemExit("no offload bundle at offset {} of .hip_fatbin".format(off))
-        out.append(sorted(i[len(PREFIX):] for i in ids if i.startswith(PREFIX)))
+        out.append({i[len(PREFIX):]: b for i, b in entries.items() if i.startswith(PREFIX)})
         off = (end + ALIGN - 1) // ALIGN * ALIGN
     return out
+
+
+def bundles_in_section(data):
+    return [sorted(b) for b in code_objects_in_section(data)]
 
 
 def hip_fatbin(so_path, tmp):

@@ -7,6 +7,8 @@ Per source file `src` of a target `name` (rules/private/hip_library.bzl):
   bundle          `rocm-wheel bundle write` (clang-offload-bundler
                   for a host-only bundle)                          -> <key>.hipfb       HipBundle
   embed           llvm-objcopy --update-section .hip_fatbin        -> <key>.pic.o       HipEmbed
+  kernel_check    `rocm-wheel kernels check`: every kernel the host
+                  object registers is in every code object         -> <key>.kernels     HipKernelCheck
 
 Outputs live under `_hip/<name>/`, named by `<key>`: the source's path
 relative to the package (`a/k.hip`), so sources with equal basenames in
@@ -15,6 +17,7 @@ directory (another package or repository) goes under `_hip_other/<name>/` by
 its short path (`../` spelled `_up/`), apart from the package's own.
 """
 
+load(":labels.bzl", "label_as_typed")
 load(":toolchain.bzl", "rocm_wheel_tool")
 
 _HOST_TRIPLE = "x86_64-unknown-linux-gnu"
@@ -35,25 +38,23 @@ def _output_stem(ctx, src):
 def _declare(ctx, src, suffix):
     return ctx.actions.declare_file(_output_stem(ctx, src) + suffix)
 
-def include_flags(ctx):
-    """-I/-iquote flags for the target's `includes` (source and generated trees) and its repository root."""
-    flags = []
-    pkg = ctx.label.package
-    root = ctx.label.workspace_root
-    base = (root + "/" + pkg if pkg else root).strip("/") if root else pkg
-    for inc in ctx.attr.includes:
-        d = (base + "/" + inc if base else inc).rstrip("/") or "."
-        flags += ["-I" + d, "-I" + ctx.bin_dir.path + "/" + d]
+_MODE_FLAGS = {
+    # Device code as nvcc builds it by default: optimised in every mode but
+    # dbg, since unoptimised kernels are not what anyone runs or measures.
+    "dbg": struct(host = ["-O0", "-g"], device = ["-O0", "-g"]),
+    "fastbuild": struct(host = ["-O2"], device = ["-O3"]),
+    "opt": struct(host = ["-O2", "-DNDEBUG"], device = ["-O3", "-DNDEBUG"]),
+}
 
-    # Quote includes like cc_library: the repository root, source and generated.
-    flags += ["-iquote", root or ".", "-iquote", ctx.bin_dir.path + ("/" + root if root else "")]
-    return flags
+def mode_flags(ctx):
+    """struct(host, device): the flags of `-c dbg|fastbuild|opt`."""
+    return _MODE_FLAGS[ctx.var["COMPILATION_MODE"]]
 
 def define_flags(defines):
     return ["-D" + d for d in defines]
 
-def dependency_flags(compilation_context):
-    """Include and define flags of the C++ dependencies' merged compilation context."""
+def context_flags(compilation_context):
+    """Include flags of a compilation context, as cc_library compiles pass them (its defines are not included)."""
     flags = []
     for d in compilation_context.includes.to_list():
         flags += ["-I", d]
@@ -61,7 +62,7 @@ def dependency_flags(compilation_context):
         flags += ["-iquote", d]
     for d in compilation_context.system_includes.to_list():
         flags += ["-isystem", d]
-    return flags + define_flags(compilation_context.defines.to_list())
+    return flags
 
 def device_compile(ctx, hip, src, target, flags, headers):
     """Compiles the device code of one source for one gfx target.
@@ -71,8 +72,8 @@ def device_compile(ctx, hip, src, target, flags, headers):
       hip: HipToolchainInfo with a compiler.
       src: File, the HIP source.
       target: the gfx target, e.g. "gfx1201"; the command names no other.
-      flags: user flags after the fixed ones (includes, defines, copts, device_copts).
-      headers: list of header Files the compile may read.
+      flags: flags after the fixed ones (mode, global and target flags, includes, defines).
+      headers: depset of the header Files the compile may read (the target's and its deps').
 
     Returns:
       File: the code object (ELF) for `target`.
@@ -85,7 +86,6 @@ def device_compile(ctx, hip, src, target, flags, headers):
         "--offload-arch=" + target,
         "--cuda-device-only",
         "--no-gpu-bundle-output",
-        "-O3",
         "-std=c++17",
         "--rocm-path=" + hip.rocm_path,
         "--rocm-device-lib-path=" + hip.device_lib_path,
@@ -97,7 +97,7 @@ def device_compile(ctx, hip, src, target, flags, headers):
     ctx.actions.run(
         executable = hip.compiler.executable,
         arguments = [args],
-        inputs = [src] + headers,
+        inputs = depset([src], transitive = [headers]),
         outputs = [co],
         mnemonic = "HipDeviceCompile",
         progress_message = "Compiling HIP device code %s for %s" % (src.short_path, target),
@@ -117,7 +117,7 @@ def placeholder_bundle(ctx):
     ctx.actions.write(placeholder, "rules_rocm: replaced by HipEmbed with the offload bundle\n")
     return placeholder
 
-def host_compile(ctx, hip, src, placeholder, flags, headers, dependency_headers):
+def host_compile(ctx, hip, src, placeholder, flags, headers):
     """Compiles the host code of one source, independent of the gfx set.
 
     Args:
@@ -125,9 +125,8 @@ def host_compile(ctx, hip, src, placeholder, flags, headers, dependency_headers)
       hip: HipToolchainInfo with a compiler.
       src: File, the HIP source.
       placeholder: File from placeholder_bundle(), embedded as .hip_fatbin.
-      flags: user flags after the fixed ones (includes, dependency flags, defines, copts).
-      headers: list of the target's own header Files.
-      dependency_headers: depset of the C++ dependencies' headers.
+      flags: flags after the fixed ones (mode, global and target flags, includes, defines).
+      headers: depset of the header Files the compile may read (the target's and its deps').
 
     Returns:
       File: the PIC host object, its .hip_fatbin section holding the placeholder.
@@ -140,7 +139,6 @@ def host_compile(ctx, hip, src, placeholder, flags, headers, dependency_headers)
         "--cuda-host-only",
         "--offload-arch=" + hip.host_offload_arch,
         "-fPIC",
-        "-O2",
         "-std=c++17",
         "--rocm-path=" + hip.rocm_path,
     ])
@@ -150,7 +148,7 @@ def host_compile(ctx, hip, src, placeholder, flags, headers, dependency_headers)
     ctx.actions.run(
         executable = hip.compiler.executable,
         arguments = [args],
-        inputs = depset([src, placeholder] + headers, transitive = [dependency_headers]),
+        inputs = depset([src, placeholder], transitive = [headers]),
         outputs = [host],
         mnemonic = "HipHostCompile",
         progress_message = "Compiling HIP host code %s" % src.short_path,
@@ -237,3 +235,40 @@ def embed(ctx, hip, src, host_object, offload_bundle, target_count):
         progress_message = "Embedding %s (%d device target(s))" % (offload_bundle.short_path, target_count),
     )
     return obj
+
+def kernel_check(ctx, hip, src, host_object, entries):
+    """Checks that every kernel the host object registers has a kernel descriptor in each code object.
+
+    A define, include or header seen by one half only can leave a target's
+    code object without the kernels the host launches; that builds, links
+    and loads, and fails only at launch on that GPU. This validation action
+    fails the build instead.
+
+    Args:
+      ctx: the rule context (declares `_hip/<name>/<key>.kernels`).
+      hip: HipToolchainInfo (its llvm-cxxfilt demangles the report).
+      src: File, the source (named in the report).
+      host_object: File from host_compile().
+      entries: list of (gfx target, code-object File).
+
+    Returns:
+      File: the check's report (the kernels found), a validation output.
+    """
+    out = _declare(ctx, src, ".kernels")
+    args = ctx.actions.args()
+    args.add_all(["kernels", "check", "--source", src.short_path, "--library", label_as_typed(ctx.label), "--host", host_object, "--output", out])
+    for t, co in entries:
+        args.add("--device", "{}={}".format(t, co.path))
+    inputs = [host_object] + [co for _, co in entries]
+    if hip.cxxfilt:
+        args.add("--demangler", hip.cxxfilt)
+        inputs.append(hip.cxxfilt)
+    ctx.actions.run(
+        executable = rocm_wheel_tool(ctx),
+        arguments = [args],
+        inputs = inputs,
+        outputs = [out],
+        mnemonic = "HipKernelCheck",
+        progress_message = "Checking the kernels of %s in %d code object(s)" % (src.short_path, len(entries)),
+    )
+    return out

@@ -13,6 +13,7 @@ hip_toolchain(
     clang_name = {CLANG_NAME},
     clang_nogpulib_targets = {NOGPULIB},
     clang_targets = {TARGETS},
+    cxxfilt = {CXXFILT},
     device_lib_path = {DEVICE_LIB},
     host_offload_arch = {HOST_ARCH},
     objcopy = {OBJCOPY},

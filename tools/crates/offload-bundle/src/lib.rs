@@ -19,6 +19,8 @@
 mod amdgpu;
 mod elf_layout;
 pub mod families;
+#[cfg(feature = "elf")]
+pub mod kernels;
 pub mod read;
 pub mod thin;
 pub mod write;

@@ -42,6 +42,8 @@ enum Command {
     /// least one of its targets), a wheel without device code, and a bundle
     /// that would keep no code object.
     Thin(cmd::thin::Args),
+    /// Check that a HIP host object's kernels are in its code objects.
+    Kernels(cmd::kernels::Args),
 }
 
 fn main() -> std::process::ExitCode {
@@ -53,6 +55,7 @@ fn main() -> std::process::ExitCode {
         Command::Bundle(a) => cmd::bundle::run(a),
         Command::Inspect(a) => cmd::inspect::run(a),
         Command::Thin(a) => cmd::thin::run(a),
+        Command::Kernels(a) => cmd::kernels::run(a),
     };
     // Returning (not `process::exit`) runs every destructor first.
     match result {

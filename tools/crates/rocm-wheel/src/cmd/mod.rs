@@ -2,6 +2,7 @@ pub mod build;
 pub mod bundle;
 pub mod check;
 pub mod inspect;
+pub mod kernels;
 pub mod rpath;
 pub mod thin;
 

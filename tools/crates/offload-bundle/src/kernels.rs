@@ -1,0 +1,169 @@
+//! Host/device kernel consistency of one HIP translation unit.
+//!
+//! clang's host half of a HIP compile defines, per kernel, a device stub
+//! (`__device_stub__<name>`, mangled like the kernel with the longer name)
+//! that launches it, and a kernel handle that carries the kernel's own
+//! (device-side) mangled name and is what `__hipRegisterFunction`
+//! registers. The device half defines, per kernel, a kernel descriptor
+//! `<name>.kd` in the target's code object. A kernel the host registers
+//! with no descriptor in a target's code object fails at launch on that GPU
+//! (`hipErrorInvalidDeviceFunction`): the two halves saw different code.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use anyhow::{Context, Result};
+use goblin::elf::{sym, Elf};
+
+const STUB: &str = "__device_stub__";
+
+/// The names of an ELF file's symbols that are defined (section index not
+/// undefined), with their types.
+fn defined_symbols(data: &[u8]) -> Result<Vec<(String, u8)>> {
+    let elf = Elf::parse(data).context("not a valid ELF file")?;
+    Ok(elf
+        .syms
+        .iter()
+        .filter(|s| s.st_shndx != 0)
+        .filter_map(|s| {
+            elf.strtab
+                .get_at(s.st_name)
+                .map(|n| (n.to_string(), s.st_type()))
+        })
+        .collect())
+}
+
+/// The kernel names a device stub's symbol can stand for (most likely
+/// first): `__device_stub__vadd` is `vadd`; `_Z19__device_stub__vaddPfi` is
+/// `_Z4vaddPfi` (the identifier's length prefix loses 15). A length prefix
+/// that follows digits of the previous component (`_ZN2a219__device_stub__`)
+/// is ambiguous, so every split of the digit run is a candidate.
+pub fn kernel_candidates(stub: &str) -> Vec<String> {
+    let Some(at) = stub.find(STUB) else {
+        return Vec::new();
+    };
+    let digits_start = stub[..at]
+        .rfind(|c: char| !c.is_ascii_digit())
+        .map_or(0, |i| i + 1);
+    let digits = &stub[digits_start..at];
+    let rest = &stub[at + STUB.len()..];
+    if digits.is_empty() {
+        // extern "C" kernels are not mangled.
+        return if at == 0 && !rest.is_empty() {
+            vec![rest.to_string()]
+        } else {
+            Vec::new()
+        };
+    }
+    (0..digits.len())
+        .rev()
+        .filter(|&split| !digits[split..].starts_with('0'))
+        .filter_map(|split| {
+            let len: usize = digits[split..].parse().ok()?;
+            let name_len = len.checked_sub(STUB.len()).filter(|&n| n > 0)?;
+            (name_len <= rest.len()).then(|| {
+                format!(
+                    "{}{}{}{}",
+                    &stub[..digits_start],
+                    &digits[..split],
+                    name_len,
+                    rest
+                )
+            })
+        })
+        .collect()
+}
+
+/// The kernels a HIP host object registers, by their device-side names.
+///
+/// A stub's name is confirmed by the kernel handle of that name when the
+/// object has one (clang >= 13); otherwise the most likely candidate is used.
+pub fn host_kernels(host_object: &[u8]) -> Result<BTreeSet<String>> {
+    let symbols = defined_symbols(host_object)?;
+    let names: BTreeSet<&str> = symbols.iter().map(|(n, _)| n.as_str()).collect();
+    let mut kernels = BTreeSet::new();
+    for (name, kind) in &symbols {
+        if *kind != sym::STT_FUNC || !name.contains(STUB) {
+            continue;
+        }
+        let candidates = kernel_candidates(name);
+        let chosen = candidates
+            .iter()
+            .find(|c| names.contains(c.as_str()))
+            .or(candidates.first());
+        if let Some(k) = chosen {
+            kernels.insert(k.clone());
+        }
+    }
+    Ok(kernels)
+}
+
+/// The kernels whose descriptors (`<name>.kd`) a code object defines.
+pub fn device_kernels(code_object: &[u8]) -> Result<BTreeSet<String>> {
+    Ok(defined_symbols(code_object)?
+        .into_iter()
+        .filter_map(|(n, _)| n.strip_suffix(".kd").map(str::to_string))
+        .collect())
+}
+
+/// What one translation unit's check found.
+#[derive(Debug, Default)]
+pub struct KernelReport {
+    /// The kernels the host object registers.
+    pub host: BTreeSet<String>,
+    /// Target -> registered kernels its code object lacks (only targets that lack some).
+    pub missing: BTreeMap<String, Vec<String>>,
+}
+
+/// Compares the host object's kernels with each target's code object.
+///
+/// `devices` are (gfx target, code-object bytes); a code object may hold
+/// more kernels than the host registers (device-only kernels are fine).
+pub fn check_kernels(host_object: &[u8], devices: &[(String, Vec<u8>)]) -> Result<KernelReport> {
+    let host = host_kernels(host_object).context("reading the host object's symbols")?;
+    let mut missing = BTreeMap::new();
+    for (target, code_object) in devices {
+        let device = device_kernels(code_object)
+            .with_context(|| format!("reading the {target} code object's symbols"))?;
+        let lacking: Vec<String> = host.difference(&device).cloned().collect();
+        if !lacking.is_empty() {
+            missing.insert(target.clone(), lacking);
+        }
+    }
+    Ok(KernelReport { host, missing })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn extern_c_stub() {
+        assert_eq!(kernel_candidates("__device_stub__vadd"), vec!["vadd"]);
+    }
+
+    #[test]
+    fn mangled_stubs() {
+        assert_eq!(
+            kernel_candidates("_Z19__device_stub__vaddPKfS0_Pfi"),
+            vec!["_Z4vaddPKfS0_Pfi"]
+        );
+        assert_eq!(
+            kernel_candidates("_ZN2ns25__device_stub__sort_keysIfEEvPT_i"),
+            vec!["_ZN2ns10sort_keysIfEEvPT_i"]
+        );
+    }
+
+    #[test]
+    fn digits_of_the_previous_component_are_ambiguous() {
+        // namespace a2, kernel k: `_ZN2a216__device_stub__kEv`.
+        let c = kernel_candidates("_ZN2a216__device_stub__kEv");
+        assert!(c.contains(&"_ZN2a21kEv".to_string()), "{c:?}");
+    }
+
+    #[test]
+    fn not_a_stub() {
+        assert!(kernel_candidates("_Z4vaddPfi").is_empty());
+        assert!(kernel_candidates("x__device_stub__").is_empty());
+        assert!(kernel_candidates("_Z5__device_stub__k").is_empty());
+    }
+}
