@@ -70,8 +70,6 @@ def _refusal(ctx, hip, target):
         return "{} does not know {} (it compiles {})".format(rocm.name, target, ", ".join(rocm.targets))
     for lib in ctx.attr.rocm_libs:
         info = lib[RocmLibraryInfo]
-        if info.unavailable:
-            fail("{}: {}".format(_library_name(ctx), info.unavailable))
         if target in info.refused:
             return "{} {} (ROCm {}) cannot compile device code for {}: {}".format(
                 info.name,

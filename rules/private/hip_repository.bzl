@@ -14,7 +14,7 @@ are then written from templates/rocm_hip.*.tpl.
 load(":gfx_families.bzl", "GFX_TARGETS")
 load(":labels.bzl", "abs_label")
 load(":repository_utils.bzl", "attr_or_env", "exists", "first_existing", "render", "stdout_of", "write_template")
-load(":rocm_libraries.bzl", "ROCM_LIBRARIES", "parse_version_header", "refused_targets")
+load(":rocm_libraries.bzl", "ROCM_LIBRARIES", "library_version", "parse_version_header", "refused_targets")
 
 def _llvm_dirs(rctx, root):
     # /usr/lib/llvm-21/bin etc., newest first.
@@ -45,6 +45,14 @@ def _probe_cpus(rctx, clang):
         if w.startswith("gfx") and " " not in w:
             cpus[w] = True
     return cpus
+
+def _hip_version_number(rctx, root):
+    """HIP_VERSION as hip_version.h computes it (major * 10000000 + minor * 100000 + patch), or 0."""
+    h = root + "/include/hip/hip_version.h"
+    if not exists(rctx, h):
+        return 0
+    v = parse_version_header(rctx.read(h), "HIP_VERSION").split(".")
+    return int(v[0]) * 10000000 + int(v[1]) * 100000 + int(v[2]) if len(v) == 3 else 0
 
 def _hip_version(rctx, root):
     h = root + "/include/hip/hip_version.h"
@@ -98,25 +106,61 @@ def _device_lib(rctx, root, clang):
             return c, candidates
     return None, candidates
 
-def _libraries(rctx, root):
+def _libraries(rctx, root, lib_dir):
+    """name -> struct(version, refused, unavailable) of every ROCM_LIBRARIES entry."""
     libs = {}
     for name, lib in ROCM_LIBRARIES.items():
         header = root + "/include/" + lib.header
-        if not exists(rctx, header):
+        shared = lib_dir + "/lib{}.so".format(lib.link) if lib.link else None
+        missing = header if not exists(rctx, header) else (shared if shared and not exists(rctx, shared) else None)
+        if missing:
             libs[name] = struct(
                 version = "",
                 refused = {},
-                unavailable = "{} is not installed in the ROCm at {} ({} missing); install {}".format(
+                unavailable = "{} is not installed in the ROCm at {} ({} is missing); install {}".format(
                     lib.display,
                     root,
-                    header,
+                    missing,
                     lib.package,
                 ),
             )
             continue
-        version = parse_version_header(rctx.read(header), lib.macro)
+        version = library_version(name, rctx.read(header))
         libs[name] = struct(version = version, refused = refused_targets(name, version), unavailable = "")
     return libs
+
+def _dpkg_version(rctx, package):
+    """The upstream version of an installed Debian package ('6.4.3' of '6.4.3-5'), or ''."""
+    status = "/var/lib/dpkg/status"
+    if not exists(rctx, status):
+        return ""
+    for stanza in rctx.read(status).split("\n\n"):
+        lines = stanza.splitlines()
+        if "Package: " + package not in lines or "Status: install ok installed" not in lines:
+            continue
+        for line in lines:
+            if line.startswith("Version: "):
+                v = line[len("Version: "):].split(":")[-1]
+                return v.split("-")[0].split("+")[0].split("~")[0]
+    return ""
+
+def _rocm_release(rctx, root, hip_version):
+    """struct(version = 'major.minor.patch' of the ROCm release, source = where it was read)."""
+    header = root + "/include/rocm-core/rocm_version.h"
+    if exists(rctx, header):
+        v = parse_version_header(rctx.read(header), "ROCM_VERSION")
+        if v:
+            return struct(version = v, source = header)
+    info = root + "/.info/version"
+    if exists(rctx, info):
+        v = rctx.read(info).strip().split("-")[0]
+        if v.count(".") == 2 and v.replace(".", "").isdigit():
+            return struct(version = v, source = info)
+    if root == "/usr":
+        v = _dpkg_version(rctx, "libamdhip64-dev")
+        if v.count(".") == 2 and v.replace(".", "").isdigit():
+            return struct(version = v, source = "the Debian package libamdhip64-dev " + v)
+    return struct(version = (hip_version or "0.0") + ".0", source = "HIP's hip_version.h (no ROCm release version found; patch 0)")
 
 def _wrapper(rctx, name, target):
     # A script, not a symlink: remote workers get a copy of what Bazel
@@ -184,7 +228,9 @@ def detect_rocm(rctx):
         runtime_dir = str(rctx.path(runtime).dirname),
         targets = targets,
         nogpulib = nogpulib,
-        libraries = _libraries(rctx, root),
+        libraries = _libraries(rctx, root, str(rctx.path(runtime).dirname)),
+        release = _rocm_release(rctx, root, version),
+        hip_version_number = _hip_version_number(rctx, root),
     )
 
 def _library_targets(rctx, found):
@@ -202,12 +248,67 @@ def _library_targets(rctx, found):
             "{DEPS}": repr([":" + d for d in lib.uses]),
             "{DISPLAY}": repr(lib.display),
             "{INCLUDE_DIR}": repr("" if found.root in (None, "/usr") else found.root + "/include"),
+            "{LIB_DIR}": repr(found.runtime_dir if found.unavailable == "" else ""),
+            "{LINK}": repr(lib.link or ""),
             "{REFUSED}": repr(info.refused),
             "{ROCM_VERSION}": repr(found.version),
             "{UNAVAILABLE}": repr(info.unavailable),
             "{VERSION}": repr(info.version),
         }))
     return "\n".join(out)
+
+# The include directories of ROCm components (a /usr root holds every
+# other package's headers too: only these are rocm_headers).
+_ROCM_HEADER_DIRS = [
+    "amd_comgr",
+    "hip",
+    "hipblas",
+    "hipblas-common",
+    "hipblaslt",
+    "hipcub",
+    "hipfft",
+    "hiprand",
+    "hipsolver",
+    "hipsparse",
+    "hipsparselt",
+    "hsa",
+    "miopen",
+    "rccl",
+    "rocblas",
+    "rocfft",
+    "rocm-core",
+    "rocprim",
+    "rocrand",
+    "rocsolver",
+    "rocsparse",
+    "roctracer",
+]
+
+def _rocm_headers(rctx, found):
+    """rocm/include (a link to the root's include/), rocm/rocm_config.h and the rocm_headers target."""
+    rctx.symlink(found.root + "/include", "rocm/include")
+    miopen = found.libraries["miopen"]
+    miopen_define = ""
+    if not miopen.unavailable and miopen.version:
+        major, minor, patch = [int(p) for p in miopen.version.split(".")]
+        miopen_define = "\n// MIOpen {}: major * 1000 + minor * 10 + patch.\n#define TF_MIOPEN_VERSION {}\n".format(
+            miopen.version,
+            major * 1000 + minor * 10 + patch,
+        )
+    major, minor, patch = [int(p) for p in found.release.version.split(".")]
+    write_template(rctx, "rocm/rocm_config.h", "rocm_hip.config.h.tpl", {
+        "{ROOT}": found.root,
+        "{RELEASE}": found.release.version,
+        "{RELEASE_SOURCE}": found.release.source,
+        "{TF_ROCM_VERSION}": str(major * 10000 + minor * 100 + patch),
+        "{TF_HIPRUNTIME_VERSION}": str(found.hip_version_number),
+        "{MIOPEN}": miopen_define,
+    })
+    dirs = [d for d in _ROCM_HEADER_DIRS if exists(rctx, found.root + "/include/" + d)]
+    return render(rctx, "rocm_hip.headers.BUILD.tpl", {
+        "{ROOT}": found.root,
+        "{HEADER_DIRS}": repr(dirs),
+    })
 
 def _rocm_hip_repository_impl(rctx):
     found = detect_rocm(rctx)
@@ -240,6 +341,18 @@ def _rocm_hip_repository_impl(rctx):
         "{RUNTIME_DIR}": repr(found.runtime_dir if ok else ""),
         "{UNAVAILABLE}": repr(found.unavailable),
         "{LIBRARIES}": _library_targets(rctx, found),
+        "{ROCM_HEADERS}": _rocm_headers(rctx, found) if ok else render(rctx, "rocm_hip.library.BUILD.tpl", {
+            "{NAME}": repr("rocm_headers"),
+            "{DEPS}": "[]",
+            "{DISPLAY}": repr("ROCm headers"),
+            "{INCLUDE_DIR}": repr(""),
+            "{LIB_DIR}": repr(""),
+            "{LINK}": repr(""),
+            "{REFUSED}": "{}",
+            "{ROCM_VERSION}": repr(""),
+            "{UNAVAILABLE}": repr("no usable ROCm: " + found.unavailable),
+            "{VERSION}": repr(""),
+        }),
     })
     write_template(rctx, "targets.bzl", "rocm_hip.targets.bzl.tpl", {
         "{TARGETS}": clang_targets,

@@ -1,9 +1,11 @@
-"""rocm_library: a ROCm header library (rocPRIM, hipCUB) as a hip_library dependency.
+"""rocm_library: a ROCm library (rocPRIM, hipBLAS, MIOpen, ...) as a hip_library or cc_library dependency.
 
 Made by the HIP repository rule (`@rocm_hip//:rocprim`, re-exported as
 `@rules_rocm//rocm:rocprim`). It carries the version found and the gfx
 targets that version refuses, so hip_library can check the --//:gfx set at
-analysis time instead of failing deep inside a device compile.
+analysis time instead of failing deep inside a device compile, and the
+include directory and link flags C++ users need. A library missing from the
+installation fails the analysis of whatever uses it, naming the package.
 """
 
 load(":providers.bzl", "RocmLibraryInfo")
@@ -13,6 +15,8 @@ _CcInfo = CcInfo  # buildifier: disable=native-cc-info
 _cc_common = cc_common  # buildifier: disable=native-cc-common
 
 def _rocm_library_impl(ctx):
+    if ctx.attr.unavailable:
+        fail("{}: {}".format(ctx.attr.display_name, ctx.attr.unavailable))
     refused = dict(ctx.attr.refused)
     for dep in ctx.attr.deps:
         info = dep[RocmLibraryInfo]
@@ -29,22 +33,36 @@ def _rocm_library_impl(ctx):
         ),
         # Headers live in the ROCm installation; a non-/usr root must be on
         # the include path of plain C++ users too.
-        _CcInfo(compilation_context = _cc_common.create_compilation_context(
-            system_includes = depset(includes),
-        )),
+        _cc_common.merge_cc_infos(
+            direct_cc_infos = [_CcInfo(
+                compilation_context = _cc_common.create_compilation_context(system_includes = depset(includes)),
+                linking_context = _linking_context(ctx),
+            )],
+            cc_infos = [d[_CcInfo] for d in ctx.attr.deps],
+        ),
     ]
+
+def _linking_context(ctx):
+    if not ctx.attr.link:
+        return _cc_common.create_linking_context(linker_inputs = depset())
+    return _cc_common.create_linking_context(linker_inputs = depset([_cc_common.create_linker_input(
+        owner = ctx.label,
+        user_link_flags = depset(["-L" + ctx.attr.lib_dir, "-l" + ctx.attr.link]),
+    )]))
 
 rocm_library = rule(
     implementation = _rocm_library_impl,
     attrs = {
-        "deps": attr.label_list(providers = [RocmLibraryInfo], doc = "ROCm libraries this one is built on (their refusals apply too)."),
+        "deps": attr.label_list(providers = [RocmLibraryInfo, _CcInfo], doc = "ROCm libraries this one is built on (their refusals, headers and libraries apply too)."),
         "display_name": attr.string(mandatory = True),
         "include_dir": attr.string(doc = "Absolute include directory for plain C++ users ('' for /usr/include)."),
+        "lib_dir": attr.string(doc = "Directory of the shared library."),
+        "link": attr.string(doc = "The shared library's name: -l<link> ('' for a header-only library)."),
         "refused": attr.string_dict(doc = "gfx target -> why this version cannot compile code for it."),
         "rocm_version": attr.string(),
         "unavailable": attr.string(doc = "Non-empty: the library is missing; reported when a target uses it."),
         "version": attr.string(),
     },
     provides = [RocmLibraryInfo, _CcInfo],
-    doc = "A ROCm header library found by rocm_hip_repository.",
+    doc = "A ROCm library found by rocm_hip_repository.",
 )

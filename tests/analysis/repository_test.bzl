@@ -12,7 +12,7 @@ load("@bazel_skylib//lib:unittest.bzl", "asserts", "unittest")
 load("//rules/private:repository_utils.bzl", "attr_or_env", "expand")
 
 # buildifier: disable=bzl-visibility
-load("//rules/private:rocm_libraries.bzl", "parse_version_header", "refused_targets")
+load("//rules/private:rocm_libraries.bzl", "ROCM_LIBRARIES", "library_version", "parse_version_header", "refused_targets")
 
 def _fake_rctx(environ):
     return struct(os = struct(environ = environ))
@@ -90,6 +90,33 @@ def _refused_targets_test_impl(ctx):
 
 _refused_targets_test = unittest.make(_refused_targets_test_impl)
 
+def _library_version_test_impl(ctx):
+    env = unittest.begin(ctx)
+
+    # The headers of ROCm 7.2.4's Debian packages (excerpts).
+    headers = {
+        "hipblas": ("#define hipblasVersionMajor 3\n#define hipblaseVersionMinor 2 // typo preserved\n" +
+                    "#define hipblasVersionMinor 2\n#define hipblasVersionPatch 0\n#define hipblasVersionTweak\n", "3.2.0"),
+        "hipblaslt": ("#define HIPBLASLT_VERSION_MAJOR     1\n#define HIPBLASLT_VERSION_MINOR     2\n#define HIPBLASLT_VERSION_PATCH     2\n", "1.2.2"),
+        "hiprand": ("#define HIPRAND_VERSION 300100\n", "3.1.0"),
+        "miopen": ("#define MIOPEN_VERSION_MAJOR 3\n#define MIOPEN_VERSION_MINOR 5\n#define MIOPEN_VERSION_PATCH 1\n", "3.5.1"),
+        "rccl": ("#define NCCL_MAJOR 2\n#define NCCL_MINOR 27\n#define NCCL_PATCH 7\n#define NCCL_SUFFIX \"\"\n", "2.27.7"),
+        "rocrand": ("#define ROCRAND_VERSION 400200\n", "4.2.0"),
+        "rocsolver": ("#define ROCSOLVER_VERSION_MAJOR 3\n#define ROCSOLVER_VERSION_MINOR 32\n#define ROCSOLVER_VERSION_PATCH 0\n", "3.32.0"),
+        "hipsparse": ("#define hipsparseVersionMajor    4\n#define hipsparseVersionMinor    2\n#define hipsparseVersionPatch    0\n", "4.2.0"),
+    }
+    for name, (text, want) in headers.items():
+        asserts.equals(env, want, library_version(name, text), name)
+    asserts.equals(env, "", library_version("hipblas", "#define hipblasVersionMajor 3\n"), "no minor: unknown")
+    asserts.equals(env, "", library_version("rocrand", "#define ROCRAND_VERSION x\n"), "packed, not a number")
+    for name, lib in ROCM_LIBRARIES.items():
+        asserts.true(env, lib.package.startswith("lib"), "{}: the Debian package comes first: {}".format(name, lib.package))
+        for used in lib.uses:
+            asserts.true(env, used in ROCM_LIBRARIES, "{} uses unknown {}".format(name, used))
+    return unittest.end(env)
+
+_library_version_test = unittest.make(_library_version_test_impl)
+
 def repository_unit_tests(name):
     """The repository rules' unit tests, as one test_suite `name`."""
     unittest.suite(
@@ -98,4 +125,5 @@ def repository_unit_tests(name):
         _expand_test,
         _version_header_test,
         _refused_targets_test,
+        _library_version_test,
     )

@@ -10,7 +10,13 @@
 #     them; a hip_library + cc_binary builds and --@rules_rocm//:hip_bundle_compression=auto
 #     gives a zstd (CCOB) bundle;
 #  2. the same claiming HIP 6.1: auto gives an uncompressed bundle;
-#  3. no device library, no libamdhip64.so: the repository's own message.
+#  3. no device library, no libamdhip64.so: the repository's own message;
+#  4. ROCm libraries and headers from the 6.2 fixture, which has a hipBLAS
+#     (a version header and a stub libhipblas.so) and rocm-core's version
+#     header: a hip_library spelling "rocm/include/..." and
+#     "rocm/rocm_config.h" sees TF_ROCM_VERSION 60201 and hipBLAS 2.2.0 and
+#     links -lhipblas from the fixture; the 6.1 fixture has no hipBLAS: using
+#     @rules_rocm//rocm:hipblas fails at analysis naming the package.
 set -euo pipefail
 export LC_ALL=C
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -68,6 +74,14 @@ EOF
   done
   chmod +x "$dir"/lib/llvm/bin/*
   [[ $omit == without-device-lib ]] || ln -s "$bitcode" "$dir/lib/llvm/amdgcn/bitcode"
+  if [[ $minor == 2 ]]; then
+    mkdir -p "$dir/include/hipblas" "$dir/include/rocm-core"
+    printf '#define ROCM_VERSION_MAJOR 6\n#define ROCM_VERSION_MINOR 2\n#define ROCM_VERSION_PATCH 1\n' >"$dir/include/rocm-core/rocm_version.h"
+    printf '#define hipblasVersionMajor 2\n#define hipblasVersionMinor 2\n#define hipblasVersionPatch 0\n' >"$dir/include/hipblas/hipblas-version.h"
+    printf '#pragma once\n#include <hipblas/hipblas-version.h>\nextern "C" int hipblasFixtureCall(void);\n' >"$dir/include/hipblas/hipblas.h"
+    echo 'int hipblasFixtureCall(void) { return 0; }' >"$ws/hipblas_stub.c"
+    gcc -shared -fPIC -o "$dir/lib/libhipblas.so" "$ws/hipblas_stub.c" || fail "building the stub libhipblas.so"
+  fi
 }
 make_fixture "$ws/rocm-6.2" 2
 make_fixture "$ws/rocm-6.1" 1
@@ -109,6 +123,33 @@ cc_binary(
     linkshared = True,
     deps = [":vadd"],
 )
+
+# ROCm headers as XLA spells them, and a ROCm library.
+hip_library(
+    name = "blas_user",
+    srcs = ["blas_user.hip"],
+    self_contained = True,
+    deps = [
+        "@rules_rocm//rocm:hipblas",
+        "@rules_rocm//rocm:rocm_headers",
+    ],
+)
+
+cc_binary(
+    name = "libblas_user.so",
+    linkshared = True,
+    deps = [":blas_user"],
+)
+EOF
+cat >blas_user.hip <<'EOF'
+#include "rocm/include/hip/hip_runtime.h"
+#include "rocm/rocm_config.h"
+#include <hipblas/hipblas.h>
+static_assert(TF_ROCM_VERSION == 60201, "rocm-core's version header of the fixture");
+static_assert(TF_HIPRUNTIME_VERSION == 60200000, "the fixture's hip_version.h");
+static_assert(hipblasVersionMajor == 2, "the fixture's hipBLAS");
+extern "C" __global__ void blas_user_kernel(int* x) { x[0] = 1; }
+extern "C" int blas_user(void) { return hipblasFixtureCall(); }
 EOF
 
 bz() { "$BAZEL" --output_base="$ob" "$@"; }
@@ -180,6 +221,23 @@ expect_repository_error() {
 
 check_fixture "$ws/rocm-6.2" 6.2 CCOB "zstd v[23]"
 check_fixture "$ws/rocm-6.1" 6.1 plain uncompressed
+
+echo "--- ROCm libraries and headers of a fixture"
+read -ra flags <<<"$(with_fixture "$ws/rocm-6.2")"
+bz build "${flags[@]}" //:libblas_user.so 2>"$ws/build.err" ||
+  { tail -40 "$ws/build.err" >&2; fail "rocm-6.2: build //:libblas_user.so"; }
+build_file=$(find "$ob/external" -maxdepth 2 -path '*rocm_hip/BUILD.bazel' | head -1)
+grep -A12 'name = "hipblas"' "$build_file" | grep -qF 'version = "2.2.0"' ||
+  { cat "$build_file" >&2; fail "rocm-6.2: @rocm_hip//:hipblas is not version 2.2.0"; }
+readelf -d "$(bz info execution_root 2>/dev/null)/$(bz cquery "${flags[@]}" --output=files //:libblas_user.so 2>/dev/null)" |
+  grep -qF '[libhipblas.so]' || fail "rocm-6.2: libblas_user.so does not link libhipblas.so"
+read -ra flags <<<"$(with_fixture "$ws/rocm-6.1")"
+if bz build "${flags[@]}" --nobuild //:libblas_user.so >"$ws/err.log" 2>&1; then
+  fail "rocm-6.1: a hipBLAS user was analysed without hipBLAS"
+fi
+grep -qF "hipBLAS: hipBLAS is not installed in the ROCm at $ws/rocm-6.1 ($ws/rocm-6.1/include/hipblas/hipblas-version.h is missing); install libhipblas-dev (Debian/Ubuntu) or hipblas" "$ws/err.log" ||
+  { tail -20 "$ws/err.log" >&2; fail "rocm-6.1: no clear error for the missing hipBLAS"; }
+echo "ok: rocm_headers, rocm_config.h and hipBLAS from the fixture; a missing hipBLAS named at analysis"
 expect_repository_error "$ws/rocm-nodevlib" \
   "no AMDGPU device library (ocml.bc) for $ws/rocm-nodevlib/lib/llvm/bin/clang++"
 expect_repository_error "$ws/rocm-noruntime" \

@@ -33,5 +33,6 @@ toolchain(
     toolchain_type = "{TOOLCHAIN_TYPE}",
 )
 
-# ROCm header libraries for hip_library deps (see rocm_library).
+# ROCm libraries for hip_library rocm_libs / deps and C++ users (see rocm_library).
 {LIBRARIES}
+{ROCM_HEADERS}

@@ -1,0 +1,13 @@
+# Every ROCm header also as "rocm/include/<path>" (the spelling XLA and JAX
+# use; rocm/include links to {ROOT}/include), plus "rocm/rocm_config.h".
+cc_library(
+    name = "rocm_headers",
+    hdrs = ["rocm/rocm_config.h"] + glob(
+        ["rocm/include/" + d + "/**" for d in {HEADER_DIRS}],
+        allow_empty = True,
+    ),
+    includes = [
+        ".",
+        "rocm/include",
+    ],
+)
