@@ -136,6 +136,14 @@ def main():
         load("@rules_cc//cc:defs.bzl", "cc_binary", "cc_library")
         load("@rules_rocm//rules:defs.bzl", "hip_library", "rocm_wheel", "wheel_files")
 
+        # What every TU includes, as a header-only dependency (as XLA's
+        # kernels depend on gpu_kernel_helpers): device compiles see it
+        # through deps, configured once whatever the number of targets.
+        cc_library(
+            name = "scale_common",
+            hdrs = ["nonce.h"],
+        )
+
         HIPCC = ("hipcc --rocm-path=/usr --rocm-device-lib-path={devlib} --offload-compress " +
                  "-O3 -std=c++17 -fPIC -I. $(ROCM_OFFLOAD_ARCH_COPTS) -c $(location {{src}}) -o $@")
         ''').format(n=a.tus, devlib=devlib)]
@@ -148,8 +156,8 @@ def main():
             hip_library(
                 name = "tu{i}",
                 srcs = ["kernels/tu{i}.hip"],
-                hdrs = ["nonce.h"],
                 rocm_libs = {libs},
+                deps = [":scale_common"],
             )
 
             genrule(

@@ -67,7 +67,12 @@ measure() { # N SETNAME GFX DESIGN
   cp "$log/build.log" "$keep/$n-$set-$design.build.log"
   cp "$log/p.json" "$keep/$n-$set-$design.profile.json"
   [[ ! -f $log/exec.json ]] || gzip -c "$log/exec.json" >"$keep/$n-$set-$design.exec.json.gz"
-  local pid rss heap configured analysis actions crit proj
+  local pid rss heap configured analysis actions crit proj dep_configs
+  # How many configurations the TUs' one header-only dependency is analysed
+  # in (one, whatever the number of targets).
+  dep_configs=$(cd "$ws" && "$BAZEL" --output_base="$ob" cquery "${flags[@]}" "deps(//:wheel_$design)" 2>/dev/null \
+    | grep -c '^//:scale_common ' || true)
+  [[ $design == split ]] || dep_configs=-
   pid=$(cd "$ws" && "$BAZEL" --output_base="$ob" info server_pid 2>/dev/null)
   rss=$(awk '/VmHWM/ {printf "%.0f", $2 / 1024}' "/proc/$pid/status")
   heap=$(cd "$ws" && "$BAZEL" --output_base="$ob" info used-heap-size-after-gc 2>/dev/null)
@@ -87,13 +92,13 @@ measure() { # N SETNAME GFX DESIGN
     proj=$(python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print("%s of %s" % (d["critical_path_s"], d["total_action_s"]))' \
       "$keep/$n-$set-$design.path.json")
   fi
-  printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' \
-    "$n" "$set" "$design" "${analysis:-?}" "${configured:-?}" "${actions:-?}" "$rss" "$heap" \
+  printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' \
+    "$n" "$set" "$design" "${analysis:-?}" "${configured:-?}" "$dep_configs" "${actions:-?}" "$rss" "$heap" \
     "$wall" "$crit" "$proj"
 }
 
-echo "| TUs | targets | design | analysis s | configured targets | actions | server peak RSS MiB | heap after GC | cold wall s | critical path s | cluster projection s (critical path of total action time) |"
-echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+echo "| TUs | targets | design | analysis s | configured targets | configurations of the shared dep | actions | server peak RSS MiB | heap after GC | cold wall s | critical path s | cluster projection s (critical path of total action time) |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 for n in "${sizes[@]}"; do
   # Rewritten every run (unchanged files keep their digests), so an older
   # workspace follows the generator.

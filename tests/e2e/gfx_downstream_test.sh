@@ -27,6 +27,13 @@ got=$("$PY" "$root/tests/gfx/bundle_targets.py" "$whl" | tr '\n' ' ')
 runpath=$(unzip -p "$whl" downstream_hip/libdownstream_saxpy.so >"$tmp/lib.so" && readelf -d "$tmp/lib.so" | grep -E 'RUNPATH|RPATH' || true)
 [[ $runpath == *'[$ORIGIN/../rocm/lib]'* ]] || fail "RUNPATH of the downstream library: $runpath"
 
+echo "--- downstream kernel library in upstream idioms: every code object holds its kernels"
+"$BAZEL" build "${FLAGS[@]}" --@rules_rocm//:gfx=gfx120X-all //linalg:liblinalg.so 2>"$tmp/build.err" \
+  || { tail -40 "$tmp/build.err" >&2; fail "downstream //linalg:liblinalg.so"; }
+"$PY" "$root/tests/hip/check_kernels.py" bazel-bin/linalg/liblinalg.so --targets gfx1200,gfx1201 --bundles 3 \
+  _ZN6linalg10batch_dot3IfEEvPKT_S3_PS1_i _ZN6linalg10batch_dot3IdEEvPKT_S3_PS1_i _ZN6linalg10batch_conjEP15HIP_vector_typeIfLj2EEi \
+  || fail "downstream liblinalg.so lacks kernels"
+
 echo "--- downstream error names the external flag"
 if "$BAZEL" build "${FLAGS[@]}" --nobuild --@rules_rocm//:gfx=gfx95O-dcgpu //:wheel >"$tmp/err.log" 2>&1; then
   fail "an unknown family was accepted"
