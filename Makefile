@@ -1,6 +1,6 @@
 # Plain commands only: prerequisites come from scripts/setup.sh (idempotent);
 # everything else is a bazel or cargo invocation inside the Debian sid build
-# root (scripts/buildroot), where Bazel 7, HIP 6.4 / clang 21 and Rust live.
+# root (scripts/buildroot), where Bazel 7, ROCm 7.2 / clang 22 and Rust live.
 BUILDROOT ?= scripts/buildroot
 BAZEL ?= $(BUILDROOT) bazel
 CARGO ?= $(BUILDROOT) cargo

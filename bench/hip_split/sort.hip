@@ -1,6 +1,8 @@
 // Benchmark TU: rocPRIM radix sort for two key/value types (the shape of
 // XLA's ROCm sort kernels). nonce.h is written by run.sh so every measured
 // build starts cold.
+// <cstring> first: rocPRIM 4.2's texture_cache_iterator.hpp calls memset without it.
+#include <cstring>
 #include <hip/hip_runtime.h>
 #include <rocprim/rocprim.hpp>
 

@@ -2,6 +2,7 @@
 
 Flags users set (//BUILD.bazel instantiates them):
   --//:gfx                     amdgpu families / gfx targets        -> GfxInfo
+  --//:gfx_generic             compile through generic targets      -> SettingInfo
   --//:python_versions         `all` or minor versions              -> PythonVersionsInfo
   --//:hip_bundle_compression  auto, none, zstd, zlib               -> SettingInfo
   --//:family_wheels           per-family wheels in //:wheels       -> SettingInfo
@@ -20,13 +21,14 @@ whatever the user typed.
 """
 
 load("@rocm_python//:versions.bzl", "PYTHON_VERSIONS", "SEARCHED")
-load(":gfx_families.bzl", "expand_gfx")
+load(":gfx_families.bzl", "compile_targets", "expand_gfx")
 load(":labels.bzl", "label_as_typed")
 load(":providers.bzl", "GfxInfo", "PythonVersionsInfo", "SettingInfo")
 
 # str(Label) so the settings resolve to this repository when rules_rocm is
 # used as an external repository, too.
 GFX_FLAG = str(Label("//:gfx"))
+GFX_GENERIC_FLAG = str(Label("//:gfx_generic"))
 PYTHON_VERSIONS_FLAG = str(Label("//:python_versions"))
 HIP_COMPRESSION_FLAG = str(Label("//:hip_bundle_compression"))
 HIP_COPTS_FLAG = str(Label("//:hip_copts"))
@@ -62,21 +64,33 @@ def _gfx_flag_impl(ctx):
     expanded = expand_gfx(value, flag = "--" + label_as_typed(ctx.label))
     if expanded.error:
         fail(expanded.error)
+    targets = compile_targets(expanded.targets, ctx.attr._generic[SettingInfo].value)
     return [
-        GfxInfo(value = value, targets = expanded.targets),
+        GfxInfo(value = value, targets = targets, requested = expanded.targets),
         # For cc_library code built by a hipcc-style toolchain:
         #   toolchains = ["@rules_rocm//:gfx"], copts = ["$(ROCM_OFFLOAD_ARCH_COPTS)"]
         platform_common.TemplateVariableInfo({
-            "ROCM_GFX_TARGETS": ",".join(expanded.targets),
-            "ROCM_OFFLOAD_ARCH_COPTS": _offload_arch_copts(expanded.targets),
-            "ROCM_AMDGPU_TARGETS": ",".join(expanded.targets),
+            "ROCM_GFX_TARGETS": ",".join(targets),
+            "ROCM_OFFLOAD_ARCH_COPTS": _offload_arch_copts(targets),
+            "ROCM_AMDGPU_TARGETS": ",".join(targets),
         }),
     ]
 
 gfx_flag = rule(
     implementation = _gfx_flag_impl,
     build_setting = config.string(flag = True),
+    attrs = {"_generic": attr.label(default = GFX_GENERIC_FLAG)},
     doc = "The GPU target flag: comma list of amdgpu families or gfx targets, validated at analysis.",
+)
+
+def _gfx_generic_flag_impl(ctx):
+    value = ctx.build_setting_value
+    return [SettingInfo(value = value)]
+
+gfx_generic_flag = rule(
+    implementation = _gfx_generic_flag_impl,
+    build_setting = config.bool(flag = True),
+    doc = "--//:gfx_generic: device code for each --//:gfx target a generic target covers is compiled once, for that generic target.",
 )
 
 def _device_target_impl(ctx):

@@ -5,48 +5,44 @@ family of its own name. `LEGACY_FAMILIES` are retired names XLA/JAX still use.
 """
 
 FAMILIES = {
-    "dcgpu-all": ["gfx908", "gfx90a", "gfx942", "gfx950", "gfx1250"],
+    "dcgpu-all": ["gfx908", "gfx90a", "gfx942", "gfx950"],
     "dgpu-all": [
-        "gfx900",
         "gfx906",
         "gfx1010",
         "gfx1011",
         "gfx1012",
         "gfx1030",
-        "gfx1031",
         "gfx1032",
-        "gfx1034",
         "gfx1100",
         "gfx1101",
         "gfx1102",
         "gfx1200",
         "gfx1201",
     ],
-    "gfx900-dgpu": ["gfx900"],
-    "gfx906-dgpu": ["gfx906"],
-    "gfx908-dcgpu": ["gfx908"],
-    "gfx90a-dcgpu": ["gfx90a"],
-    "gfx90c-igpu": ["gfx90c"],
+    "gfx90X-all": ["gfx906", "gfx908", "gfx90a"],
+    "gfx90X-dcgpu": ["gfx906", "gfx908", "gfx90a"],
+    "gfx90X-dgpu": ["gfx906"],
     "gfx94X-all": ["gfx942"],
     "gfx94X-dcgpu": ["gfx942"],
     "gfx950-all": ["gfx950"],
     "gfx950-dcgpu": ["gfx950"],
     "gfx101X-all": ["gfx1010", "gfx1011", "gfx1012"],
     "gfx101X-dgpu": ["gfx1010", "gfx1011", "gfx1012"],
-    "gfx103X-all": ["gfx1030", "gfx1031", "gfx1032", "gfx1033", "gfx1034", "gfx1035", "gfx1036"],
-    "gfx103X-dgpu": ["gfx1030", "gfx1031", "gfx1032", "gfx1034"],
-    "gfx103X-igpu": ["gfx1033", "gfx1035", "gfx1036"],
+    "gfx103X-all": ["gfx1030", "gfx1032", "gfx1035", "gfx1036"],
+    "gfx103X-dgpu": ["gfx1030", "gfx1032"],
+    "gfx103X-igpu": ["gfx1035", "gfx1036"],
     "gfx110X-all": ["gfx1100", "gfx1101", "gfx1102", "gfx1103"],
     "gfx110X-dgpu": ["gfx1100", "gfx1101", "gfx1102"],
     "gfx110X-igpu": ["gfx1103"],
     "gfx115X-all": ["gfx1150", "gfx1151", "gfx1152", "gfx1153"],
     "gfx115X-igpu": ["gfx1150", "gfx1151", "gfx1152", "gfx1153"],
     "gfx120X-all": ["gfx1200", "gfx1201"],
+    # TheRock's bring-up family for MI450 (clang 22 and ROCm 7.2 build it).
     "gfx125X-all": ["gfx1250"],
     "gfx125X-dcgpu": ["gfx1250"],
+    # TheRock's table passes gfx1035 before FAMILY, so it leaves it out of
+    # igpu-all; every other gfx103X iGPU is in, and so is it here.
     "igpu-all": [
-        "gfx90c",
-        "gfx1033",
         "gfx1035",
         "gfx1036",
         "gfx1103",
@@ -57,19 +53,40 @@ FAMILIES = {
     ],
 }
 
-# Retired upstream; kept because XLA/JAX build scripts still pass them.
+# Names TheRock retired, still accepted because build scripts pass them.
 LEGACY_FAMILIES = {
-    "gfx90X-all": ["gfx906", "gfx908", "gfx90a"],
-    "gfx90X-dcgpu": ["gfx906", "gfx908", "gfx90a"],
-    "gfx90X-dgpu": ["gfx906"],
+    "gfx900-dgpu": ["gfx900"],
+    "gfx906-dgpu": ["gfx906"],
+    "gfx908-dcgpu": ["gfx908"],
+    "gfx90a-dcgpu": ["gfx90a"],
+    "gfx90c-igpu": ["gfx90c"],
 }
 
+# Generic targets (code-object version 6): one code object that runs on each
+# listed target. AMDGPUUsage's table; gfx908 and gfx90a have none.
+GENERIC_TARGETS = {
+    "gfx9-generic": ["gfx900", "gfx902", "gfx904", "gfx906", "gfx909", "gfx90c"],
+    "gfx9-4-generic": ["gfx942", "gfx950"],
+    "gfx10-1-generic": ["gfx1010", "gfx1011", "gfx1012", "gfx1013"],
+    "gfx10-3-generic": ["gfx1030", "gfx1031", "gfx1032", "gfx1033", "gfx1034", "gfx1035", "gfx1036"],
+    "gfx11-generic": ["gfx1100", "gfx1101", "gfx1102", "gfx1103", "gfx1150", "gfx1151", "gfx1152", "gfx1153"],
+    "gfx12-generic": ["gfx1200", "gfx1201"],
+}
+
+# Targets TheRock no longer builds, still accepted on their own.
+RETIRED_TARGETS = ["gfx900", "gfx90c", "gfx1031", "gfx1033", "gfx1034"]
+
+_GENERIC_ORDER = list(GENERIC_TARGETS)
+
 def _gfx_sort_key(t):
-    # gfx90a sorts after gfx909 and before gfx1010: compare (length, name).
-    return (len(t), t)
+    # gfx90a sorts after gfx909 and before gfx1010: compare (length, name);
+    # generic targets after all others, in the table's (ISA) order.
+    if t in GENERIC_TARGETS:
+        return (1, _GENERIC_ORDER.index(t), t)
+    return (0, len(t), t)
 
 def _all_targets():
-    seen = {}
+    seen = {t: True for t in RETIRED_TARGETS + list(GENERIC_TARGETS)}
     for group in (FAMILIES, LEGACY_FAMILIES):
         for targets in group.values():
             for t in targets:
@@ -156,6 +173,29 @@ def expand_gfx(value, flag = "--//:gfx"):
             found[t] = True
     return struct(targets = sort_gfx_targets(found.keys()), error = None)
 
+def generic_target_of(target):
+    """The generic target whose code object runs on `target`, or None."""
+    for generic, members in GENERIC_TARGETS.items():
+        if target in members:
+            return generic
+    return None
+
+def compile_targets(targets, generic):
+    """The gfx targets device code is compiled for.
+
+    Args:
+      targets: expanded --//:gfx targets.
+      generic: --//:gfx_generic: each target a generic target covers is
+        compiled through it (one compile per generic target); the others
+        (gfx908, gfx90a, gfx1250) stay as they are.
+    """
+    if not generic:
+        return targets
+    found = {}
+    for t in targets:
+        found[generic_target_of(t) or t] = True
+    return sort_gfx_targets(found.keys())
+
 def families_json():
     """The table as JSON, the form the Rust tools read.
 
@@ -164,5 +204,7 @@ def families_json():
     """
     return json.encode_indent({
         "families": FAMILIES,
+        "generic_targets": GENERIC_TARGETS,
         "legacy_families": LEGACY_FAMILIES,
+        "retired_targets": RETIRED_TARGETS,
     }, indent = "  ") + "\n"

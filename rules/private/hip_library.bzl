@@ -89,12 +89,13 @@ def _check_target(ctx, hip, target):
         # buildifier: disable=print
         print("WARNING: {}: no device code for {}: {}. skip_unsupported_targets = True leaves it out; GPUs of that target fail at launch (hipErrorNoBinaryForGpu).".format(_library_name(ctx), target, why))
         return False
-    fail(("{label}: {why}.\nFix: drop {target} from --//:gfx (families and their targets: docs/gfx.md), " +
+    fail(("{label}: {why}.\nFix: drop {target} from --{flag} (families and their targets: docs/gfx.md), " +
           "use a ROCm whose libraries support it (ROCM_PATH=...), " +
           "or set skip_unsupported_targets = True on {label} to build it without {target} code.").format(
         label = _library_name(ctx),
         why = why,
         target = target,
+        flag = label_as_typed(Label("//:gfx")),
     ))
 
 def _hip_device_code_impl(ctx):

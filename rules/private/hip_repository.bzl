@@ -284,9 +284,27 @@ _ROCM_HEADER_DIRS = [
     "roctracer",
 ]
 
+def _link_header_dir(rctx, src, dest):
+    """Links `dest` to the header directory `src`, leaving out links back into it.
+
+    Debian's /usr/include/hsa holds `hsa -> .`, which a glob would follow
+    forever: such a directory is mirrored entry by entry instead.
+    """
+    real = str(rctx.path(src).realpath)
+    entries = rctx.path(src).readdir()
+    loops = [e for e in entries if real == str(e.realpath) or real.startswith(str(e.realpath) + "/")]
+    if not loops:
+        rctx.symlink(src, dest)
+        return
+    for e in entries:
+        if e not in loops:
+            rctx.symlink(e, dest + "/" + e.basename)
+
 def _rocm_headers(rctx, found):
-    """rocm/include (a link to the root's include/), rocm/rocm_config.h and the rocm_headers target."""
-    rctx.symlink(found.root + "/include", "rocm/include")
+    """rocm/include/<dir> (links to the root's header directories), rocm/rocm_config.h and the rocm_headers target."""
+    dirs = [d for d in _ROCM_HEADER_DIRS if exists(rctx, found.root + "/include/" + d)]
+    for d in dirs:
+        _link_header_dir(rctx, found.root + "/include/" + d, "rocm/include/" + d)
     miopen = found.libraries["miopen"]
     miopen_define = ""
     if not miopen.unavailable and miopen.version:
@@ -304,7 +322,6 @@ def _rocm_headers(rctx, found):
         "{TF_HIPRUNTIME_VERSION}": str(found.hip_version_number),
         "{MIOPEN}": miopen_define,
     })
-    dirs = [d for d in _ROCM_HEADER_DIRS if exists(rctx, found.root + "/include/" + d)]
     return render(rctx, "rocm_hip.headers.BUILD.tpl", {
         "{ROOT}": found.root,
         "{HEADER_DIRS}": repr(dirs),

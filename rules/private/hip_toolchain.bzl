@@ -52,6 +52,22 @@ hip_toolchain = rule(
     doc = "Declares a HIP toolchain (see rocm_hip_repository).",
 )
 
+def _rocm_make_variables_impl(ctx):
+    hip = hip_toolchain_info(ctx)
+    major = hip.rocm_version.split(".")[0]
+    if not major.isdigit():
+        fail("{}: the HIP toolchain names no ROCm version ('{}'); names derived from it need one".format(ctx.label, hip.rocm_version))
+    return [platform_common.TemplateVariableInfo({
+        "ROCM_MAJOR": major,
+        "ROCM_VERSION": hip.rocm_version,
+    })]
+
+rocm_make_variables = rule(
+    implementation = _rocm_make_variables_impl,
+    toolchains = [str(HIP_TOOLCHAIN_TYPE)],
+    doc = "Make variables of the selected ROCm: $(ROCM_MAJOR) (7) and $(ROCM_VERSION) (7.2), for names such as jax-rocm$(ROCM_MAJOR)-pjrt (toolchains = [this target]).",
+)
+
 def hip_toolchain_info(ctx):
     """The resolved HIP toolchain, failing with the configuration problem if it has one."""
     hip = ctx.toolchains[str(HIP_TOOLCHAIN_TYPE)].hip

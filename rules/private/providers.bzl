@@ -19,7 +19,8 @@ GfxInfo = provider(
     doc = "The parsed --//:gfx flag.",
     fields = {
         "value": "the flag as given, e.g. 'gfx94X-dcgpu,gfx120X-all'",
-        "targets": "sorted list of the gfx targets it expands to, e.g. ['gfx942', 'gfx1200', 'gfx1201']",
+        "targets": "sorted list of the gfx targets device code is compiled for, e.g. ['gfx942', 'gfx1200', 'gfx1201']; with --//:gfx_generic the generic targets covering them, e.g. ['gfx9-4-generic', 'gfx12-generic']",
+        "requested": "sorted list of the gfx targets the flag expands to (the GPUs the build is for)",
     },
 )
 

@@ -10,7 +10,8 @@ Python:
   while a sentinel written by every consumer (the top level included, through
   python_wheels) yields one configuration, so that work runs once.
 GPU:
-- gfx_device_split: one device configuration per gfx target of --//:gfx.
+- gfx_device_split: one device configuration per gfx target of --//:gfx
+  (per generic target with --//:gfx_generic).
 - all_families_transition: --//:gfx set to a family_wheels target's families.
 Tools:
 - tool_reset_transition: the configuration rocm-wheel is built in.
@@ -22,6 +23,7 @@ load(
     "DEVICE_TARGET_SETTING",
     "FLAG_IN_TRANSITIONED_CONFIGURATIONS",
     "GFX_FLAG",
+    "GFX_GENERIC_FLAG",
     "HIP_COMPRESSION_FLAG",
     "HIP_COPTS_FLAG",
     "HIP_DEVICE_COPTS_FLAG",
@@ -31,7 +33,7 @@ load(
     "TOOL_CONFIGURATION",
     "parse_python_versions",
 )
-load(":gfx_families.bzl", "expand_gfx")
+load(":gfx_families.bzl", "compile_targets", "expand_gfx")
 load(":labels.bzl", "label_as_typed")
 
 _PLATFORMS = "//command_line_option:platforms"
@@ -77,10 +79,11 @@ def _gfx_device_split_impl(settings, _attr):
     return {
         t: {
             GFX_FLAG: DEVICE_CONFIGURATION_GFX,
+            GFX_GENERIC_FLAG: False,
             DEVICE_TARGET_SETTING: t,
             _PLATFORMS: _gfx_platform(t),
         }
-        for t in expanded.targets
+        for t in compile_targets(expanded.targets, settings[GFX_GENERIC_FLAG])
     }
 
 # One configuration per gfx target of --//:gfx, in which
@@ -91,8 +94,8 @@ def _gfx_device_split_impl(settings, _attr):
 # action keys: narrowing the set recompiles nothing).
 gfx_device_split = transition(
     implementation = _gfx_device_split_impl,
-    inputs = [GFX_FLAG],
-    outputs = [GFX_FLAG, DEVICE_TARGET_SETTING, _PLATFORMS],
+    inputs = [GFX_FLAG, GFX_GENERIC_FLAG],
+    outputs = [GFX_FLAG, GFX_GENERIC_FLAG, DEVICE_TARGET_SETTING, _PLATFORMS],
 )
 
 def _all_families_impl(_settings, attr):
@@ -113,6 +116,7 @@ all_families_transition = transition(
 # the same across commands).
 _TOOL_CONSTANTS = {
     GFX_FLAG: DEVICE_CONFIGURATION_GFX,
+    GFX_GENERIC_FLAG: False,
     HIP_COMPRESSION_FLAG: TOOL_CONFIGURATION,
     HIP_COPTS_FLAG: [TOOL_CONFIGURATION],
     HIP_DEVICE_COPTS_FLAG: [TOOL_CONFIGURATION],

@@ -72,16 +72,21 @@ def _norm_prefix(p):
     p = p.strip("/")
     return p + "/" if p else ""
 
+def expand_vars(ctx, attribute, value):
+    """`value` with Make variables ($(ROCM_MAJOR) from `toolchains`) expanded."""
+    return ctx.expand_make_variables(attribute, value, {}) if "$" in value else value
+
 def _wheel_files_impl(ctx):
+    prefix = _norm_prefix(expand_vars(ctx, "prefix", ctx.attr.prefix))
     return [
-        WheelFilesInfo(entries = map_files(ctx, ctx.attr.srcs, ctx.attr.strip_prefix, _norm_prefix(ctx.attr.prefix))),
+        WheelFilesInfo(entries = map_files(ctx, ctx.attr.srcs, ctx.attr.strip_prefix, prefix)),
         DefaultInfo(files = depset(ctx.files.srcs)),
     ]
 
 wheel_files = rule(
     implementation = _wheel_files_impl,
     attrs = {
-        "prefix": attr.string(doc = "Archive directory the files are placed under."),
+        "prefix": attr.string(doc = "Archive directory the files are placed under; Make variables of `toolchains` expand ($(ROCM_MAJOR))."),
         "srcs": attr.label_list(allow_files = True, doc = "Files or wheel_files targets."),
         "strip_prefix": attr.string(doc = "Removed from each file's path: '/x' from the repository root, 'x' from this package, '' = this package."),
     },
@@ -92,7 +97,7 @@ def _entry_points(ctx):
     groups = {}
     for group, specs in ctx.attr.entry_points.items():
         eps = {}
-        for spec in specs:
+        for spec in [expand_vars(ctx, "entry_points", s) for s in specs]:
             if "=" not in spec:
                 fail("{}: entry point '{}' in group '{}' must look like 'name = module:attr'".format(ctx.label, spec, group))
             k, v = spec.split("=", 1)
@@ -121,10 +126,14 @@ def _metadata(ctx, inputs):
     """The manifest's `metadata` object; files it reads are appended to `inputs`."""
     a = ctx.attr
     md = {}
-    for key in _METADATA_STRINGS + _METADATA_LISTS:
+    for key in _METADATA_STRINGS:
         v = getattr(a, key)
         if v:
-            md[key] = v
+            md[key] = expand_vars(ctx, key, v)
+    for key in _METADATA_LISTS:
+        v = getattr(a, key)
+        if v:
+            md[key] = [expand_vars(ctx, key, x) for x in v]
     if a.project_urls:
         md["project_urls"] = [[k, v] for k, v in a.project_urls.items()]
     if a.license_files:
@@ -137,7 +146,7 @@ def _metadata(ctx, inputs):
 
 def wheel_entries(ctx, targets):
     """Archive entries of `targets` under this wheel's strip_prefix and package_prefix."""
-    return map_files(ctx, targets, ctx.attr.strip_prefix, _norm_prefix(ctx.attr.package_prefix))
+    return map_files(ctx, targets, ctx.attr.strip_prefix, _norm_prefix(expand_vars(ctx, "package_prefix", ctx.attr.package_prefix)))
 
 def _write_manifest(ctx, manifest):
     """Writes the manifest JSON, stamped when this target stamps; returns the File.
@@ -183,10 +192,11 @@ def build_wheel(ctx, tag, entries):
       tag: the wheel's tag, e.g. cp312-cp312-manylinux_2_28_x86_64.
       entries: list of struct(path, file) for the archive.
     """
-    out = ctx.actions.declare_file(wheel_file_name(ctx.attr.distribution, ctx.attr.version, tag))
+    distribution = expand_vars(ctx, "distribution", ctx.attr.distribution)
+    out = ctx.actions.declare_file(wheel_file_name(distribution, ctx.attr.version, tag))
     inputs = [e.file for e in entries]
     manifest = {
-        "distribution": ctx.attr.distribution,
+        "distribution": distribution,
         "version": ctx.attr.version,
         "tags": [tag],
         "root_is_purelib": None,
@@ -201,8 +211,8 @@ def build_wheel(ctx, tag, entries):
         OutputGroupInfo(manifest = depset([manifest_file])),
         WheelInfo(
             wheel = out,
-            distribution = ctx.attr.distribution,
-            normalized_name = normalize_distribution(ctx.attr.distribution),
+            distribution = distribution,
+            normalized_name = normalize_distribution(distribution),
             version = ctx.attr.version,
             tag = tag,
         ),
@@ -218,7 +228,7 @@ def _wheel_impl(ctx):
 
 # What is being distributed: the wheel file name's first two parts.
 _DISTRIBUTION_ATTRS = {
-    "distribution": attr.string(mandatory = True, doc = "Distribution name, e.g. jax-rocm7-plugin."),
+    "distribution": attr.string(mandatory = True, doc = "Distribution name, e.g. jax-rocm7-plugin, or jax-rocm$(ROCM_MAJOR)-plugin with toolchains = [\"@rules_rocm//rocm:version\"] (Make variables expand here, in requires_dist, entry_points and package_prefix)."),
     "version": attr.string(mandatory = True, doc = "PEP 440 version in normalized form."),
 }
 

@@ -7,7 +7,7 @@ device configuration) at analysis time; nothing is compiled.
 load("@bazel_skylib//lib:unittest.bzl", "analysistest", "asserts")
 
 # buildifier: disable=bzl-visibility
-load("//rules/private:flags.bzl", "GFX_FLAG", "HIP_COMPRESSION_FLAG", "HIP_COPTS_FLAG", "HIP_DEVICE_COPTS_FLAG")
+load("//rules/private:flags.bzl", "GFX_FLAG", "GFX_GENERIC_FLAG", "HIP_COMPRESSION_FLAG", "HIP_COPTS_FLAG", "HIP_DEVICE_COPTS_FLAG")
 
 # buildifier: disable=bzl-visibility
 load("//rules/private:gfx_families.bzl", "GFX_TARGETS")
@@ -36,7 +36,7 @@ def _actions(target, mnemonic):
     return [a for a in target[_HipActionsInfo].actions if a.mnemonic == mnemonic]
 
 def _gfx_names(arg):
-    """The gfx target names in one argument ('gfx' followed by letters and digits)."""
+    """The gfx target names in one argument ('gfx' followed by letters, digits and '-', as in gfx9-4-generic)."""
     names = []
     for i in range(len(arg) - 3):
         if arg[i:i + 3] != "gfx" or (i > 0 and arg[i - 1].isalnum()):
@@ -44,7 +44,7 @@ def _gfx_names(arg):
         end = i + 3
         for j in range(i + 3, len(arg) + 1):
             end = j
-            if j == len(arg) or not arg[j].isalnum():
+            if j == len(arg) or not (arg[j].isalnum() or arg[j] == "-"):
                 break
         names.append(arg[i:end])
     return names
@@ -87,6 +87,13 @@ def _device_compiles_test(config_settings):
 
 device_compiles_gfx120x_test = _device_compiles_test({GFX_FLAG: "gfx120X-all"})
 device_compiles_two_families_test = _device_compiles_test({GFX_FLAG: "gfx94X-dcgpu,gfx120X-all"})
+
+# --//:gfx_generic: one device compile per generic target, gfx908 (no generic
+# target covers it) on its own.
+device_compiles_generic_test = _device_compiles_test({
+    GFX_FLAG: "gfx908,gfx94X-dcgpu,gfx950-dcgpu,gfx120X-all",
+    GFX_GENERIC_FLAG: True,
+})
 
 def _config_free(path):
     """`path` without its configuration directory (bazel-out/<config>/bin/... -> bazel-out/bin/...)."""
@@ -303,6 +310,12 @@ def hip_analysis_tests(name):
         target_under_test = lib,
         want_targets = ["gfx942", "gfx1200", "gfx1201"],
     )
+    device_compiles_generic_test(
+        name = name + "_device_compiles_generic",
+        size = "small",
+        target_under_test = lib,
+        want_targets = ["gfx908", "gfx9-4-generic", "gfx12-generic"],
+    )
     narrowed_set_test(
         name = name + "_narrowed_set",
         size = "small",
@@ -412,6 +425,7 @@ def hip_analysis_tests(name):
         tests = [
             name + "_device_compiles_gfx120x",
             name + "_device_compiles_two_families",
+            name + "_device_compiles_generic",
             name + "_narrowed_set",
             name + "_same_basename",
             name + "_other_package",

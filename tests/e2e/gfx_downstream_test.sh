@@ -16,8 +16,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 PY="${ROCM_WHEEL_VENV:-$root/.venv}/bin/python"
 [[ -x $PY ]] || fail "$PY missing: run \`make setup\` first"
 
-# gfx1250: clang 21 has no device library for it; the self-contained
-# kernel builds with -nogpulib.
+# gfx950 and gfx1250 next to an RDNA4 target, from a downstream module.
 echo "--- downstream module: --@rules_rocm//:gfx=gfx950-dcgpu,gfx1201,gfx1250"
 "$BAZEL" build "${FLAGS[@]}" --@rules_rocm//:gfx=gfx950-dcgpu,gfx1201,gfx1250 //:wheel 2>"$tmp/build.err" \
   || { tail -40 "$tmp/build.err" >&2; fail "downstream build"; }

@@ -6,9 +6,8 @@
 #     independent parser, tests/gfx/bundle_targets.py);
 #  2. narrowing gfx1200,gfx1201 -> gfx1201 re-runs no device or host compile,
 #     only bundle, embed, link and wheel (Bazel's execution log);
-#  3. errors: unknown family (with did-you-mean), empty value, a target
-#     rocPRIM refuses, a target without device library; a library that
-#     leaves refused targets out (warning, no code for them);
+#  3. errors: unknown family (with did-you-mean), empty value; gfx950 (the
+#     rocPRIM example) and gfx1250 build;
 #  4. bundle compression: auto (zstd for ROCm >= 6.2), none, zlib;
 #  5. $(ROCM_OFFLOAD_ARCH_COPTS) for hipcc-style cc_library copts.
 # What analysis alone shows is in //tests/analysis:hip (tests/analysis/hip_test.bzl):
@@ -57,7 +56,7 @@ print("\n".join(sorted({t.split(":")[0] for e in r["elf_files"] for t in e["targ
 }
 
 # 1. Sets. Both pjrt kernels (a self-contained one and a rocPRIM radix sort)
-# build for every target rocPRIM 3.4 supports.
+# build for every target.
 check_set gfx120X-all gfx1200 gfx1201
 check_set gfx94X-dcgpu,gfx1151 gfx942 gfx1151
 check_set gfx110X-all,gfx90a-dcgpu gfx90a gfx1100 gfx1101 gfx1102 gfx1103
@@ -120,30 +119,21 @@ expect_error gfx120x-al //examples/pjrt:wheel "unknown amdgpu family or gfx targ
   "Did you mean 'gfx120X-all'?" "Valid families:" "gfx94X-dcgpu"
 expect_error gfx94X-dcgpu,gfx9001 //examples/pjrt:wheel "unknown amdgpu family or gfx target 'gfx9001'"
 expect_error "" //examples/pjrt:wheel "--//:gfx is empty"
-# rocPRIM 3.4 (ROCm 6.4) has no 128-bit atomics for gfx950: the library,
-# the target, the ROCm version and the fixes.
-expect_error gfx950-dcgpu //examples/pjrt:wheel \
-  "//examples/pjrt:radix_sort: rocPRIM 3.4.1 (ROCm 6.4) cannot compile device code for gfx950" \
-  "128-bit atomics" "fixed in rocPRIM 4.0, ROCm 7.0" "drop gfx950 from --//:gfx" "skip_unsupported_targets = True"
-# clang 21 has no device library for gfx1250: only self-contained code.
-expect_error gfx1250 //tests/gfx:needs_device_lib "//tests/gfx:needs_device_lib" \
-  "accepts gfx1250 only with -nogpulib" "self_contained = True"
-
-# A library that leaves refused targets out: a warning, no gfx950 code.
-echo "--- skip_unsupported_targets: gfx950 left out of a rocPRIM library"
-"$BAZEL" build "${FLAGS[@]}" --//:gfx=gfx950-dcgpu,gfx94X-dcgpu //tests/gfx:librocprim_skip.so >"$tmp/skip.log" 2>&1 \
-  || { tail -30 "$tmp/skip.log" >&2; fail "build //tests/gfx:librocprim_skip.so"; }
-grep -qF "WARNING: //tests/gfx:rocprim_skip: no device code for gfx950: rocPRIM 3.4.1" "$tmp/skip.log" \
-  || { tail -30 "$tmp/skip.log" >&2; fail "no build warning for the left-out gfx950"; }
-[[ $("$PY" tests/gfx/bundle_targets.py bazel-bin/tests/gfx/librocprim_skip.so) == gfx942 ]] \
-  || fail "librocprim_skip.so must hold gfx942 code only"
+# ROCm 7's rocPRIM (4.x) builds gfx950, clang 22's device library has
+# gfx1250 (ROCm 6.4's refusals: tests/e2e/hip_fixture_test.sh).
+echo "--- gfx950 (the rocPRIM example) and gfx1250"
+"$BAZEL" build "${FLAGS[@]}" --//:gfx=gfx950-dcgpu //examples/pjrt:wheel >"$tmp/gfx950.log" 2>&1 \
+  || { tail -30 "$tmp/gfx950.log" >&2; fail "build //examples/pjrt:wheel for gfx950-dcgpu"; }
+[[ $("$PY" tests/gfx/bundle_targets.py "$WHEEL") == gfx950 ]] || fail "the gfx950-dcgpu wheel does not hold exactly gfx950"
+"$BAZEL" build "${FLAGS[@]}" --//:gfx=gfx1250 //tests/gfx:needs_device_lib >"$tmp/gfx1250.log" 2>&1 \
+  || { tail -30 "$tmp/gfx1250.log" >&2; fail "build //tests/gfx:needs_device_lib for gfx1250"; }
 
 # 5. Make variables for cc_library copts.
 echo "--- \$(ROCM_OFFLOAD_ARCH_COPTS)"
 "$BAZEL" build "${FLAGS[@]}" --//:gfx=gfx90X-dgpu,gfx103X-igpu //tests/gfx:offload_copts 2>"$tmp/build.err" \
   || { tail -30 "$tmp/build.err" >&2; fail "build //tests/gfx:offload_copts"; }
 got=$(cat bazel-bin/tests/gfx/offload_copts.txt)
-want="--offload-arch=gfx906 --offload-arch=gfx1033 --offload-arch=gfx1035 --offload-arch=gfx1036"
+want="--offload-arch=gfx906 --offload-arch=gfx1035 --offload-arch=gfx1036"
 [[ $got == "$want" ]] || fail "ROCM_OFFLOAD_ARCH_COPTS is '$got', want '$want'"
 
 echo "PASS"

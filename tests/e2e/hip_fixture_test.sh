@@ -2,7 +2,7 @@
 # The HIP repository rule (rules/private/hip_repository.bzl) on ROCm
 # installations other than this machine's /usr: fixtures made here in the
 # /opt/rocm / TheRock layout (include/hip, share/hip/version, lib/libamdhip64.so, lib/llvm/bin
-# with wrapper scripts that run the real clang 21 tools, lib/llvm/amdgcn/bitcode,
+# with wrapper scripts that run the build root's clang tools, lib/llvm/amdgcn/bitcode,
 # include/rocprim), found through ROCM_PATH and HIP_CLANG_PATH by a scratch
 # downstream module:
 #  1. a fixture claiming HIP 6.2: @rocm_hip names the fixture's root, clang,
@@ -16,19 +16,25 @@
 #     header: a hip_library spelling "rocm/include/..." and
 #     "rocm/rocm_config.h" sees TF_ROCM_VERSION 60201 and hipBLAS 2.2.0 and
 #     links -lhipblas from the fixture; the 6.1 fixture has no hipBLAS: using
-#     @rules_rocm//rocm:hipblas fails at analysis naming the package.
+#     @rules_rocm//rocm:hipblas fails at analysis naming the package;
+#  5. ROCm 6.4's refusals, with a fixture claiming HIP 6.4 and rocPRIM 3.4.1
+#     whose device library has no gfx1250 ISA file: a rocPRIM user for
+#     gfx950 fails at analysis naming library, version and fixes;
+#     skip_unsupported_targets leaves gfx950 out with a warning; gfx1250
+#     builds only self-contained code.
 set -euo pipefail
 export LC_ALL=C
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 BAZEL=${BAZEL:-bazel}
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$root/tests/lib/common.sh"
 PY="${ROCM_WHEEL_VENV:-$root/.venv}/bin/python"
 [[ -x $PY ]] || fail "$PY missing: run \`make setup\` first (bundle_targets.py needs its zstandard)"
-LLVM=/usr/lib/llvm-21/bin
+LLVM=$(llvm_bin)
 [[ -x $LLVM/clang++ ]] || fail "$LLVM/clang++ missing: run this inside the build root (scripts/buildroot)"
 resource_dir=$("$LLVM/clang" -print-resource-dir)
+clang_major=$(basename "$resource_dir")
 bitcode="$resource_dir/amdgcn/bitcode"
-[[ -f $bitcode/ocml.bc ]] || fail "no device library at $bitcode (rocm-device-libs-21)"
+[[ -f $bitcode/ocml.bc ]] || fail "no device library at $bitcode (rocm-device-libs-<N>)"
 [[ -f /usr/include/hip/hip_runtime.h && -e /usr/lib/x86_64-linux-gnu/libamdhip64.so && -f /usr/include/rocprim/rocprim_version.hpp ]] ||
   fail "the build root lacks HIP or rocPRIM (libamdhip64-dev, librocprim-dev)"
 
@@ -36,10 +42,10 @@ ws=$(mktemp -d "${TMPDIR:-/tmp}/hip_fixture.XXXXXX")
 ob="$ws/ob"
 trap '(cd "$ws/main" 2>/dev/null && "$BAZEL" --output_base="$ob" shutdown >/dev/null 2>&1) || true; rm -rf "$ws"' EXIT
 
-# make_fixture DIR HIP_MINOR [without-device-lib|without-runtime]
+# make_fixture DIR HIP_MINOR [without-device-lib|without-runtime|rocm-6.4-libraries]
 make_fixture() {
   local dir=$1 minor=$2 omit=${3:-} f t
-  mkdir -p "$dir/include/hip" "$dir/lib/llvm/bin" "$dir/lib/llvm/lib/clang/21" "$dir/lib/llvm/amdgcn"
+  mkdir -p "$dir/include/hip" "$dir/lib/llvm/bin" "$dir/lib/llvm/lib/clang/$clang_major" "$dir/lib/llvm/amdgcn"
   # HIP's headers, but the version header claims 6.<minor>.
   for f in /usr/include/hip/*; do
     [[ $(basename "$f") == hip_version.h ]] || ln -s "$f" "$dir/include/hip/"
@@ -60,20 +66,38 @@ EOF
   # leaves out its HIP runtime wrapper headers).
   mkdir -p "$dir/share/hip"
   printf 'HIP_VERSION_MAJOR=6\nHIP_VERSION_MINOR=%s\nHIP_VERSION_PATCH=0\n' "$minor" >"$dir/share/hip/version"
-  ln -s /usr/include/rocprim "$dir/include/rocprim"
+  if [[ $omit == rocm-6.4-libraries ]]; then
+    # rocPRIM's headers, but its version header claims 3.4.1 (ROCm 6.4's).
+    mkdir "$dir/include/rocprim"
+    for f in /usr/include/rocprim/*; do
+      [[ $(basename "$f") == rocprim_version.hpp ]] || ln -s "$f" "$dir/include/rocprim/"
+    done
+    printf '#pragma once\n#define ROCPRIM_VERSION_MAJOR 3\n#define ROCPRIM_VERSION_MINOR 4\n#define ROCPRIM_VERSION_PATCH 1\n#define ROCPRIM_VERSION (ROCPRIM_VERSION_MAJOR * 100000 + ROCPRIM_VERSION_MINOR * 100 + ROCPRIM_VERSION_PATCH)\n' \
+      >"$dir/include/rocprim/rocprim_version.hpp"
+  else
+    ln -s /usr/include/rocprim "$dir/include/rocprim"
+  fi
   [[ $omit == without-runtime ]] || ln -s /usr/lib/x86_64-linux-gnu/libamdhip64.so "$dir/lib/libamdhip64.so"
   # The fixture's clang has its own resource directory (as TheRock's does),
   # which holds the compiler headers but no device library: only the
   # fixture's lib/llvm/amdgcn/bitcode can provide it.
   for f in "$resource_dir"/*; do
-    [[ $(basename "$f") == amdgcn ]] || ln -s "$f" "$dir/lib/llvm/lib/clang/21/"
+    [[ $(basename "$f") == amdgcn ]] || ln -s "$f" "$dir/lib/llvm/lib/clang/$clang_major/"
   done
-  printf '#!/bin/sh\nexec %s/clang++ -resource-dir=%s "$@"\n' "$LLVM" "$dir/lib/llvm/lib/clang/21" >"$dir/lib/llvm/bin/clang++"
+  printf '#!/bin/sh\nexec %s/clang++ -resource-dir=%s "$@"\n' "$LLVM" "$dir/lib/llvm/lib/clang/$clang_major" >"$dir/lib/llvm/bin/clang++"
   for t in clang-offload-bundler llvm-objcopy; do
     printf '#!/bin/sh\nexec %s/%s "$@"\n' "$LLVM" "$t" >"$dir/lib/llvm/bin/$t"
   done
   chmod +x "$dir"/lib/llvm/bin/*
-  [[ $omit == without-device-lib ]] || ln -s "$bitcode" "$dir/lib/llvm/amdgcn/bitcode"
+  if [[ $omit == rocm-6.4-libraries ]]; then
+    # As clang 21's: no ISA file for gfx1250.
+    mkdir "$dir/lib/llvm/amdgcn/bitcode"
+    for f in "$bitcode"/*; do
+      [[ $(basename "$f") == oclc_isa_version_1250.bc ]] || ln -s "$f" "$dir/lib/llvm/amdgcn/bitcode/"
+    done
+  elif [[ $omit != without-device-lib ]]; then
+    ln -s "$bitcode" "$dir/lib/llvm/amdgcn/bitcode"
+  fi
   if [[ $minor == 2 ]]; then
     mkdir -p "$dir/include/hipblas" "$dir/include/rocm-core"
     printf '#define ROCM_VERSION_MAJOR 6\n#define ROCM_VERSION_MINOR 2\n#define ROCM_VERSION_PATCH 1\n' >"$dir/include/rocm-core/rocm_version.h"
@@ -85,12 +109,13 @@ EOF
 }
 make_fixture "$ws/rocm-6.2" 2
 make_fixture "$ws/rocm-6.1" 1
+make_fixture "$ws/rocm-6.4" 4 rocm-6.4-libraries
 make_fixture "$ws/rocm-nodevlib" 4 without-device-lib
 make_fixture "$ws/rocm-noruntime" 4 without-runtime
 
 mkdir -p "$ws/main"
 cd "$ws/main"
-cp "$root/tests/gfx/vadd.hip" .
+cp "$root/tests/gfx/vadd.hip" "$root/tests/gfx/rocprim_sum.hip" .
 cat >MODULE.bazel <<EOF
 module(name = "hip_fixture_probe")
 
@@ -110,7 +135,7 @@ EOF
 echo "build --sandbox_add_mount_pair=$root" >>.bazelrc
 cat >BUILD.bazel <<'EOF'
 load("@rules_cc//cc:defs.bzl", "cc_binary")
-load("@rules_rocm//rules:defs.bzl", "hip_library")
+load("@rules_rocm//rules:defs.bzl", "hip_library", "rocm_wheel")
 
 hip_library(
     name = "vadd",
@@ -122,6 +147,36 @@ cc_binary(
     name = "libvadd.so",
     linkshared = True,
     deps = [":vadd"],
+)
+
+# A name that follows the ROCm major of the toolkit.
+rocm_wheel(
+    name = "named_wheel",
+    srcs = [":libvadd.so"],
+    distribution = "jax-rocm$(ROCM_MAJOR)-pjrt",
+    requires_dist = ["jax-rocm$(ROCM_MAJOR)-plugin"],
+    toolchains = ["@rules_rocm//rocm:version"],
+    version = "0.1.0",
+)
+
+# rocPRIM users: one that needs every target, one that leaves out refused ones.
+hip_library(
+    name = "rocprim_user",
+    srcs = ["rocprim_sum.hip"],
+    rocm_libs = ["@rules_rocm//rocm:rocprim"],
+)
+
+hip_library(
+    name = "rocprim_skip",
+    srcs = ["rocprim_sum.hip"],
+    rocm_libs = ["@rules_rocm//rocm:rocprim"],
+    skip_unsupported_targets = True,
+)
+
+cc_binary(
+    name = "librocprim_skip.so",
+    linkshared = True,
+    deps = [":rocprim_skip"],
 )
 
 # ROCm headers as XLA spells them, and a ROCm library.
@@ -222,6 +277,11 @@ expect_repository_error() {
 check_fixture "$ws/rocm-6.2" 6.2 CCOB "zstd v[23]"
 check_fixture "$ws/rocm-6.1" 6.1 plain uncompressed
 
+echo "--- names from the ROCm major: \$(ROCM_MAJOR) of @rules_rocm//rocm:version"
+read -ra flags <<<"$(with_fixture "$ws/rocm-6.2")"
+got=$(bz cquery "${flags[@]}" --output=files //:named_wheel 2>"$ws/cquery.err") || { tail -20 "$ws/cquery.err" >&2; fail "cquery //:named_wheel"; }
+[[ $(basename "$got") == jax_rocm6_pjrt-0.1.0-py3-none-any.whl ]] || fail "rocm-6.2: the wheel is $got, want jax_rocm6_pjrt-0.1.0-py3-none-any.whl"
+
 echo "--- ROCm libraries and headers of a fixture"
 read -ra flags <<<"$(with_fixture "$ws/rocm-6.2")"
 bz build "${flags[@]}" //:libblas_user.so 2>"$ws/build.err" ||
@@ -238,6 +298,27 @@ fi
 grep -qF "hipBLAS: hipBLAS is not installed in the ROCm at $ws/rocm-6.1 ($ws/rocm-6.1/include/hipblas/hipblas-version.h is missing); install libhipblas-dev (Debian/Ubuntu) or hipblas" "$ws/err.log" ||
   { tail -20 "$ws/err.log" >&2; fail "rocm-6.1: no clear error for the missing hipBLAS"; }
 echo "ok: rocm_headers, rocm_config.h and hipBLAS from the fixture; a missing hipBLAS named at analysis"
+echo "--- ROCm 6.4's refusals (fixture: HIP 6.4, rocPRIM 3.4.1, no gfx1250 device library)"
+read -ra flags <<<"$(with_fixture "$ws/rocm-6.4")"
+# expect_analysis_error GFX TARGET NEEDLE...
+expect_analysis_error() {
+  local gfx=$1 target=$2
+  shift 2
+  if bz build "${flags[@]}" --nobuild --@rules_rocm//:gfx="$gfx" "$target" >"$ws/err.log" 2>&1; then
+    fail "rocm-6.4: $target was analysed for $gfx"
+  fi
+  expect_in "$ws/err.log" "$@"
+}
+expect_analysis_error gfx950-dcgpu //:rocprim_user \
+  "//:rocprim_user: rocPRIM 3.4.1 (ROCm 6.4) cannot compile device code for gfx950" \
+  "128-bit atomics" "fixed in rocPRIM 4.0, ROCm 7.0" "drop gfx950 from --@rules_rocm//:gfx" "skip_unsupported_targets = True"
+expect_analysis_error gfx1250 //:vadd "//:vadd" "accepts gfx1250 only with -nogpulib" "self_contained = True"
+bz build "${flags[@]}" --@rules_rocm//:gfx=gfx950-dcgpu,gfx94X-dcgpu //:librocprim_skip.so >"$ws/skip.log" 2>&1 ||
+  { tail -30 "$ws/skip.log" >&2; fail "rocm-6.4: build //:librocprim_skip.so"; }
+expect_in "$ws/skip.log" "WARNING: //:rocprim_skip: no device code for gfx950: rocPRIM 3.4.1"
+lib="$(bz info execution_root 2>/dev/null)/$(bz cquery "${flags[@]}" --@rules_rocm//:gfx=gfx950-dcgpu,gfx94X-dcgpu --output=files //:librocprim_skip.so 2>/dev/null)"
+[[ $("$PY" "$root/tests/gfx/bundle_targets.py" "$lib") == gfx942 ]] || fail "rocm-6.4: librocprim_skip.so must hold gfx942 code only"
+echo "ok: rocm-6.4: gfx950 refused by rocPRIM 3.4.1, left out on request; gfx1250 only self-contained"
 expect_repository_error "$ws/rocm-nodevlib" \
   "no AMDGPU device library (ocml.bc) for $ws/rocm-nodevlib/lib/llvm/bin/clang++"
 expect_repository_error "$ws/rocm-noruntime" \

@@ -15,9 +15,9 @@
 # without device code, a bundle that would lose its last code object.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source tests/lib/common.sh
 VENV=${ROCM_WHEEL_VENV:-$PWD/.venv}
-LLVM=/usr/lib/llvm-21/bin
+LLVM=$(llvm_bin)
 for t in "$VENV/bin/pip" "$VENV/bin/wheel" "$LLVM/llvm-readelf" "$LLVM/clang-offload-bundler" "$LLVM/llvm-objcopy"; do
   [[ -x $t ]] || fail "$t missing (run make setup; run inside scripts/buildroot)"
 done

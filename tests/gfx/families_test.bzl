@@ -2,7 +2,7 @@
 generated test script (fails listing every mismatch)."""
 
 # buildifier: disable=bzl-visibility
-load("//rules/private:gfx_families.bzl", "FAMILIES", "GFX_TARGETS", "LEGACY_FAMILIES", "expand_gfx", "sort_gfx_targets")
+load("//rules/private:gfx_families.bzl", "FAMILIES", "GENERIC_TARGETS", "GFX_TARGETS", "LEGACY_FAMILIES", "compile_targets", "expand_gfx", "sort_gfx_targets")
 
 # (flag value, expected targets or None, substrings the error must contain)
 _CASES = [
@@ -13,16 +13,26 @@ _CASES = [
     ("gfx90X-dgpu", ["gfx906"], []),
     (" gfx94X-dcgpu , gfx950-dcgpu ", ["gfx942", "gfx950"], []),
     ("gfx1201,gfx120X-all,gfx1201", ["gfx1200", "gfx1201"], []),
-    ("dcgpu-all", ["gfx908", "gfx90a", "gfx942", "gfx950", "gfx1250"], []),
-    ("gfx103X-all", ["gfx1030", "gfx1031", "gfx1032", "gfx1033", "gfx1034", "gfx1035", "gfx1036"], []),
-    ("gfx103X-dgpu,gfx103X-igpu", ["gfx1030", "gfx1031", "gfx1032", "gfx1033", "gfx1034", "gfx1035", "gfx1036"], []),
+    ("dcgpu-all", ["gfx908", "gfx90a", "gfx942", "gfx950"], []),
+    ("gfx103X-all", ["gfx1030", "gfx1032", "gfx1035", "gfx1036"], []),
+    ("gfx103X-dgpu,gfx103X-igpu", ["gfx1030", "gfx1032", "gfx1035", "gfx1036"], []),
+    ("gfx1031,gfx90c-igpu", ["gfx90c", "gfx1031"], []),
+    ("gfx12-generic,gfx9-4-generic,gfx1201", ["gfx1201", "gfx9-4-generic", "gfx12-generic"], []),
     ("gfx90a,gfx1100", ["gfx90a", "gfx1100"], []),
     ("gfx120x-al", None, ["unknown amdgpu family or gfx target 'gfx120x-al'", "Did you mean 'gfx120X-all'?", "Valid families: dcgpu-all"]),
     ("GFX942", None, ["Did you mean 'gfx942'?"]),
-    ("gfx94X-dcgpu,bogus-family-name", None, ["'bogus-family-name'", "Legacy aliases: gfx90X-all"]),
+    ("gfx94X-dcgpu,bogus-family-name", None, ["'bogus-family-name'", "Legacy aliases: gfx900-dgpu"]),
     ("", None, ["is empty"]),
     (" , ", None, ["is empty"]),
     ("gfx942,,gfx950", None, ["empty entry"]),
+]
+
+# (targets, compile targets with --//:gfx_generic)
+_GENERIC_CASES = [
+    (["gfx1200", "gfx1201"], ["gfx12-generic"]),
+    (["gfx908", "gfx90a", "gfx942", "gfx950"], ["gfx908", "gfx90a", "gfx9-4-generic"]),
+    (["gfx1100", "gfx1151", "gfx1250"], ["gfx1250", "gfx11-generic"]),
+    (["gfx12-generic"], ["gfx12-generic"]),
 ]
 
 def _check(errors):
@@ -42,7 +52,7 @@ def _check(errors):
 
     # Table invariants: sizes from TheRock's list, every family sorted and
     # known, every target a family of its own.
-    sizes = {"dgpu-all": 14, "igpu-all": 9, "dcgpu-all": 5, "gfx103X-all": 7, "gfx115X-all": 4}
+    sizes = {"dgpu-all": 11, "igpu-all": 7, "dcgpu-all": 4, "gfx103X-all": 4, "gfx115X-all": 4}
     for fam, n in sizes.items():
         if len(FAMILIES[fam]) != n:
             errors.append("{} has {} targets, want {}".format(fam, len(FAMILIES[fam]), n))
@@ -57,8 +67,20 @@ def _check(errors):
             errors.append("target {} expands to {}".format(t, r.targets))
     if GFX_TARGETS.index("gfx90a") > GFX_TARGETS.index("gfx1010"):
         errors.append("gfx targets are not in ISA order: {}".format(GFX_TARGETS))
-    if len(GFX_TARGETS) != 28:
-        errors.append("{} gfx targets, want 28: {}".format(len(GFX_TARGETS), GFX_TARGETS))
+    if len(GFX_TARGETS) != 34:
+        errors.append("{} gfx targets, want 34: {}".format(len(GFX_TARGETS), GFX_TARGETS))
+
+    # --//:gfx_generic: a generic target per covered target, the rest as is.
+    for targets, want in _GENERIC_CASES:
+        got = compile_targets(targets, True)
+        if got != want:
+            errors.append("generic compile targets of {}: got {}, want {}".format(targets, got, want))
+        if compile_targets(targets, False) != targets:
+            errors.append("compile targets of {} without --//:gfx_generic changed".format(targets))
+    for generic, members in GENERIC_TARGETS.items():
+        for t in members:
+            if t in GFX_TARGETS and compile_targets([t], True) != [generic]:
+                errors.append("{} is not compiled through {}".format(t, generic))
 
 def _families_test_impl(ctx):
     errors = []

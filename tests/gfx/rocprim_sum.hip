@@ -1,5 +1,7 @@
 // A rocPRIM reduction: device code that needs rocPRIM's headers and the
 // device libraries, for the library-refusal tests (rocprim_skip).
+// <cstring> first: rocPRIM 4.2's texture_cache_iterator.hpp calls memset without it.
+#include <cstring>
 #include <hip/hip_runtime.h>
 #include <rocprim/rocprim.hpp>
 

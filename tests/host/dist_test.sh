@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 dist=${1:?usage: dist_test.sh DIST_DIR}
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source tests/lib/common.sh
 PY=.venv/bin/python
 [[ -x $PY ]] || fail "$PY missing: run scripts/setup.sh"
 
@@ -30,7 +30,7 @@ for target in gfx1200 gfx1201; do
     "$rw" bundle extract --target "$target" --bundle "$i" --output "$tmp/$target.$i.co" "$so" ||
       fail "no $target code object in bundle $i of $so"
     # Whole output first: `llvm-nm | grep -q` would fail on SIGPIPE under pipefail.
-    syms=$(/usr/lib/llvm-21/bin/llvm-nm "$tmp/$target.$i.co") || fail "llvm-nm $target bundle $i"
+    syms=$("$(llvm_bin)/llvm-nm" "$tmp/$target.$i.co") || fail "llvm-nm $target bundle $i"
     [[ $syms == *7rocprim* ]] && found=1
   done
   ((found)) || fail "${pjrt[0]}: no rocPRIM kernel in the $target code objects"

@@ -26,3 +26,17 @@ expect_in() {
     }
   done
 }
+
+# llvm_bin: the newest /usr/lib/llvm-<N>/bin with a clang (Debian's clang-<N>,
+# lld-<N>, llvm-<N>), the build root's compiler.
+llvm_bin() {
+  local d best="" n max=-1
+  for d in /usr/lib/llvm-*/bin; do
+    n=${d#/usr/lib/llvm-}
+    n=${n%/bin}
+    [[ $n =~ ^[0-9]+$ && -x $d/clang ]] || continue
+    ((n > max)) && max=$n best=$d
+  done
+  [[ -n $best ]] || fail "no /usr/lib/llvm-<N>/bin/clang: run inside scripts/buildroot"
+  echo "$best"
+}

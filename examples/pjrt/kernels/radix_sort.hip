@@ -1,5 +1,7 @@
 // rocPRIM radix sort: needs ROCm's headers and device libraries, so only the
 // ROCm clang builds it (hip_library(skip_unsupported_targets = True)).
+// <cstring> first: rocPRIM 4.2's texture_cache_iterator.hpp calls memset without it.
+#include <cstring>
 #include <hip/hip_runtime.h>
 #include <rocprim/rocprim.hpp>
 

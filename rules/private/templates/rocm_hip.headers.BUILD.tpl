@@ -1,5 +1,6 @@
 # Every ROCm header also as "rocm/include/<path>" (the spelling XLA and JAX
-# use; rocm/include links to {ROOT}/include), plus "rocm/rocm_config.h".
+# use; rocm/include/<dir> links to {ROOT}/include/<dir>), plus
+# "rocm/rocm_config.h".
 cc_library(
     name = "rocm_headers",
     hdrs = ["rocm/rocm_config.h"] + glob(

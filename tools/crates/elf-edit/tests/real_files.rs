@@ -59,12 +59,17 @@ fn debian_libstdcxx_grows_and_loads() {
 #[test]
 fn debian_libamdhip64_grows_and_loads() {
     let d = scratch();
-    // HIP 6.4's runtime, as the build root has it.
-    let input = copy_in(
-        &Path::new(SYSLIB).join("libamdhip64.so.6"),
-        d.path(),
-        "libamdhip64.so.6",
-    );
+    // The HIP runtime of the build root's ROCm (libamdhip64.so.<major>).
+    let soname = std::fs::read_dir(SYSLIB)
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| {
+            n.strip_prefix("libamdhip64.so.")
+                .is_some_and(|v| v.chars().all(|c| c.is_ascii_digit()))
+        })
+        .max()
+        .expect("no libamdhip64.so.<major> in the build root (libamdhip64-dev)");
+    let input = copy_in(&Path::new(SYSLIB).join(&soname), d.path(), &soname);
     let out = edit_and_compare(
         &input,
         d.path(),
@@ -190,7 +195,7 @@ impl Built {
     fn path(&self) -> &Path {
         self.dir.path()
     }
-    /// Compiles and links with `cc`: "gcc" (GNU ld) or "clang" (LLVM 21's).
+    /// Compiles and links with `cc`: "gcc" (GNU ld) or "clang" (the build root's LLVM's).
     fn build(&self, name: &str, cc: &str, flags: &[&str], lib: bool) -> PathBuf {
         let out = self.path().join(name);
         let mut cmd = match cc {

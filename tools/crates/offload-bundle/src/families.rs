@@ -1,54 +1,125 @@
 //! TheRock's amdgpu_family names (`gfx120X-all`, …), as `--//:gfx` takes
-//! them. The table lives in `rules/private/gfx_families.bzl`; the JSON
-//! embedded here is generated from it, and `//tests/gfx:families_json_test`
-//! fails when the two differ.
+//! them, and the generic targets (code-object version 6: one code object
+//! for several GPUs, e.g. `gfx12-generic` for gfx1200 and gfx1201). The
+//! table lives in `rules/private/gfx_families.bzl`; the JSON embedded here
+//! is generated from it, and `//tests/gfx:families_json_test` fails when the
+//! two differ.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::OnceLock;
 
-use anyhow::{bail, Result};
+use anyhow::{anyhow, bail, Result};
 
 const TABLE_JSON: &str = include_str!("gfx_families.json");
 
 #[derive(serde::Deserialize)]
 struct Table {
     families: BTreeMap<String, Vec<String>>,
+    /// Generic target -> the targets its code object runs on.
+    generic_targets: BTreeMap<String, Vec<String>>,
     legacy_families: BTreeMap<String, Vec<String>>,
+    /// Targets no family names any more, still accepted on their own.
+    retired_targets: Vec<String>,
 }
 
-fn table() -> Table {
-    serde_json::from_str(TABLE_JSON).expect("the embedded family table is valid JSON")
+fn table() -> &'static Table {
+    // Parsed once: thinning asks for coverage once per code object.
+    static TABLE: OnceLock<Table> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        serde_json::from_str(TABLE_JSON).expect("the embedded family table is valid JSON")
+    })
 }
 
 /// One name of a `--gfx` list and the gfx targets it stands for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Requested {
     pub name: String,
+    /// The targets of a family; a single target (specific or generic) is
+    /// itself. A generic name stands for its own code objects, not for the
+    /// targets it covers: `gfx12-generic` asks for the gfx12-generic code
+    /// object, which [`generic_covers`] says runs on gfx1200 and gfx1201.
     pub targets: Vec<String>,
     /// A family (or legacy alias), as opposed to a single target.
     pub family: bool,
 }
 
-/// Orders gfx targets as ISA numbers do (gfx90a before gfx1010).
-pub fn gfx_sort_key(t: &str) -> (usize, &str) {
-    (t.len(), t)
+/// Whether a processor or target id names a generic target (`gfx12-generic`,
+/// `gfx9-4-generic:xnack-`), in the table or not.
+pub fn is_generic(target: &str) -> bool {
+    processor(target).ends_with("-generic")
 }
 
+fn processor(target_id: &str) -> &str {
+    target_id.split(':').next().unwrap_or_default()
+}
+
+/// The gfx targets whose GPUs run a generic target's code object, in ISA
+/// order (`gfx12-generic` -> gfx1200, gfx1201). `target` may carry
+/// features (`gfx9-4-generic:sramecc+`); they do not change coverage.
+/// `None` for specific targets and for generic targets the table lacks.
+pub fn generic_covers(target: &str) -> Option<&'static [String]> {
+    table()
+        .generic_targets
+        .get(processor(target))
+        .map(Vec::as_slice)
+}
+
+/// `gfx12-generic (gfx1200, gfx1201)` for a generic target the table
+/// knows; any other target id as it is.
+pub fn describe_target(target: &str) -> String {
+    match generic_covers(target) {
+        Some(covers) => format!("{target} ({})", covers.join(", ")),
+        None => target.to_string(),
+    }
+}
+
+/// Orders gfx targets as ISA numbers do (gfx90a before gfx1010), generic
+/// targets after all specific ones (as the Starlark table sorts them).
+pub fn gfx_sort_key(t: &str) -> (bool, usize, &str) {
+    (is_generic(t), t.len(), t)
+}
+
+/// Every target the table names (family members, retired targets, generic
+/// targets), sorted by [`gfx_sort_key`]: the Starlark side's `GFX_TARGETS`.
+pub fn known_targets() -> Vec<&'static str> {
+    let t = table();
+    let mut all: BTreeSet<&str> = t.retired_targets.iter().map(String::as_str).collect();
+    all.extend(t.generic_targets.keys().map(String::as_str));
+    for members in t.families.values().chain(t.legacy_families.values()) {
+        all.extend(members.iter().map(String::as_str));
+    }
+    let mut all: Vec<&str> = all.into_iter().collect();
+    all.sort_by_key(|t| gfx_sort_key(t));
+    all
+}
+
+/// A single target: `gfx` and ISA digits (`gfx90a`, `gfx1201`), or a
+/// generic one (`gfx12-5-generic`).
 fn is_target_name(s: &str) -> bool {
-    s.strip_prefix("gfx").is_some_and(|rest| {
-        !rest.is_empty() && rest.chars().all(|c| c.is_ascii_hexdigit() || c == '-')
-    })
+    let digits = |r: &str| !r.is_empty() && r.chars().all(|c| c.is_ascii_hexdigit() || c == '-');
+    s.strip_prefix("gfx")
+        .is_some_and(|rest| digits(rest.strip_suffix("-generic").unwrap_or(rest)))
 }
 
-/// Expands a comma list of family names and gfx targets. A single target
-/// need not be in the table (generic targets, newer GPUs): the wheel's
+/// The targets of one `--gfx` name and whether it is a family; `None` for
+/// a name that is neither a family nor shaped like a target.
+fn lookup(t: &Table, name: &str) -> Option<(Vec<String>, bool)> {
+    if let Some(ts) = t.families.get(name).or_else(|| t.legacy_families.get(name)) {
+        return Some((ts.clone(), true));
+    }
+    is_target_name(name).then(|| (vec![name.to_string()], false))
+}
+
+/// Expands a comma list of family names, gfx targets and generic targets.
+/// A single target need not be in the table (newer GPUs): the wheel's
 /// contents decide whether it exists.
 pub fn expand(value: &str) -> Result<Vec<Requested>> {
     let t = table();
     let parts: Vec<&str> = value.split(',').map(str::trim).collect();
     if parts.iter().all(|p| p.is_empty()) {
         bail!(
-            "--gfx is empty; give amdgpu families or gfx targets, e.g. --gfx gfx120X-all. \
-             Families: {}",
+            "--gfx is empty; give amdgpu families or gfx targets (gfx1201, or generic ones \
+             such as gfx12-generic), e.g. --gfx gfx120X-all. Families: {}",
             t.families.keys().cloned().collect::<Vec<_>>().join(", ")
         );
     }
@@ -57,35 +128,7 @@ pub fn expand(value: &str) -> Result<Vec<Requested>> {
         if p.is_empty() {
             bail!("--gfx {value}: empty entry in the comma-separated list");
         }
-        let found = t
-            .families
-            .get(p)
-            .or_else(|| t.legacy_families.get(p))
-            .cloned();
-        let (targets, family) = match found {
-            Some(ts) => (ts, true),
-            None if is_target_name(p) => (vec![p.to_string()], false),
-            None => {
-                let ci = t
-                    .families
-                    .keys()
-                    .chain(t.legacy_families.keys())
-                    .find(|k| k.eq_ignore_ascii_case(p));
-                let hint = ci
-                    .map(|k| format!(" Did you mean '{k}'?"))
-                    .unwrap_or_default();
-                bail!(
-                    "--gfx {value}: unknown amdgpu family or gfx target '{p}'.{hint}\n\
-                     Families: {}\nLegacy aliases: {}\nSingle targets are written gfx90a, gfx1201, …",
-                    t.families.keys().cloned().collect::<Vec<_>>().join(", "),
-                    t.legacy_families
-                        .keys()
-                        .cloned()
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                );
-            }
-        };
+        let (targets, family) = lookup(t, p).ok_or_else(|| unknown_name(t, value, p))?;
         out.push(Requested {
             name: p.to_string(),
             targets,
@@ -93,6 +136,61 @@ pub fn expand(value: &str) -> Result<Vec<Requested>> {
         });
     }
     Ok(out)
+}
+
+/// Case-insensitive Levenshtein distance (names are short).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let (a, b) = (a.to_ascii_lowercase(), b.to_ascii_lowercase());
+    let b = b.as_bytes();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.bytes().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, &cb) in b.iter().enumerate() {
+            cur[j + 1] = (prev[j + 1] + 1)
+                .min(cur[j] + 1)
+                .min(prev[j] + usize::from(ca != cb));
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+/// The accepted name closest to `name` within a small distance (a
+/// case-insensitive match first), as the Starlark side's `did_you_mean`.
+fn did_you_mean<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+    let mut all: Vec<&str> = candidates.collect();
+    all.sort_unstable();
+    if let Some(c) = all.iter().find(|c| c.eq_ignore_ascii_case(name)) {
+        return Some(c);
+    }
+    let best = all.into_iter().min_by_key(|c| edit_distance(name, c))?;
+    (edit_distance(name, best) <= 2.max(name.len() / 3)).then_some(best)
+}
+
+/// The error for a `--gfx` entry that is no family or target: the closest
+/// accepted name if one is close, and every accepted name.
+fn unknown_name(t: &Table, value: &str, p: &str) -> anyhow::Error {
+    let names = t
+        .families
+        .keys()
+        .chain(t.legacy_families.keys())
+        .map(String::as_str)
+        .chain(known_targets());
+    let hint = did_you_mean(p, names)
+        .map(|k| format!(" Did you mean '{k}'?"))
+        .unwrap_or_default();
+    let (generic, specific): (Vec<&str>, Vec<&str>) =
+        known_targets().into_iter().partition(|t| is_generic(t));
+    let join = |m: &BTreeMap<String, Vec<String>>| m.keys().cloned().collect::<Vec<_>>().join(", ");
+    anyhow!(
+        "--gfx {value}: unknown amdgpu family or gfx target '{p}'.{hint}\n\
+         Families: {}\nLegacy aliases: {}\nSingle targets: {}\n\
+         Generic targets (one code object for several GPUs): {}",
+        join(&t.families),
+        join(&t.legacy_families),
+        specific.join(", "),
+        generic.join(", ")
+    )
 }
 
 #[cfg(test)]
@@ -113,10 +211,98 @@ mod tests {
     }
 
     #[test]
+    fn generic_names_are_single_targets() {
+        let r = expand("gfx12-generic,gfx9-4-generic,gfx12-5-generic").unwrap();
+        let got: Vec<(&str, &[String], bool)> = r
+            .iter()
+            .map(|r| (r.name.as_str(), r.targets.as_slice(), r.family))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("gfx12-generic", &["gfx12-generic".to_string()][..], false),
+                ("gfx9-4-generic", &["gfx9-4-generic".to_string()][..], false),
+                // Not in the table, but shaped like a generic target.
+                (
+                    "gfx12-5-generic",
+                    &["gfx12-5-generic".to_string()][..],
+                    false
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn coverage_of_generic_targets() {
+        assert_eq!(
+            generic_covers("gfx12-generic").unwrap(),
+            ["gfx1200", "gfx1201"]
+        );
+        assert_eq!(
+            generic_covers("gfx9-4-generic:sramecc+:xnack-").unwrap(),
+            ["gfx942", "gfx950"]
+        );
+        assert_eq!(generic_covers("gfx11-generic").unwrap().len(), 8);
+        assert_eq!(generic_covers("gfx1200"), None);
+        assert_eq!(generic_covers("gfx12-5-generic"), None);
+        assert_eq!(generic_covers("gfx120X-all"), None);
+        // Every generic target covers at least one target.
+        for g in known_targets().into_iter().filter(|t| is_generic(t)) {
+            assert!(!generic_covers(g).unwrap().is_empty(), "{g}");
+        }
+        assert_eq!(
+            describe_target("gfx12-generic"),
+            "gfx12-generic (gfx1200, gfx1201)"
+        );
+        assert_eq!(describe_target("gfx90a:xnack+"), "gfx90a:xnack+");
+    }
+
+    #[test]
+    fn generic_targets_sort_last() {
+        let mut ts = vec![
+            "gfx12-generic",
+            "gfx1201",
+            "gfx9-generic",
+            "gfx90a",
+            "gfx942",
+        ];
+        ts.sort_by_key(|t| gfx_sort_key(t));
+        assert_eq!(
+            ts,
+            [
+                "gfx90a",
+                "gfx942",
+                "gfx1201",
+                "gfx9-generic",
+                "gfx12-generic"
+            ]
+        );
+        let known = known_targets();
+        assert!(known.contains(&"gfx1031"), "retired targets are known");
+        let first_generic = known.iter().position(|t| is_generic(t)).unwrap();
+        assert!(known[first_generic..].iter().all(|t| is_generic(t)));
+        assert_eq!(known[first_generic], "gfx9-generic");
+    }
+
+    #[test]
     fn bad_names() {
         let e = format!("{:#}", expand("gfx120x-ALL").unwrap_err());
         assert!(e.contains("Did you mean 'gfx120X-all'?"), "{e}");
         assert!(e.contains("Families: dcgpu-all"), "{e}");
+        assert!(e.contains("Single targets: gfx900, gfx906"), "{e}");
+        assert!(
+            e.contains("Generic targets (one code object for several GPUs): gfx9-generic, "),
+            "{e}"
+        );
+        // Not target-shaped (upper case), so unknown, with a hint.
+        let e = format!("{:#}", expand("GFX12-Generic").unwrap_err());
+        assert!(e.contains("Did you mean 'gfx12-generic'?"), "{e}");
+        let e = format!("{:#}", expand("gfx12-genric").unwrap_err());
+        assert!(e.contains("Did you mean 'gfx12-generic'?"), "{e}");
+        let e = format!("{:#}", expand("gfx1201-all").unwrap_err());
+        assert!(e.contains("Did you mean 'gfx120X-all'?"), "{e}");
+        let e = format!("{:#}", expand("radeon").unwrap_err());
+        assert!(!e.contains("Did you mean"), "{e}");
         assert!(format!("{:#}", expand(" ").unwrap_err()).contains("is empty"));
         assert!(format!("{:#}", expand("gfx942,,gfx950").unwrap_err()).contains("empty entry"));
     }

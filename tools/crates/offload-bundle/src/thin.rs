@@ -72,7 +72,11 @@ pub fn thin_section(
                  leave it without a code object and its kernels could not load on any GPU. \
                  Add one of its targets to --gfx",
                 b.start,
-                dropped.join(", ")
+                dropped
+                    .iter()
+                    .map(|t| crate::families::describe_target(t))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             );
         }
         plan.push(ThinnedBundle {
@@ -284,5 +288,20 @@ mod tests {
             "{msg}"
         );
         assert_eq!(s, orig);
+    }
+
+    #[test]
+    fn refusal_names_what_a_generic_code_object_covers() {
+        let entries: Vec<(&str, &[u8])> = vec![
+            ("host-x86_64-unknown-linux-gnu-", &[]),
+            ("hipv4-amdgcn-amd-amdhsa--gfx12-generic", &[1u8; 100]),
+        ];
+        let mut s = layout_uncompressed(&entries);
+        let e = thin_section(&mut s, &|p: &str| p == "gfx942", &Limits::default()).unwrap_err();
+        let msg = format!("{e:#}");
+        assert!(
+            msg.contains("holds code only for gfx12-generic (gfx1200, gfx1201);"),
+            "{msg}"
+        );
     }
 }

@@ -1,7 +1,7 @@
 //! Runs the fuzz target's body over the committed seed corpus
 //! (`fuzz/corpus/read_bundle`). Seeds named `ok-*` must read and list the
 //! targets in their name; seeds named `bad-*` must be rejected. The
-//! `ok-clang*` seeds were written by LLVM 21's clang-offload-bundler (plain,
+//! `ok-clang*` seeds were written by the build root's clang-offload-bundler (plain,
 //! and `-compress` in CCOB versions 2 and 3), the others by our own writer
 //! or by hand; `regenerate_seed_corpus` makes them all.
 
@@ -94,7 +94,7 @@ fn fake_code_object(mach: u8) -> Vec<u8> {
     e
 }
 
-/// What LLVM 21's clang-offload-bundler writes for a host entry and fake
+/// What the build root's clang-offload-bundler writes for a host entry and fake
 /// code objects `(entry id, EF_AMDGPU_MACH)`: `extra` arguments, and
 /// `-compress` in CCOB format `version` if given.
 fn clang_bundle_bytes(entries: &[(&str, u8)], extra: &[&str], version: Option<u16>) -> Vec<u8> {

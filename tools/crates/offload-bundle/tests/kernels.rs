@@ -1,4 +1,4 @@
-//! The host/device kernel check on objects LLVM 21's HIP driver compiles.
+//! The host/device kernel check on objects the build root's HIP driver compiles.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

@@ -1,4 +1,4 @@
-//! Bundles made and checked by the real tools of the build root: LLVM 21's
+//! Bundles made and checked by the real tools of the build root: LLVM's
 //! clang++, clang-offload-bundler and lld, Python's zstandard.
 
 mod common;
@@ -338,7 +338,7 @@ fn reads_back_to_back_bundles() {
     assert_eq!(bs[2].uncompressed(), plain.as_slice());
 }
 
-/// Our EF_AMDGPU_MACH table agrees with what LLVM 21 writes for every gfx
+/// Our EF_AMDGPU_MACH table agrees with what the build root's LLVM writes for every gfx
 /// processor it knows.
 #[test]
 fn mach_table_matches_llvm() {

@@ -38,7 +38,11 @@ enum Command {
     /// in the wheel); the installed size does not: each .so keeps its size,
     /// with zeros where the dropped code objects were.
     ///
-    /// Refused: a requested target no bundle contains (a family needs at
+    /// A code object for a generic target (gfx12-generic) stays when the
+    /// generic target runs on a requested target (gfx1201), next to any
+    /// code object for that target itself.
+    ///
+    /// Refused: a requested target no bundle has code for (a family needs at
     /// least one of its targets), a wheel without device code, and a bundle
     /// that would keep no code object.
     Thin(cmd::thin::Args),

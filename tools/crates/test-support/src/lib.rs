@@ -1,5 +1,5 @@
 //! Helpers the tests of several crates share: where the project's tools
-//! are (the venv, LLVM 21, the AMDGPU device libraries), running them, and
+//! are (the venv, the build root's LLVM, the AMDGPU device libraries), running them, and
 //! building small GPU code objects with them. A missing tool fails the test
 //! with how to get it; nothing is skipped.
 //!
@@ -49,15 +49,38 @@ pub fn test_cache(sub: &str) -> PathBuf {
     d
 }
 
-/// A tool of LLVM 21 where Debian installs it (clang-21, lld-21, llvm-21):
-/// the compiler of the build root; panics with how to get it if missing.
+/// The newest `/usr/lib/llvm-<N>/bin` with a clang, where Debian installs
+/// clang-<N>, lld-<N> and llvm-<N>: the compiler of the build root.
+fn llvm_bin() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let newest = std::fs::read_dir("/usr/lib")
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter_map(|e| {
+                let name = e.file_name().into_string().ok()?;
+                let major: u32 = name.strip_prefix("llvm-")?.parse().ok()?;
+                let bin = e.path().join("bin");
+                bin.join("clang").exists().then_some((major, bin))
+            })
+            .max_by_key(|(major, _)| *major);
+        match newest {
+            Some((_, bin)) => bin,
+            None => panic!("no /usr/lib/llvm-<N>/bin/clang: {HOW_TO_GET}"),
+        }
+    })
+}
+
+/// A tool of the build root's LLVM (see `llvm_bin`); panics with how to get
+/// it if missing.
 pub fn llvm(name: &str) -> PathBuf {
-    let p = Path::new("/usr/lib/llvm-21/bin").join(name);
+    let p = llvm_bin().join(name);
     assert!(p.exists(), "{} not found: {HOW_TO_GET}", p.display());
     p
 }
 
-/// A command for an LLVM 21 tool, without the environment variables that
+/// A command for an LLVM tool, without the environment variables that
 /// change what clang and clang-offload-bundler write (compression), so the
 /// caller's command line alone decides.
 pub fn llvm_cmd(name: &str) -> Command {
@@ -117,8 +140,8 @@ pub fn run_stdout(cmd: &mut Command) -> String {
     String::from_utf8_lossy(&run(cmd).stdout).into_owned()
 }
 
-/// The AMDGPU device libraries (ocml.bc, ...) of LLVM 21: Debian's
-/// rocm-device-libs-21 installs them into clang's resource directory.
+/// The AMDGPU device libraries (ocml.bc, ...) of that LLVM: Debian's
+/// rocm-device-libs-<N> installs them into clang's resource directory.
 pub fn bitcode() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
@@ -126,7 +149,7 @@ pub fn bitcode() -> &'static Path {
             .join("amdgcn/bitcode");
         assert!(
             dir.join("ocml.bc").exists(),
-            "no AMDGPU device libraries in {} (Debian package rocm-device-libs-21): {HOW_TO_GET}",
+            "no AMDGPU device libraries in {} (Debian package rocm-device-libs-<N>): {HOW_TO_GET}",
             dir.display()
         );
         dir
@@ -134,7 +157,7 @@ pub fn bitcode() -> &'static Path {
 }
 
 /// Compiles the HIP source `src` into a plain AMDGPU code object for `arch`
-/// with LLVM 21's HIP driver and the device libraries. `out` appears whole
+/// with the build root's HIP driver and the device libraries. `out` appears whole
 /// or not at all, so tests running in parallel may share it as a cache.
 pub fn hip_code_object(src: &Path, arch: &str, out: &Path) {
     produce(out, |tmp| {

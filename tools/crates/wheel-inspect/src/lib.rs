@@ -13,6 +13,10 @@
 //! Fields are only ever added; a field's meaning never changes within a
 //! schema version.
 //!
+//! Generic targets (code-object version 6, e.g. `gfx12-generic`) run on
+//! several GPUs; which ones comes from the family table of the
+//! offload-bundle crate (a generic target it lacks has no coverage).
+//!
 //! ```text
 //! {
 //!   "schema_version": 1,
@@ -45,15 +49,20 @@
 //!           "format_version": null | <CCOB version>,
 //!           "entries": [{"id": "<bundle entry id>",
 //!                        "target": "<target id, e.g. gfx90a:xnack+; empty for host>",
+//!                        "covers": ["gfx1200", ...],  // only for a generic
+//!                                 // target (gfx12-generic): the targets it runs on
 //!                        "size": <bytes>}]
 //!         }
 //!       ],
 //!       "targets": {"<target id>": <number of code objects>, ...}  // sorted;
 //!                       // for an AMDGPU code object: its own target, 1
+//!       "covers": {"<generic target id>": ["gfx1200", ...], ...}  // the
+//!                       // generic targets of "targets" and what they run on
 //!     }
 //!   ],
 //!   "bundle_files": [                       // members / the file made of bundles
-//!     {"path": "...", "bundles": [as above], "targets": {as above}}
+//!     {"path": "...", "bundles": [as above], "targets": {as above},
+//!      "covers": {as above}}
 //!   ]
 //! }
 //! ```
@@ -63,6 +72,7 @@ use std::io::Read;
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
+use offload_bundle::families::generic_covers;
 use serde::Serialize;
 
 pub mod elf_dynamic;
@@ -116,6 +126,8 @@ pub struct ElfInfo {
     pub rpath: Vec<String>,
     pub bundles: Vec<BundleInfo>,
     pub targets: BTreeMap<String, u32>,
+    /// The generic targets of `targets` and the targets they run on.
+    pub covers: BTreeMap<String, Vec<String>>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -131,6 +143,9 @@ pub struct BundleInfo {
 pub struct EntryInfo {
     pub id: String,
     pub target: String,
+    /// For a generic target: the targets its code object runs on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub covers: Option<Vec<String>>,
     pub size: u64,
 }
 
@@ -141,6 +156,8 @@ pub struct BundleFileInfo {
     pub path: String,
     pub bundles: Vec<BundleInfo>,
     pub targets: BTreeMap<String, u32>,
+    /// The generic targets of `targets` and the targets they run on.
+    pub covers: BTreeMap<String, Vec<String>>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -192,6 +209,7 @@ fn summarize_bundles(data: &[u8]) -> Result<(Vec<BundleInfo>, BTreeMap<String, u
             entries.push(EntryInfo {
                 id: e.id.clone(),
                 target: id.target_id.to_string(),
+                covers: generic_covers(id.target_id).map(<[String]>::to_vec),
                 size: e.size,
             });
         }
@@ -215,6 +233,7 @@ pub fn inspect_bundle_file(name: &str, data: &[u8]) -> Result<BundleFileInfo> {
     Ok(BundleFileInfo {
         path: name.to_string(),
         bundles,
+        covers: covers_of(&targets),
         targets,
     })
 }
@@ -296,8 +315,26 @@ pub fn inspect_elf(name: &str, data: &[u8]) -> Result<ElfInfo> {
         runpath: dynamic.runpath,
         rpath: dynamic.rpath,
         bundles,
+        covers: covers_of(&targets),
         targets,
     })
+}
+
+/// The generic targets among `targets` with what they run on.
+fn covers_of(targets: &BTreeMap<String, u32>) -> BTreeMap<String, Vec<String>> {
+    targets
+        .keys()
+        .filter_map(|t| Some((t.clone(), generic_covers(t)?.to_vec())))
+        .collect()
+}
+
+/// A target id for people: `gfx12-generic (covers gfx1200, gfx1201)` for a
+/// generic target, others as they are.
+fn shown_target(t: &str) -> String {
+    match generic_covers(t) {
+        Some(c) => format!("{t} (covers {})", c.join(", ")),
+        None => t.to_string(),
+    }
 }
 
 /// PEP 503 normalisation, with `_` as PEP 427 file names use.
@@ -597,7 +634,7 @@ impl Report {
             }
             if e.machine == "amdgpu" {
                 for t in e.targets.keys() {
-                    let _ = writeln!(s, "  code object for {t}");
+                    let _ = writeln!(s, "  code object for {}", shown_target(t));
                 }
             } else {
                 write_bundles(&mut s, &e.bundles, &e.targets);
@@ -653,10 +690,12 @@ fn write_bundles(s: &mut String, bundles: &[BundleInfo], targets: &BTreeMap<Stri
             }
         );
     }
+    // What a generic target covers is said here once, not on every bundle
+    // line: wheels repeat the same targets over many bundles.
     let _ = writeln!(s, "  gpu targets:");
     for (t, n) in targets {
         let plural = if *n == 1 { "" } else { "s" };
-        let _ = writeln!(s, "    {t}: {n} code object{plural}");
+        let _ = writeln!(s, "    {}: {n} code object{plural}", shown_target(t));
     }
 }
 

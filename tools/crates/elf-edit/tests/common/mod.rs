@@ -1,5 +1,5 @@
 //! Shared helpers: external oracles (binutils readelf, patchelf, a pyenv
-//! Python), LLVM 21's tools, scratch directories and structural checks of
+//! Python), the build root's tools, scratch directories and structural checks of
 //! edited files.
 #![allow(dead_code)]
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates the small committed ELF fixtures: shared objects for foreign
 # architectures (bad-input tests) and tiny x86-64 ones (fuzz seed corpus).
-# Needs gcc and LLVM 21 (clang-21, lld-21, llvm-21), as in the build root:
+# Needs gcc and the build root's LLVM (clang-N, lld-N, llvm-N):
 #   scripts/buildroot tools/crates/elf-edit/tests/data/make-fixtures.sh
 # The committed files came from older compilers (zig's clang for the
 # foreign architectures, Debian 12's gcc and clang-15); the tests need only
@@ -10,8 +10,8 @@
 # ones and of aarch64.so.
 set -euo pipefail
 cd "$(dirname "$0")"
-llvm=/usr/lib/llvm-21/bin
-[[ -x $llvm/clang && -x $llvm/ld.lld ]] || { echo "make-fixtures: needs $llvm/clang and ld.lld (clang-21, lld-21): run it in scripts/buildroot" >&2; exit 1; }
+llvm=$(ls -d /usr/lib/llvm-*/bin | sort -V | tail -1)
+[[ -x $llvm/clang && -x $llvm/ld.lld ]] || { echo "make-fixtures: needs $llvm/clang and ld.lld (clang-N, lld-N): run it in scripts/buildroot" >&2; exit 1; }
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 printf 'int f(void) { return 1; }\n' > "$work/f.c"
 # Foreign architectures: no libraries needed (-nostdlib), so no sysroot.

@@ -1,5 +1,5 @@
 //! Shared helpers for the integration tests: building small ELF files with
-//! gcc (and AMDGPU ones with LLVM 21) and packing them into wheels.
+//! gcc (and AMDGPU ones with the build root's LLVM) and packing them into wheels.
 #![allow(dead_code)]
 
 use std::io::Write;

@@ -1,5 +1,5 @@
 //! Shared by the integration tests of offload-bundle and wheel-inspect: find
-//! the real tools (LLVM 21's clang, clang-offload-bundler and lld, binutils,
+//! the real tools (the build root's clang, clang-offload-bundler and lld, binutils,
 //! the project venv) and build GPU code with them. A missing tool fails the
 //! test with how to get it; nothing is skipped.
 #![allow(dead_code)]
@@ -67,7 +67,7 @@ impl Fixtures {
     }
 
     /// Plain code object of `k.hip` (HIP, with the device libraries) for a
-    /// gfx target, from LLVM 21's HIP driver.
+    /// gfx target, from the build root's HIP driver.
     pub fn code_object(&self, arch: &str) -> PathBuf {
         let out = self.path(&format!("k.{arch}.co"));
         if !out.exists() {
@@ -76,7 +76,7 @@ impl Fixtures {
         out
     }
 
-    /// Code object of [`BARE_KERNEL`] for any processor LLVM 21 knows:
+    /// Code object of [`BARE_KERNEL`] for any processor the build root's LLVM knows:
     /// `clang -cc1 -emit-obj` (the unlinked object is left at `b.<arch>.o`),
     /// then `ld.lld -shared`.
     pub fn bare_code_object(&self, arch: &str) -> PathBuf {
@@ -117,7 +117,7 @@ pub fn fixtures() -> std::sync::MutexGuard<'static, Fixtures> {
         .unwrap_or_else(|e| e.into_inner())
 }
 
-/// Bundles code objects with LLVM 21's clang-offload-bundler (the
+/// Bundles code objects with the build root's clang-offload-bundler (the
 /// reference writer), 4096-aligned as the HIP driver asks for.
 pub fn clang_bundle(out: &Path, entries: &[(&str, &Path)]) {
     run(&mut bundler_cmd(out, entries));

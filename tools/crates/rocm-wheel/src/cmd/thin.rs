@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use base64::Engine;
-use offload_bundle::families::{expand, gfx_sort_key, Requested};
+use offload_bundle::families::{describe_target, expand, generic_covers, gfx_sort_key, Requested};
 use offload_bundle::thin::{find_hip_fatbin, section_targets, thin_section, ThinnedBundle};
 use offload_bundle::Limits;
 use sha2::{Digest, Sha256};
@@ -23,7 +23,9 @@ use zip::write::SimpleFileOptions;
 #[derive(clap::Args)]
 pub struct Args {
     /// amdgpu families (as in --//:gfx: gfx120X-all, gfx94X-dcgpu, …) and/or
-    /// gfx targets (gfx1201), comma-separated.
+    /// gfx targets (gfx1201, or generic ones such as gfx12-generic),
+    /// comma-separated. A generic target's code objects stay when it covers
+    /// a requested target (gfx12-generic covers gfx1200 and gfx1201).
     #[arg(long, value_name = "FAMILIES")]
     gfx: String,
     /// The wheel to thin.
@@ -100,7 +102,7 @@ pub fn run(args: Args) -> Result<()> {
     let limits = Limits::default();
     let mut unpacked = unpack_device_code(&mut zip, &out_dir, &limits)?;
     check_requested(&args, &requested, &naming.input_name, &unpacked)?;
-    let keep_fn = |p: &str| keep.contains(p);
+    let keep_fn = |p: &str| keeps(&keep, p);
     let report = write_thinned(
         &args.output,
         &mut zip,
@@ -201,6 +203,23 @@ fn unpack_device_code(
     Ok(unpacked)
 }
 
+/// Whether a code object for processor `p` stays: `p` is requested, or it
+/// is a generic target that runs on a requested target. A specific code
+/// object for the same target stays too; the runtime prefers it.
+fn keeps(requested: &BTreeSet<String>, p: &str) -> bool {
+    requested.contains(p)
+        || generic_covers(p).is_some_and(|c| c.iter().any(|t| requested.contains(t)))
+}
+
+/// Whether the wheel's processors `present` hold code that runs on
+/// `target`: its own code object, or a generic one covering it.
+fn has_code_for(present: &BTreeSet<String>, target: &str) -> bool {
+    present.contains(target)
+        || present
+            .iter()
+            .any(|g| generic_covers(g).is_some_and(|c| c.iter().any(|t| t == target)))
+}
+
 /// Refuses a wheel without device code, and a requested family or target
 /// of which the wheel holds no code (naming what it has).
 fn check_requested(
@@ -226,11 +245,11 @@ fn check_requested(
     have.sort_by_key(|t| gfx_sort_key(t));
     let have = have
         .iter()
-        .map(|s| s.as_str())
+        .map(|s| describe_target(s))
         .collect::<Vec<_>>()
         .join(", ");
     for r in requested {
-        if !r.targets.iter().any(|t| present.contains(t)) {
+        if !r.targets.iter().any(|t| has_code_for(&present, t)) {
             let what = if r.family {
                 format!("family {} ({})", r.name, r.targets.join(", "))
             } else {
@@ -505,6 +524,27 @@ fn rewrite_record(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn generic_code_objects_stay_for_the_targets_they_cover() {
+        let req: BTreeSet<String> = ["gfx1201", "gfx90a"].map(String::from).into();
+        assert!(keeps(&req, "gfx1201"));
+        assert!(keeps(&req, "gfx12-generic"));
+        assert!(!keeps(&req, "gfx1200"));
+        assert!(!keeps(&req, "gfx9-4-generic"));
+        assert!(!keeps(&req, "gfx12-5-generic"));
+        // Asked for by name.
+        let req: BTreeSet<String> = ["gfx12-generic".to_string()].into();
+        assert!(keeps(&req, "gfx12-generic"));
+        assert!(!keeps(&req, "gfx1200"));
+
+        let present: BTreeSet<String> = ["gfx942", "gfx12-generic"].map(String::from).into();
+        assert!(has_code_for(&present, "gfx1200"));
+        assert!(has_code_for(&present, "gfx12-generic"));
+        assert!(has_code_for(&present, "gfx942"));
+        assert!(!has_code_for(&present, "gfx950"));
+        assert!(!has_code_for(&present, "gfx1100"));
+    }
 
     #[test]
     fn record_rewrite() {

@@ -1,5 +1,5 @@
 //! `rocm-wheel bundle write|list|extract` on real AMDGPU code objects,
-//! checked against LLVM 21's clang-offload-bundler.
+//! checked against the build root's clang-offload-bundler.
 
 use crate::*;
 use serde_json::Value;

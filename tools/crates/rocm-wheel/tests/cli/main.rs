@@ -185,7 +185,7 @@ __global__ void add1(float *x, int n) {
 }
 "#;
 
-/// A plain AMDGPU code object for `arch`, compiled by LLVM 21's clang++.
+/// A plain AMDGPU code object for `arch`, compiled by the build root's clang++.
 /// Kept under cargo's per-target scratch directory (keyed by arch), so a
 /// rerun does not recompile; written atomically because tests run in
 /// parallel.

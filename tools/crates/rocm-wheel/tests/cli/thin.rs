@@ -9,6 +9,14 @@ use std::path::Path;
 const WHEEL: &str = "demo-1.0-py3-none-manylinux_2_17_x86_64.whl";
 const ID906: &str = "hipv4-amdgcn-amd-amdhsa--gfx906";
 const ID90A: &str = "hipv4-amdgcn-amd-amdhsa--gfx90a";
+const ID942: &str = "hipv4-amdgcn-amd-amdhsa--gfx942";
+const ID1201: &str = "hipv4-amdgcn-amd-amdhsa--gfx1201";
+const ID12G: &str = "hipv4-amdgcn-amd-amdhsa--gfx12-generic";
+
+/// The processor an entry id names (`gfx12-generic` whole).
+fn gfx_of(id: &str) -> &str {
+    id.split_once("--").unwrap().1
+}
 
 /// A bundle of `ids` (code objects k.<gfx>.co) written as `out`.
 fn bundle(dir: &Path, out: &str, compress: &str, ids: &[&str]) {
@@ -23,9 +31,8 @@ fn bundle(dir: &Path, out: &str, compress: &str, ids: &[&str]) {
         "x86_64-unknown-linux-gnu".into(),
     ];
     for id in ids {
-        let gfx = id.rsplit('-').next().unwrap();
         args.push("--entry".into());
-        args.push(format!("{id}=k.{gfx}.co"));
+        args.push(format!("{id}=k.{}.co", gfx_of(id)));
     }
     rw(dir, &args).success();
 }
@@ -33,8 +40,10 @@ fn bundle(dir: &Path, out: &str, compress: &str, ids: &[&str]) {
 /// A wheel with `sos` (name, bundle ids, compression) as shared objects
 /// under demo/, plus a Python file.
 fn wheel(dir: &Path, sos: &[(&str, &[&str], &str)]) -> std::path::PathBuf {
-    copy_in(&code_object("gfx906"), dir, "k.gfx906.co");
-    copy_in(&code_object("gfx90a"), dir, "k.gfx90a.co");
+    for id in sos.iter().flat_map(|(_, ids, _)| ids.iter()) {
+        let gfx = gfx_of(id);
+        copy_in(&code_object(gfx), dir, &format!("k.{gfx}.co"));
+    }
     std::fs::write(dir.join("__init__.py"), "").unwrap();
     let mut files = vec![json!({"path": "demo/__init__.py", "src": "__init__.py"})];
     for (name, ids, compress) in sos {
@@ -247,6 +256,112 @@ fn refusals_leave_no_output() {
     rw(p.path(), &["thin", "--gfx", "gfx90a", WHEEL, "-o", &out])
         .fails(1, "no member holds GPU code");
     assert_eq!(std::fs::read_dir(p.path().join("out")).unwrap().count(), 0);
+}
+
+/// A wheel built with a generic target (clang's --offload-arch=gfx12-generic)
+/// keeps that code object for any target it covers, next to a specific one
+/// for the same target; a target nothing covers is refused, naming what
+/// each generic target covers.
+#[test]
+fn generic_code_objects_stay_for_the_targets_they_cover() {
+    let d = tempdir();
+    let dir = d.path();
+    wheel(dir, &[("libk.so", &[ID12G, ID1201, ID942], "zstd")]);
+    let thin = |gfx: &str, out: &str| {
+        std::fs::create_dir(dir.join(out)).unwrap();
+        let o = format!("{out}/{WHEEL}");
+        let r = rw(dir, &["thin", "--gfx", gfx, WHEEL, "-o", &o]);
+        (r, o)
+    };
+    let (r, fam) = thin("gfx120X-all", "fam");
+    let report = r.success().stdout;
+    assert!(
+        report.contains("kept gfx12-generic, gfx1201; dropped 1 code objects"),
+        "{report}"
+    );
+    let elf = inspect(dir, &fam)["elf_files"][0].clone();
+    assert_eq!(elf["targets"], json!({"gfx12-generic": 1, "gfx1201": 1}));
+    let (r, named) = thin("gfx12-generic", "named");
+    let report = r.success().stdout;
+    assert!(
+        report.contains("kept gfx12-generic; dropped 2 code objects"),
+        "{report}"
+    );
+    let (r, _) = thin("gfx1200,gfx942", "other");
+    let report = r.success().stdout;
+    assert!(
+        report.contains("kept gfx12-generic, gfx942; dropped 1 code objects"),
+        "{report}"
+    );
+    // The code object kept is the compiler's.
+    std::fs::write(
+        dir.join("thin.so"),
+        member(&dir.join(&named), "demo/libk.so"),
+    )
+    .unwrap();
+    rw(
+        dir,
+        &[
+            "bundle",
+            "extract",
+            "thin.so",
+            "--target",
+            "gfx12-generic",
+            "--output",
+            "g.co",
+        ],
+    )
+    .success();
+    assert_eq!(
+        std::fs::read(dir.join("g.co")).unwrap(),
+        std::fs::read(dir.join("k.gfx12-generic.co")).unwrap()
+    );
+    let ids = reference_listing(dir, "thin.so");
+    assert_eq!(ids, [ID12G, "host-x86_64-unknown-linux-gnu-"]);
+
+    let (r, _) = thin("gfx1100", "refused");
+    r.fails(
+        1,
+        "holds code for target gfx1100; the wheel has code for gfx942, gfx1201, \
+         gfx12-generic (gfx1200, gfx1201)",
+    );
+    assert_eq!(std::fs::read_dir(dir.join("refused")).unwrap().count(), 0);
+}
+
+/// `inspect` of a thinned wheel says what its generic code object covers.
+#[test]
+fn inspect_shows_what_a_generic_target_covers() {
+    let d = tempdir();
+    let dir = d.path();
+    wheel(dir, &[("libk.so", &[ID12G, ID942], "zstd")]);
+    std::fs::create_dir(dir.join("out")).unwrap();
+    let out = format!("out/{WHEEL}");
+    rw(dir, &["thin", "--gfx", "gfx120X-all", WHEEL, "-o", &out]).success();
+    let text = rw(dir, &["inspect", &out]).success().stdout;
+    assert!(
+        text.contains("    gfx12-generic (covers gfx1200, gfx1201): 1 code object\n"),
+        "{text}"
+    );
+    let elf = inspect(dir, &out)["elf_files"][0].clone();
+    assert_eq!(elf["targets"], json!({"gfx12-generic": 1}));
+    assert_eq!(
+        elf["covers"],
+        json!({"gfx12-generic": ["gfx1200", "gfx1201"]})
+    );
+    let entries = elf["bundles"][0]["entries"].as_array().unwrap();
+    let generic: Vec<&Value> = entries
+        .iter()
+        .filter(|e| e.get("covers").is_some())
+        .collect();
+    assert_eq!(generic.len(), 1, "{entries:?}");
+    assert_eq!(generic[0]["target"], "gfx12-generic");
+    assert_eq!(generic[0]["covers"], json!(["gfx1200", "gfx1201"]));
+    // The input still has gfx942, which covers nothing.
+    let fat = inspect(dir, WHEEL)["elf_files"][0].clone();
+    assert_eq!(
+        fat["covers"],
+        json!({"gfx12-generic": ["gfx1200", "gfx1201"]})
+    );
 }
 
 #[test]

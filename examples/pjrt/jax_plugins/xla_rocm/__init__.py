@@ -3,7 +3,7 @@
 import ctypes
 import os
 
-from jax_plugins.xla_rocm7.version import __version__  # noqa: F401
+from .version import __version__  # noqa: F401
 
 _PLUGIN = "xla_rocm_plugin.so"
 
