@@ -30,7 +30,7 @@ OB2=$RUN/ob-copy
 ok=0
 cleanup() {
   e2e_stop_buildgrid
-  [[ -d $OB2 ]] && (cd / && timeout 300 "$BAZEL" --output_base="$OB2" clean --expunge >/dev/null 2>&1 || true)
+  [[ -d $OB2 ]] && (cd / && timeout 300 "$BAZEL" --output_base="$OB2" clean --expunge >/dev/null 2>&1 9>&- || true)
   e2e_shutdown_servers
   # Bazel leaves read-only directories when --expunge did not finish.
   [[ -d $OB2 ]] && chmod -R u+w "$OB2" 2>/dev/null

@@ -55,7 +55,9 @@ e2e_bazel() {
   left=$(e2e_remaining) || e2e_fail "time budget exhausted (raise the test's *_TIMEOUT variable)"
   # In the background + `wait`: a signal to the test interrupts `wait` at
   # once (not after bazel returns), and e2e_on_exit can stop this client.
-  (cd "$ws" && exec timeout --kill-after=30 "$left" "$BAZEL" "${startup[@]}" "$@") &
+  # 9>&-: a server this client starts must not hold the test's saved stderr
+  # (e2e_traps), or whoever reads that pipe (CI) waits for the server to exit.
+  (cd "$ws" && exec timeout --kill-after=30 "$left" "$BAZEL" "${startup[@]}" "$@" 9>&-) &
   E2E_CHILD=$!
   wait "$E2E_CHILD" || rc=$?
   E2E_CHILD=""
@@ -94,7 +96,7 @@ e2e_output_base() {
 e2e_shutdown_servers() {
   local ob
   for ob in "${E2E_SERVERS[@]}"; do
-    [[ -d $ob ]] && (cd / && timeout 120 "$BAZEL" --output_base="$ob" shutdown >/dev/null 2>&1 || true)
+    [[ -d $ob ]] && (cd / && timeout 120 "$BAZEL" --output_base="$ob" shutdown >/dev/null 2>&1 9>&- || true)
   done
 }
 
