@@ -20,11 +20,13 @@ trap 'rm -rf "$out"' EXIT
 SEED_TARGETS=gfx908,gfx90a,gfx942,gfx950,gfx1030,gfx1100,gfx1101,gfx1200,gfx1201
 
 renonce() { echo "// nonce $(date +%s%N) $RANDOM" >bench/hip_split/nonce.h; }
-# timed LABEL CMD...: runs CMD, appends "LABEL wall cpu" (children's user + sys).
+# timed LABEL CMD...: runs CMD, appends "LABEL wall user sys" (bash's time:
+# the build root has no /usr/bin/time).
 timed() {
   local label=$1
   shift
-  /usr/bin/env time -f "$label %e %U %S" -a -o "$out/times" "$@"
+  local TIMEFORMAT="$label %R %U %S"
+  { time "$@" 2>"$out/$label.err"; } 2>>"$out/times"
 }
 command -v "$HIPCC" >/dev/null || { echo "hipcc not found (apt-get install hipcc librocprim-dev)" >&2; exit 1; }
 clang=$("$HIPCC" --version 2>/dev/null | sed -n 's/^InstalledDir: //p')/clang++
