@@ -15,9 +15,7 @@
 # Prints a Markdown table; results go to docs/benchmarks-hip.md.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-BAZEL=${BAZEL:-bazel}
-FLAGS=(--jobs=2)
-HIPCC=${HIPCC:-hipcc}
+source bench/hip_split/lib.sh
 out=$(mktemp -d "${TMPDIR:-/tmp}/hip_split.XXXXXX")
 trap 'rm -rf "$out"' EXIT
 SET4=gfx90a,gfx942,gfx1100,gfx1201
@@ -26,14 +24,6 @@ SET5=$SET4,$ADD
 
 now() { date +%s.%N; }
 since() { python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.1f}')" "$1" "$(now)"; }
-renonce() { echo "// nonce $(date +%s%N) $RANDOM" > bench/hip_split/nonce.h; }
-
-command -v "$HIPCC" >/dev/null || { echo "hipcc not found (apt-get install hipcc librocprim-dev)" >&2; exit 1; }
-# Debian's hipcc drives clang from llvm-<N>/bin; its device library lives in
-# that clang's resource directory, which --rocm-path=/usr alone does not find.
-clang=$("$HIPCC" --version 2>/dev/null | sed -n 's/^InstalledDir: //p')/clang++
-DEVICE_LIB=${HIP_DEVICE_LIB_PATH:-$("$clang" -print-resource-dir)/amdgcn/bitcode}
-[[ -e $DEVICE_LIB/ockl.bc ]] || { echo "no device library at $DEVICE_LIB (set HIP_DEVICE_LIB_PATH)" >&2; exit 1; }
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
 renonce
 # Warm the Bazel server and analysis (not measured).

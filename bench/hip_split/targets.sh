@@ -12,14 +12,11 @@
 # Results go to docs/benchmarks-hip.md.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-BAZEL=${BAZEL:-bazel}
-FLAGS=(--jobs=2)
-HIPCC=${HIPCC:-hipcc}
+source bench/hip_split/lib.sh
 out=$(mktemp -d "${TMPDIR:-/tmp}/hip_targets.XXXXXX")
 trap 'rm -rf "$out"' EXIT
 SEED_TARGETS=gfx908,gfx90a,gfx942,gfx950,gfx1030,gfx1100,gfx1101,gfx1200,gfx1201
 
-renonce() { echo "// nonce $(date +%s%N) $RANDOM" >bench/hip_split/nonce.h; }
 # timed LABEL CMD...: runs CMD, appends "LABEL wall user sys" (bash's time:
 # the build root has no /usr/bin/time).
 timed() {
@@ -28,9 +25,6 @@ timed() {
   local TIMEFORMAT="$label %R %U %S"
   { time "$@" 2>"$out/$label.err"; } 2>>"$out/times"
 }
-command -v "$HIPCC" >/dev/null || { echo "hipcc not found (apt-get install hipcc librocprim-dev)" >&2; exit 1; }
-clang=$("$HIPCC" --version 2>/dev/null | sed -n 's/^InstalledDir: //p')/clang++
-DEVICE_LIB=${HIP_DEVICE_LIB_PATH:-$("$clang" -print-resource-dir)/amdgcn/bitcode}
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
 
 renonce

@@ -83,21 +83,18 @@ gfx_flag = rule(
     doc = "The GPU target flag: comma list of amdgpu families or gfx targets, validated at analysis.",
 )
 
-def _gfx_generic_flag_impl(ctx):
-    value = ctx.build_setting_value
-    return [SettingInfo(value = value)]
+# The settings whose value is their provider, unchanged.
+def _setting_value_impl(ctx):
+    return [SettingInfo(value = ctx.build_setting_value)]
 
 gfx_generic_flag = rule(
-    implementation = _gfx_generic_flag_impl,
+    implementation = _setting_value_impl,
     build_setting = config.bool(flag = True),
     doc = "--//:gfx_generic: device code for each --//:gfx target a generic target covers is compiled once, for that generic target.",
 )
 
-def _device_target_impl(ctx):
-    return [SettingInfo(value = ctx.build_setting_value)]
-
 gfx_device_target_setting = rule(
-    implementation = _device_target_impl,
+    implementation = _setting_value_impl,
     build_setting = config.string(flag = False),
     doc = "The gfx target of a device configuration ('' elsewhere), set by the device split transition.",
 )
@@ -220,11 +217,8 @@ hip_copts_flag = rule(
 
 # --//:family_wheels, and the carrier of --stamp
 
-def _bool_setting_impl(ctx):
-    return [SettingInfo(value = ctx.build_setting_value)]
-
 family_wheels_flag = rule(
-    implementation = _bool_setting_impl,
+    implementation = _setting_value_impl,
     build_setting = config.bool(flag = True),
     doc = "--//:family_wheels: //:wheels also offers the per-family wheels.",
 )

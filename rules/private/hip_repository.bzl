@@ -46,20 +46,16 @@ def _probe_cpus(rctx, clang):
             cpus[w] = True
     return cpus
 
-def _hip_version_number(rctx, root):
-    """HIP_VERSION as hip_version.h computes it (major * 10000000 + minor * 100000 + patch), or 0."""
-    h = root + "/include/hip/hip_version.h"
-    if not exists(rctx, h):
-        return 0
-    v = parse_version_header(rctx.read(h), "HIP_VERSION").split(".")
-    return int(v[0]) * 10000000 + int(v[1]) * 100000 + int(v[2]) if len(v) == 3 else 0
-
 def _hip_version(rctx, root):
+    """struct(short = 'major.minor' or '', number = HIP_VERSION as hip_version.h computes it or 0)."""
     h = root + "/include/hip/hip_version.h"
     if not exists(rctx, h):
-        return ""
-    v = parse_version_header(rctx.read(h), "HIP_VERSION")
-    return ".".join(v.split(".")[:2])
+        return struct(short = "", number = 0)
+    v = parse_version_header(rctx.read(h), "HIP_VERSION").split(".")
+    return struct(
+        short = ".".join(v[:2]),
+        number = int(v[0]) * 10000000 + int(v[1]) * 100000 + int(v[2]) if len(v) == 3 else 0,
+    )
 
 def _isa_bitcode(rctx, device_lib_path):
     """Targets with oclc_isa_version_*.bc; None when the layout has no per-ISA files."""
@@ -144,6 +140,9 @@ def _dpkg_version(rctx, package):
                 return v.split("-")[0].split("+")[0].split("~")[0]
     return ""
 
+def _is_release(v):
+    return v.count(".") == 2 and v.replace(".", "").isdigit()
+
 def _rocm_release(rctx, root, hip_version):
     """struct(version = 'major.minor.patch' of the ROCm release, source = where it was read)."""
     header = root + "/include/rocm-core/rocm_version.h"
@@ -154,11 +153,11 @@ def _rocm_release(rctx, root, hip_version):
     info = root + "/.info/version"
     if exists(rctx, info):
         v = rctx.read(info).strip().split("-")[0]
-        if v.count(".") == 2 and v.replace(".", "").isdigit():
+        if _is_release(v):
             return struct(version = v, source = info)
     if root == "/usr":
         v = _dpkg_version(rctx, "libamdhip64-dev")
-        if v.count(".") == 2 and v.replace(".", "").isdigit():
+        if _is_release(v):
             return struct(version = v, source = "the Debian package libamdhip64-dev " + v)
     return struct(version = (hip_version or "0.0") + ".0", source = "HIP's hip_version.h (no ROCm release version found; patch 0)")
 
@@ -184,7 +183,8 @@ def detect_rocm(rctx):
             "Install ROCm (or Debian's hipcc + rocm-device-libs) or set ROCM_PATH / " +
             "rocm_hip_repository(rocm_path = ...)."
         ))
-    version = _hip_version(rctx, root)
+    hip_version = _hip_version(rctx, root)
+    version = hip_version.short
     fail_with = _unusable(root, how, version)
     clang_dirs = []
     hip_clang_path = rctx.os.environ.get("HIP_CLANG_PATH", "")
@@ -211,6 +211,7 @@ def detect_rocm(rctx):
     if not runtime:
         return fail_with("ROCm root {} has no libamdhip64.so; install the HIP runtime (libamdhip64-dev)".format(root))
 
+    runtime_dir = str(rctx.path(runtime).dirname)
     targets, nogpulib = _gfx_targets(rctx, clang, device_lib)
     version_text = rctx.execute([clang, "--version"]).stdout
     first = version_text.splitlines()[0].strip() if version_text else "clang"
@@ -225,37 +226,49 @@ def detect_rocm(rctx):
         objcopy = objcopy,
         cxxfilt = cxxfilt,
         device_lib = device_lib,
-        runtime_dir = str(rctx.path(runtime).dirname),
+        runtime_dir = runtime_dir,
         targets = targets,
         nogpulib = nogpulib,
-        libraries = _libraries(rctx, root, str(rctx.path(runtime).dirname)),
+        libraries = _libraries(rctx, root, runtime_dir),
         release = _rocm_release(rctx, root, version),
-        hip_version_number = _hip_version_number(rctx, root),
+        hip_version_number = hip_version.number,
     )
+
+def _library_target(rctx, name, display, info, deps = [], include_dir = "", lib_dir = "", link = "", rocm_version = ""):
+    """A rocm_library stanza; `info` is struct(version, refused, unavailable)."""
+    return render(rctx, "rocm_hip.library.BUILD.tpl", {
+        "{NAME}": repr(name),
+        "{DEPS}": repr([":" + d for d in deps]),
+        "{DISPLAY}": repr(display),
+        "{INCLUDE_DIR}": repr(include_dir),
+        "{LIB_DIR}": repr(lib_dir),
+        "{LINK}": repr(link),
+        "{REFUSED}": repr(info.refused),
+        "{ROCM_VERSION}": repr(rocm_version),
+        "{UNAVAILABLE}": repr(info.unavailable),
+        "{VERSION}": repr(info.version),
+    })
+
+def _no_rocm(found):
+    return struct(version = "", refused = {}, unavailable = "no usable ROCm: " + found.unavailable)
 
 def _library_targets(rctx, found):
     """One rocm_library per ROCM_LIBRARIES entry: found, refusing targets, or unavailable."""
-    out = []
-    for name in sorted(ROCM_LIBRARIES.keys()):
-        lib = ROCM_LIBRARIES[name]
-        info = found.libraries[name] if found.unavailable == "" else struct(
-            version = "",
-            refused = {},
-            unavailable = "no usable ROCm: " + found.unavailable,
+    ok = found.unavailable == ""
+    return "\n".join([
+        _library_target(
+            rctx,
+            name,
+            ROCM_LIBRARIES[name].display,
+            found.libraries[name] if ok else _no_rocm(found),
+            deps = ROCM_LIBRARIES[name].uses,
+            include_dir = "" if found.root in (None, "/usr") else found.root + "/include",
+            lib_dir = found.runtime_dir if ok else "",
+            link = ROCM_LIBRARIES[name].link or "",
+            rocm_version = found.version,
         )
-        out.append(render(rctx, "rocm_hip.library.BUILD.tpl", {
-            "{NAME}": repr(name),
-            "{DEPS}": repr([":" + d for d in lib.uses]),
-            "{DISPLAY}": repr(lib.display),
-            "{INCLUDE_DIR}": repr("" if found.root in (None, "/usr") else found.root + "/include"),
-            "{LIB_DIR}": repr(found.runtime_dir if found.unavailable == "" else ""),
-            "{LINK}": repr(lib.link or ""),
-            "{REFUSED}": repr(info.refused),
-            "{ROCM_VERSION}": repr(found.version),
-            "{UNAVAILABLE}": repr(info.unavailable),
-            "{VERSION}": repr(info.version),
-        }))
-    return "\n".join(out)
+        for name in sorted(ROCM_LIBRARIES.keys())
+    ])
 
 # The include directories of ROCm components (a /usr root holds every
 # other package's headers too: only these are rocm_headers).
@@ -358,18 +371,7 @@ def _rocm_hip_repository_impl(rctx):
         "{RUNTIME_DIR}": repr(found.runtime_dir if ok else ""),
         "{UNAVAILABLE}": repr(found.unavailable),
         "{LIBRARIES}": _library_targets(rctx, found),
-        "{ROCM_HEADERS}": _rocm_headers(rctx, found) if ok else render(rctx, "rocm_hip.library.BUILD.tpl", {
-            "{NAME}": repr("rocm_headers"),
-            "{DEPS}": "[]",
-            "{DISPLAY}": repr("ROCm headers"),
-            "{INCLUDE_DIR}": repr(""),
-            "{LIB_DIR}": repr(""),
-            "{LINK}": repr(""),
-            "{REFUSED}": "{}",
-            "{ROCM_VERSION}": repr(""),
-            "{UNAVAILABLE}": repr("no usable ROCm: " + found.unavailable),
-            "{VERSION}": repr(""),
-        }),
+        "{ROCM_HEADERS}": _rocm_headers(rctx, found) if ok else _library_target(rctx, "rocm_headers", "ROCm headers", _no_rocm(found)),
     })
     write_template(rctx, "targets.bzl", "rocm_hip.targets.bzl.tpl", {
         "{TARGETS}": clang_targets,

@@ -74,13 +74,15 @@ pub fn describe_target(target: &str) -> String {
 }
 
 /// Orders gfx targets as ISA numbers do (gfx90a before gfx1010), generic
-/// targets after all specific ones (as the Starlark table sorts them).
+/// targets after all specific ones, by length then name (the Starlark table
+/// orders generic targets by its own ISA order instead: display only).
 pub fn gfx_sort_key(t: &str) -> (bool, usize, &str) {
     (is_generic(t), t.len(), t)
 }
 
 /// Every target the table names (family members, retired targets, generic
-/// targets), sorted by [`gfx_sort_key`]: the Starlark side's `GFX_TARGETS`.
+/// targets), sorted by [`gfx_sort_key`]: the Starlark side's `GFX_TARGETS`
+/// as a set.
 pub fn known_targets() -> Vec<&'static str> {
     let t = table();
     let mut all: BTreeSet<&str> = t.retired_targets.iter().map(String::as_str).collect();

@@ -203,21 +203,22 @@ fn unpack_device_code(
     Ok(unpacked)
 }
 
-/// Whether a code object for processor `p` stays: `p` is requested, or it
-/// is a generic target that runs on a requested target. A specific code
-/// object for the same target stays too; the runtime prefers it.
-fn keeps(requested: &BTreeSet<String>, p: &str) -> bool {
-    requested.contains(p)
-        || generic_covers(p).is_some_and(|c| c.iter().any(|t| requested.contains(t)))
+/// Whether a code object for processor `p` serves `target`: it is that
+/// target's own, or a generic one covering it.
+fn serves(p: &str, target: &str) -> bool {
+    p == target || generic_covers(p).is_some_and(|c| c.iter().any(|t| t == target))
 }
 
-/// Whether the wheel's processors `present` hold code that runs on
-/// `target`: its own code object, or a generic one covering it.
+/// Whether a code object for processor `p` stays: it serves a requested
+/// target. A specific code object for the same target stays too; the
+/// runtime prefers it.
+fn keeps(requested: &BTreeSet<String>, p: &str) -> bool {
+    requested.iter().any(|t| serves(p, t))
+}
+
+/// Whether the wheel's processors `present` hold code that runs on `target`.
 fn has_code_for(present: &BTreeSet<String>, target: &str) -> bool {
-    present.contains(target)
-        || present
-            .iter()
-            .any(|g| generic_covers(g).is_some_and(|c| c.iter().any(|t| t == target)))
+    present.iter().any(|p| serves(p, target))
 }
 
 /// Refuses a wheel without device code, and a requested family or target
