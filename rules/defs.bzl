@@ -7,17 +7,21 @@ Flags users set (declared in //BUILD.bazel, validated by rules/private/flags.bzl
   --@rules_rocm//:python_versions=3.12,3.13       Python versions of //:wheels-style targets (or `all`)
   --@rules_rocm//:hip_bundle_compression=auto     offload bundles: auto, none, zstd, zlib
   --@rules_rocm//:family_wheels                   //:wheels also builds per-family wheels
+  --@rules_rocm//rocm:toolkit=therock_7_2         the declared ROCm toolkit (docs/toolkits.md)
 """
 
 load("//rules/private:dist.bzl", _wheel_dist = "wheel_dist")
 load("//rules/private:family_wheels.bzl", _family_wheels = "family_wheels")
 load("//rules/private:gfx_families.bzl", _DEFAULT_GFX = "DEFAULT_GFX", _GFX_FAMILIES = "FAMILIES")
 load("//rules/private:hip_library.bzl", _hip_library = "hip_library")
+load("//rules/private:hip_toolchain.bzl", _hip_toolchain = "hip_toolchain")
 load(
     "//rules/private:providers.bzl",
     _FamilyWheelsInfo = "FamilyWheelsInfo",
     _GfxInfo = "GfxInfo",
+    _HipCompilerInfo = "HipCompilerInfo",
     _HipInfo = "HipInfo",
+    _HipToolchainInfo = "HipToolchainInfo",
     _PythonExtensionInfo = "PythonExtensionInfo",
     _PythonFactsInfo = "PythonFactsInfo",
     _PythonWheelInfo = "PythonWheelInfo",
@@ -79,7 +83,10 @@ wheel_install_test = _wheel_install_test
 # See rules/private/python_testing.bzl: every wheel of a python_wheels target, per version.
 python_wheels_install_test = _python_wheels_install_test
 
-# Toolchains: bring your own interpreter or rocm-wheel binary.
+# Toolchains: bring your own ROCm, interpreter or rocm-wheel binary.
+
+# See rules/private/hip_toolchain.bzl and docs/toolkits.md (declared ROCm toolkits).
+hip_toolchain = _hip_toolchain
 
 # See rules/private/python.bzl and docs/python.md.
 rocm_python_toolchain = _rocm_python_toolchain
@@ -91,7 +98,9 @@ rocm_wheel_toolchain = _rocm_wheel_toolchain
 
 FamilyWheelsInfo = _FamilyWheelsInfo
 GfxInfo = _GfxInfo
+HipCompilerInfo = _HipCompilerInfo
 HipInfo = _HipInfo
+HipToolchainInfo = _HipToolchainInfo
 PythonExtensionInfo = _PythonExtensionInfo
 PythonFactsInfo = _PythonFactsInfo
 PythonWheelInfo = _PythonWheelInfo

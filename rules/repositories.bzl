@@ -1,20 +1,59 @@
-"""WORKSPACE setup for rules_rocm (Bazel < 7 or WORKSPACE mode).
+"""WORKSPACE setup for rules_rocm (Bazel < 7 or WORKSPACE mode), and the
+public repository rule for ROCm toolkits.
 
-    load("@rules_rocm//rules:repositories.bzl", "rules_rocm_dependencies", "rules_rocm_toolchains")
-    rules_rocm_dependencies()
+    load("@rules_rocm//rules:repositories.bzl", "rocm_toolkit_repository", "rules_rocm_dependencies", "rules_rocm_toolchains")
+    rocm_toolkit_repository(
+        name = "therock_7_2",
+        urls = ["https://.../therock-dist-linux-gfx120X-all-7.2.0.tar.gz"],
+        sha256 = "...",
+    )
+    rules_rocm_dependencies(rocm_toolkits = {"therock_7_2": "therock_7_2"})
     rules_rocm_toolchains()
 
 @platforms and @rules_cc are expected from the caller (as every C++ workspace
 already has them); rules_rocm downloads nothing itself. The rocm-wheel tool
 is a prebuilt binary here (rules_rocm_dependencies(rocm_wheel = ...) or
-$ROCM_WHEEL); bzlmod builds it from tools/ with rules_rust.
+$ROCM_WHEEL); bzlmod builds it with rules_rust instead.
 """
 
-load("//rules/private:hip_repository.bzl", "rocm_hip_repository")
+load("//rules/private:hip_repository.bzl", "rocm_archive_toolkit_repository", "rocm_hip_repository", "rocm_path_toolkit_repository")
 load("//rules/private:prebuilt_tool_repository.bzl", "rocm_wheel_prebuilt_repository")
 load("//rules/private:python_repository.bzl", "local_python_repository")
+load("//rules/private:toolkits.bzl", "LOCAL_TOOLKIT", "rocm_toolkits_repository")
 
-def rules_rocm_dependencies(python_interpreters = {}, rocm_wheel = ""):
+def rocm_toolkit_repository(name, urls = [], sha256 = "", strip_prefix = "", path = "", clang = "", **kwargs):
+    """A ROCm toolkit: a HIP toolchain and the ROCm libraries of one ROCm.
+
+    Exactly one of `urls` (an archive, downloaded and checked against
+    `sha256`: a TheRock `therock-dist-linux-<family>-<version>.tar.gz`, an
+    /opt/rocm tree packed by you) and `path` (a ROCm installed on every
+    machine that builds). Layouts: TheRock (lib/llvm/bin, lib/llvm/amdgcn/
+    bitcode), /opt/rocm (llvm/bin, amdgcn/bitcode), Debian's /usr
+    (lib/llvm-<N>/bin, the device libraries in clang's resource directory).
+    The ROCm version is read from the tree (rocm-core's rocm_version.h,
+    .info/version, hip_version.h), never from a file name.
+
+    The repository holds `:hip` (a hip_toolchain), one target per ROCm
+    library (`:rocprim`, `:hipblas`, ...) and `:rocm_headers`. Bzlmod users
+    declare toolkits with the extension's `rocm.toolkit` tag instead.
+
+    Args:
+      name: the repository's name.
+      urls: mirrors of the archive.
+      sha256: the archive's sha256 (required with urls).
+      strip_prefix: a directory prefix to strip from the archive's paths.
+      path: an installed ROCm's root.
+      clang: an explicit clang++ (default: found in the toolkit).
+      **kwargs: passed to the repository rule.
+    """
+    if bool(urls) == bool(path):
+        fail("rocm_toolkit_repository(name = \"{}\") needs exactly one of urls (with sha256) and path".format(name))
+    if urls:
+        rocm_archive_toolkit_repository(name = name, toolkit = name, urls = urls, sha256 = sha256, strip_prefix = strip_prefix, clang = clang, **kwargs)
+    else:
+        rocm_path_toolkit_repository(name = name, toolkit = name, path = path, clang = clang, **kwargs)
+
+def rules_rocm_dependencies(python_interpreters = {}, rocm_wheel = "", rocm_toolkits = {}, default_toolkit = LOCAL_TOOLKIT):
     """Declares the repositories rules_rocm needs.
 
     Args:
@@ -24,20 +63,28 @@ def rules_rocm_dependencies(python_interpreters = {}, rocm_wheel = ""):
         --release --locked --manifest-path tools/Cargo.toml`); default:
         $ROCM_WHEEL (e.g. --repo_env=ROCM_WHEEL=...). Bzlmod builds it with
         rules_rust instead.
+      rocm_toolkits: {toolkit name: repository name} of toolkits declared
+        with rocm_toolkit_repository, selectable with
+        --@rules_rocm//rocm:toolkit=<name>; `local` (the ROCm of the
+        building machine) is always there.
+      default_toolkit: the toolkit used when the flag is not given.
     """
     if not native.existing_rule("rocm_wheel_tools"):
         rocm_wheel_prebuilt_repository(name = "rocm_wheel_tools", path = rocm_wheel)
     if not native.existing_rule("rocm_python"):
         local_python_repository(name = "rocm_python", interpreters = python_interpreters)
     if not native.existing_rule("rocm_hip"):
-        # ROCm from $ROCM_PATH, /opt/rocm or /usr; declare rocm_hip yourself
-        # (rocm_hip_repository(rocm_path = ..., clang = ...)) to pin it.
+        # The `local` toolkit: ROCm from $ROCM_PATH, /opt/rocm or /usr.
         rocm_hip_repository(name = "rocm_hip")
+    if not native.existing_rule("rocm_toolkits"):
+        toolkits = dict(rocm_toolkits)
+        toolkits[LOCAL_TOOLKIT] = "rocm_hip"
+        rocm_toolkits_repository(name = "rocm_toolkits", toolkits = toolkits, default = default_toolkit)
 
 def rules_rocm_toolchains():
-    """Registers the default toolchains (the prebuilt rocm-wheel, HIP from the local ROCm, local Pythons)."""
+    """Registers the default toolchains (the prebuilt rocm-wheel, one HIP toolchain per toolkit, local Pythons)."""
     native.register_toolchains("@rocm_wheel_tools//:toolchain")
-    native.register_toolchains("@rocm_hip//:toolchain")
+    native.register_toolchains("@rocm_toolkits//:all")
 
     # One per discovered interpreter, then the no-Python fallback (order matters).
     native.register_toolchains("@rocm_python//:all", "@rocm_python//fallback:all")

@@ -20,7 +20,7 @@ constant, so configurations (hence output paths and action keys) stay the same
 whatever the user typed.
 """
 
-load("@rocm_python//:versions.bzl", "PYTHON_VERSIONS", "SEARCHED")
+load("@rocm_python//:versions.bzl", "PYTHON_VERSIONS", "SEARCHED", "SKIPPED")
 load(":gfx_families.bzl", "compile_targets", "expand_gfx")
 load(":labels.bzl", "label_as_typed")
 load(":providers.bzl", "GfxInfo", "PythonVersionsInfo", "SettingInfo")
@@ -113,6 +113,10 @@ def _is_minor_version(v):
 def _version_key(v):
     return [int(p) for p in v.split(".")]
 
+def skipped_interpreters(skipped = SKIPPED):
+    """'' or a sentence naming the interpreters discovery found unusable."""
+    return " Skipped: {}.".format("; ".join(skipped)) if skipped else ""
+
 def parse_python_versions(value, available = PYTHON_VERSIONS, searched = SEARCHED):
     """`--//:python_versions` as a sorted list of "3.X", or fail() saying what is wrong.
 
@@ -148,12 +152,13 @@ def parse_python_versions(value, available = PYTHON_VERSIONS, searched = SEARCHE
     if missing:
         fail(("rules_rocm: no interpreter for Python {} (requested by --//:python_versions={}); " +
               "looked in {} and found {}. Install it (e.g. `pyenv install {}`), pass " +
-              "python_interpreters to rules_rocm_dependencies(), or drop it from the flag.").format(
+              "python_interpreters to rules_rocm_dependencies(), or drop it from the flag.{}").format(
             ", ".join(missing),
             value,
             searched,
             ", ".join(available) or "none",
             missing[0],
+            skipped_interpreters(),
         ))
     return sorted(wanted, key = _version_key)
 

@@ -149,6 +149,14 @@ def _device_targets(ctx):
             infos[info.target] = info
     return [infos[t] for t in sort_gfx_targets(infos.keys())]
 
+def _runtime_files(ctx, hip):
+    # -L names the runtime's directory; a toolkit in a repository makes its
+    # libraries inputs of every link that passes it.
+    return _cc_common.create_linking_context(linker_inputs = depset([_cc_common.create_linker_input(
+        owner = ctx.label,
+        additional_inputs = hip.runtime_files,
+    )]))
+
 def _cc_info(ctx, hip, host_objects, public_context):
     """CcInfo: this target's headers and defines, its host objects as an alwayslink static library, and its deps."""
     cc_toolchain = find_cpp_toolchain(ctx)
@@ -169,7 +177,7 @@ def _cc_info(ctx, hip, host_objects, public_context):
         name = ctx.label.name,
         alwayslink = True,
         user_link_flags = ["-L" + hip.runtime_lib_dir, "-lamdhip64"],
-        linking_contexts = [d[_CcInfo].linking_context for d in ctx.attr.deps + ctx.attr.implementation_deps + ctx.attr.rocm_libs],
+        linking_contexts = [_runtime_files(ctx, hip)] + [d[_CcInfo].linking_context for d in ctx.attr.deps + ctx.attr.implementation_deps + ctx.attr.rocm_libs],
         disallow_dynamic_library = True,
     )
     return _cc_common.merge_cc_infos(

@@ -37,6 +37,12 @@ def _find_root(rctx):
             return c, "default search"
     return None, None
 
+_NOT_FOUND = (
+    "no ROCm installation found (looked at $ROCM_PATH, /opt/rocm, /usr). " +
+    "Install ROCm (or Debian's hipcc + rocm-device-libs) or set ROCM_PATH / " +
+    "rocm_hip_repository(rocm_path = ...)."
+)
+
 def _probe_cpus(rctx, clang):
     r = rctx.execute([clang, "--target=amdgcn-amd-amdhsa", "-nogpulib", "-print-supported-cpus"], timeout = 60)
     cpus = {}
@@ -161,36 +167,41 @@ def _rocm_release(rctx, root, hip_version):
             return struct(version = v, source = "the Debian package libamdhip64-dev " + v)
     return struct(version = (hip_version or "0.0") + ".0", source = "HIP's hip_version.h (no ROCm release version found; patch 0)")
 
-def _wrapper(rctx, name, target):
+def _wrapper(rctx, name, target, in_repository):
     # A script, not a symlink: remote workers get a copy of what Bazel
     # uploads, and a copied clang finds neither its resource directory nor
-    # ld.lld. The script runs the installed tool where it lives.
-    write_template(rctx, "bin/" + name, "rocm_hip.tool.sh.tpl", {"{TOOL}": target}, executable = True)
+    # ld.lld. The script runs the installed tool where it lives, or the
+    # repository's own copy through the path it was invoked by (the
+    # execution root's external/<repository>/bin/..., inside a sandbox too).
+    tool = "\"$(dirname \"$0\")/../{}\"".format(target) if in_repository else "'{}'".format(target)
+    write_template(rctx, "bin/" + name, "rocm_hip.tool.sh.tpl", {"{TOOL}": tool}, executable = True)
 
 def _unusable(root, how, version):
     return lambda why: struct(root = root, how = how, version = version, unavailable = why)
 
-def detect_rocm(rctx):
-    """Finds the ROCm installation; writes nothing.
+def detect_rocm(rctx, root, how, clang_dirs = [], missing = _NOT_FOUND):
+    """Finds the parts of the ROCm at `root`; writes nothing.
+
+    Args:
+      rctx: the repository context (its `clang` attribute, if set, wins).
+      root: the ROCm root, or None when none was found.
+      how: where `root` came from, for messages.
+      clang_dirs: directories searched for clang++ before the root's own.
+      missing: the message when `root` is None.
 
     Returns a struct of facts: `unavailable` says why the installation cannot
     be used ("" when it can); the other fields feed templates/rocm_hip.BUILD.tpl.
     """
-    root, how = _find_root(rctx)
     if not root:
-        return struct(root = None, how = None, version = "", unavailable = (
-            "no ROCm installation found (looked at $ROCM_PATH, /opt/rocm, /usr). " +
-            "Install ROCm (or Debian's hipcc + rocm-device-libs) or set ROCM_PATH / " +
-            "rocm_hip_repository(rocm_path = ...)."
-        ))
+        return struct(root = None, how = None, version = "", unavailable = missing)
+    if not exists(rctx, root + "/include/hip/hip_runtime.h"):
+        return _unusable(root, how, "")(
+            "{} ({}) is not a ROCm: it has no include/hip/hip_runtime.h (looked for a TheRock tarball, /opt/rocm or Debian /usr layout)".format(root, how),
+        )
     hip_version = _hip_version(rctx, root)
     version = hip_version.short
     fail_with = _unusable(root, how, version)
-    clang_dirs = []
-    hip_clang_path = rctx.os.environ.get("HIP_CLANG_PATH", "")
-    if hip_clang_path:
-        clang_dirs.append(hip_clang_path)
-    clang_dirs += [root + "/llvm/bin", root + "/lib/llvm/bin"] + _llvm_dirs(rctx, root)
+    clang_dirs = list(clang_dirs) + [root + "/llvm/bin", root + "/lib/llvm/bin"] + _llvm_dirs(rctx, root)
     clang = rctx.attr.clang or first_existing(rctx, [d + "/clang++" for d in clang_dirs])
     if not clang:
         return fail_with("ROCm root {} ({}) has no clang++ under {}".format(root, how, ", ".join(clang_dirs)))
@@ -234,9 +245,12 @@ def detect_rocm(rctx):
         hip_version_number = hip_version.number,
     )
 
-def _library_target(rctx, name, display, info, deps = [], include_dir = "", lib_dir = "", link = "", rocm_version = ""):
+def _library_target(rctx, name, display, info, deps = [], include_dir = "", lib_dir = "", link = "", rocm_version = "", in_repository = False):
     """A rocm_library stanza; `info` is struct(version, refused, unavailable)."""
     return render(rctx, "rocm_hip.library.BUILD.tpl", {
+        "{IN_REPOSITORY}": repr(in_repository),
+        "{HDRS}": "glob([{}], allow_empty = True)".format(repr(include_dir + "/**")) if in_repository else "[]",
+        "{SHARED}": "glob([{}], allow_empty = True)".format(repr("{}/lib{}.so*".format(lib_dir, link))) if in_repository and link else "[]",
         "{NAME}": repr(name),
         "{DEPS}": repr([":" + d for d in deps]),
         "{DISPLAY}": repr(display),
@@ -252,7 +266,7 @@ def _library_target(rctx, name, display, info, deps = [], include_dir = "", lib_
 def _no_rocm(found):
     return struct(version = "", refused = {}, unavailable = "no usable ROCm: " + found.unavailable)
 
-def _library_targets(rctx, found):
+def _library_targets(rctx, found, in_repository):
     """One rocm_library per ROCM_LIBRARIES entry: found, refusing targets, or unavailable."""
     ok = found.unavailable == ""
     return "\n".join([
@@ -266,6 +280,7 @@ def _library_targets(rctx, found):
             lib_dir = found.runtime_dir if ok else "",
             link = ROCM_LIBRARIES[name].link or "",
             rocm_version = found.version,
+            in_repository = in_repository,
         )
         for name in sorted(ROCM_LIBRARIES.keys())
     ])
@@ -327,8 +342,11 @@ def _rocm_headers(rctx, found):
             major * 1000 + minor * 10 + patch,
         )
     major, minor, patch = [int(p) for p in found.release.version.split(".")]
+
+    # A toolkit in this repository: its execution-root path.
+    root = found.root if found.root.startswith("/") else "external/{}/{}".format(rctx.name, found.root)
     write_template(rctx, "rocm/rocm_config.h", "rocm_hip.config.h.tpl", {
-        "{ROOT}": found.root,
+        "{ROOT}": root,
         "{RELEASE}": found.release.version,
         "{RELEASE_SOURCE}": found.release.source,
         "{TF_ROCM_VERSION}": str(major * 10000 + minor * 100 + patch),
@@ -336,21 +354,40 @@ def _rocm_headers(rctx, found):
         "{MIOPEN}": miopen_define,
     })
     return render(rctx, "rocm_hip.headers.BUILD.tpl", {
-        "{ROOT}": found.root,
+        "{ROOT}": root,
         "{HEADER_DIRS}": repr(dirs),
     })
 
-def _rocm_hip_repository_impl(rctx):
-    found = detect_rocm(rctx)
+# What a toolkit in a repository must make inputs of the actions that use
+# it: the compiler, its libraries and resource directory, the device
+# libraries and the headers (bin/ holds the wrappers).
+def _toolkit_globs(found):
+    llvm = found.clang.rpartition("/bin/")[0]
+    return [
+        "bin/**",
+        llvm + "/bin/**",
+        llvm + "/lib/clang/**",
+        llvm + "/lib/*.so*",
+        found.device_lib + "/**",
+        found.root + "/include/**",
+        # clang reads HIP's version here (else it assumes HIP 3.5 and skips
+        # its runtime wrapper headers).
+        found.root + "/share/hip/**",
+        found.root + "/bin/.hipVersion",
+    ]
+
+def _write_toolkit(rctx, found, in_repository = False):
+    """Writes the toolkit's BUILD file, wrappers, headers and rocm_config.h from `found`."""
     ok = found.unavailable == ""
     if ok:
-        _wrapper(rctx, "clang++", found.clang)
-        _wrapper(rctx, "clang-offload-bundler", found.bundler)
-        _wrapper(rctx, "llvm-objcopy", found.objcopy)
+        _wrapper(rctx, "clang++", found.clang, in_repository)
+        _wrapper(rctx, "clang-offload-bundler", found.bundler, in_repository)
+        _wrapper(rctx, "llvm-objcopy", found.objcopy, in_repository)
         if found.cxxfilt:
-            _wrapper(rctx, "llvm-cxxfilt", found.cxxfilt)
+            _wrapper(rctx, "llvm-cxxfilt", found.cxxfilt, in_repository)
     clang_targets = repr(found.targets if ok else [])
     nogpulib = repr(found.nogpulib if ok else [])
+    in_repo = ok and in_repository
     write_template(rctx, "BUILD.bazel", "rocm_hip.BUILD.tpl", {
         "{ROOT}": str(found.root),
         "{HOW}": str(found.how),
@@ -370,13 +407,21 @@ def _rocm_hip_repository_impl(rctx):
         "{ROCM_VERSION}": repr(found.version),
         "{RUNTIME_DIR}": repr(found.runtime_dir if ok else ""),
         "{UNAVAILABLE}": repr(found.unavailable),
-        "{LIBRARIES}": _library_targets(rctx, found),
+        "{IN_REPOSITORY}": repr(in_repo),
+        "{FILES}": "glob({}, allow_empty = True)".format(repr(_toolkit_globs(found))) if in_repo else "[]",
+        "{RUNTIME_FILES}": "glob([{}], allow_empty = True)".format(repr(found.runtime_dir + "/*.so*")) if in_repo else "[]",
+        "{LIBRARIES}": _library_targets(rctx, found, in_repo),
         "{ROCM_HEADERS}": _rocm_headers(rctx, found) if ok else _library_target(rctx, "rocm_headers", "ROCm headers", _no_rocm(found)),
     })
     write_template(rctx, "targets.bzl", "rocm_hip.targets.bzl.tpl", {
         "{TARGETS}": clang_targets,
         "{NOGPULIB}": nogpulib,
     })
+
+def _rocm_hip_repository_impl(rctx):
+    root, how = _find_root(rctx)
+    clang_dirs = [rctx.os.environ["HIP_CLANG_PATH"]] if rctx.os.environ.get("HIP_CLANG_PATH") else []
+    _write_toolkit(rctx, detect_rocm(rctx, root, how, clang_dirs))
 
 rocm_hip_repository = repository_rule(
     implementation = _rocm_hip_repository_impl,
@@ -386,5 +431,67 @@ rocm_hip_repository = repository_rule(
     },
     environ = ["ROCM_PATH", "HIP_CLANG_PATH"],
     local = True,
-    doc = "Configures a HIP toolchain and the ROCm libraries from a local ROCm installation.",
+    doc = "The `local` toolkit: a HIP toolchain and the ROCm libraries of the ROCm installed on the machine that builds ($ROCM_PATH, /opt/rocm, /usr).",
+)
+
+def _relative(found, repo_dirs):
+    """`found` with its paths relative to the repository (a toolkit it downloaded)."""
+
+    def rel(path):
+        for d in repo_dirs:
+            if path and path.startswith(d + "/"):
+                return path[len(d) + 1:]
+        return path
+
+    fields = {k: getattr(found, k) for k in dir(found) if k not in ("to_json", "to_proto")}
+    for k in ("root", "clang", "bundler", "objcopy", "cxxfilt", "device_lib", "runtime_dir"):
+        fields[k] = rel(fields[k])
+    return struct(**fields)
+
+def _rocm_path_toolkit_impl(rctx):
+    how = "rocm_toolkit_repository(path = ...)"
+    if not exists(rctx, rctx.attr.path):
+        fail("ROCm toolkit {}: path {} does not exist".format(rctx.attr.toolkit, rctx.attr.path))
+    found = detect_rocm(rctx, rctx.attr.path, how)
+    if found.unavailable:
+        fail("ROCm toolkit {}: {}".format(rctx.attr.toolkit, found.unavailable))
+    _write_toolkit(rctx, found)
+
+def _rocm_archive_toolkit_impl(rctx):
+    a = rctx.attr
+    result = rctx.download_and_extract(
+        url = a.urls,
+        output = "toolkit",
+        sha256 = a.sha256,
+        stripPrefix = a.strip_prefix,
+    )
+    if not a.sha256:
+        fail("ROCm toolkit {}: {} has no sha256; pin what was downloaded with sha256 = \"{}\"".format(a.toolkit, a.urls[0], result.sha256))
+    repo = rctx.path(".")
+    found = detect_rocm(rctx, str(rctx.path("toolkit")), "{} (sha256 {})".format(a.urls[0], a.sha256))
+    if found.unavailable:
+        fail("ROCm toolkit {}: {}".format(a.toolkit, found.unavailable))
+    _write_toolkit(rctx, _relative(found, [str(repo), str(repo.realpath)]), in_repository = True)
+
+_COMMON_ATTRS = {
+    "clang": attr.string(doc = "Explicit clang++ (default: found in the toolkit)."),
+    "toolkit": attr.string(doc = "The toolkit's name, for messages."),
+}
+
+rocm_path_toolkit_repository = repository_rule(
+    implementation = _rocm_path_toolkit_impl,
+    attrs = dict(_COMMON_ATTRS, path = attr.string(mandatory = True, doc = "The ROCm root.")),
+    local = True,
+    doc = "A toolkit from a ROCm installed at `path` (see rocm_toolkit_repository).",
+)
+
+rocm_archive_toolkit_repository = repository_rule(
+    implementation = _rocm_archive_toolkit_impl,
+    attrs = dict(
+        _COMMON_ATTRS,
+        sha256 = attr.string(doc = "The archive's sha256 (required; its absence fails naming the sum)."),
+        strip_prefix = attr.string(doc = "A directory prefix to strip from the archive's paths."),
+        urls = attr.string_list(mandatory = True, doc = "Mirrors of one archive, tried in order."),
+    ),
+    doc = "A toolkit from a ROCm archive (see rocm_toolkit_repository).",
 )

@@ -7,6 +7,14 @@ load(":providers.bzl", "HipCompilerInfo", "HipToolchainInfo")
 
 HIP_TOOLCHAIN_TYPE = Label("//rules:hip_toolchain_type")
 
+def _toolkit_path(ctx, path):
+    # A toolkit inside its repository (a downloaded archive) is named by its
+    # execution-root path, so command lines and cache keys do not depend on
+    # the output base; its files are then inputs of every action using it.
+    if ctx.attr.in_repository and path:
+        return ctx.label.workspace_root + "/" + path
+    return path
+
 def _hip_toolchain_impl(ctx):
     a = ctx.attr
     compiler = None
@@ -20,10 +28,12 @@ def _hip_toolchain_impl(ctx):
     return [platform_common.ToolchainInfo(
         hip = HipToolchainInfo(
             unavailable = a.unavailable,
-            rocm_path = a.rocm_path,
+            rocm_path = _toolkit_path(ctx, a.rocm_path),
             rocm_version = a.rocm_version,
-            device_lib_path = a.device_lib_path,
-            runtime_lib_dir = a.runtime_lib_dir,
+            device_lib_path = _toolkit_path(ctx, a.device_lib_path),
+            runtime_lib_dir = _toolkit_path(ctx, a.runtime_lib_dir),
+            files = depset(ctx.files.files),
+            runtime_files = depset(ctx.files.runtime_files),
             host_offload_arch = a.host_offload_arch,
             compiler = compiler,
             bundler = ctx.executable.bundler,
@@ -41,15 +51,22 @@ hip_toolchain = rule(
         "clang_nogpulib_targets": attr.string_list(doc = "Targets compiled with -nogpulib (no device-library ISA bitcode)."),
         "clang_targets": attr.string_list(doc = "gfx targets the ROCm clang compiles."),
         "device_lib_path": attr.string(doc = "Directory with ocml.bc etc."),
+        "files": attr.label_list(allow_files = True, doc = "Toolkit files every compile reads (compiler, its libraries, headers, device libraries): inputs when the toolkit lives in a repository."),
+        "in_repository": attr.bool(doc = "The paths are relative to this target's repository (a downloaded toolkit), not absolute."),
         "host_offload_arch": attr.string(doc = "Any target the ROCm clang accepts; host-only compiles need one."),
         "cxxfilt": attr.label(executable = True, allow_single_file = True, cfg = "exec", doc = "Optional llvm-cxxfilt: kernel names in hip_library's kernel-check reports demangled."),
         "objcopy": attr.label(executable = True, allow_single_file = True, cfg = "exec", doc = "llvm-objcopy of the ROCm LLVM (replaces .hip_fatbin)."),
         "rocm_path": attr.string(doc = "The ROCm root (headers under include/)."),
         "rocm_version": attr.string(doc = "major.minor of HIP, e.g. 6.4."),
         "runtime_lib_dir": attr.string(doc = "Directory holding libamdhip64.so."),
+        "runtime_files": attr.label_list(allow_files = True, doc = "The HIP runtime's shared libraries, inputs of links (a toolkit in a repository)."),
         "unavailable": attr.string(doc = "Non-empty: why no ROCm was found (reported when a HIP rule is built)."),
     },
-    doc = "Declares a HIP toolchain (see rocm_hip_repository).",
+    doc = """A HIP toolchain: the ROCm clang for host code and every device target, and the facts rules need about its ROCm.
+
+rocm_toolkit_repository (repositories.bzl) generates one per toolkit; declare
+your own for a ROCm laid out in a way the repository rule does not detect,
+and register it with a `toolchain(toolchain_type = "@rules_rocm//rules:hip_toolchain_type")`.""",
 )
 
 def _rocm_make_variables_impl(ctx):

@@ -52,6 +52,8 @@ HipToolchainInfo = provider(
         "rocm_version": "major.minor of HIP, e.g. '6.4'",
         "device_lib_path": "directory holding ocml.bc and the oclc_isa_version files",
         "runtime_lib_dir": "directory holding libamdhip64.so",
+        "files": "depset of toolkit Files every compile reads (empty for an installed ROCm, used in place)",
+        "runtime_files": "depset of the HIP runtime's shared libraries, inputs of links (empty for an installed ROCm)",
         "host_offload_arch": "a gfx target the compiler accepts: host-only compiles need one",
         "compiler": "HipCompilerInfo, or None when `unavailable` is set",
         "bundler": "File: clang-offload-bundler (host-only bundles of sources no target compiles)",

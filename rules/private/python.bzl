@@ -12,7 +12,7 @@ what is wrong instead.
 """
 
 load("@rocm_python//:versions.bzl", "PYTHON_VERSIONS", "SEARCHED")
-load(":flags.bzl", "NO_PYTHON", "PYTHON_INDEPENDENT")
+load(":flags.bzl", "NO_PYTHON", "PYTHON_INDEPENDENT", "skipped_interpreters")
 load(":providers.bzl", "PythonFactsInfo", "SettingInfo")
 
 # Bazel >= 8 users get these from @rules_cc; on Bazel 7 they are globals.
@@ -77,12 +77,13 @@ def python_facts(ctx):
                   "--//rules/python:version=3.12.").format(ctx.label))
         fail(("{}: Python {} is selected but no toolchain provides it: no interpreter for it " +
               "was found in {} (found: {}). Install it (e.g. `pyenv install {}`) or pass " +
-              "python_interpreters to rules_rocm_dependencies().").format(
+              "python_interpreters to rules_rocm_dependencies().{}").format(
             ctx.label,
             requested,
             SEARCHED,
             ", ".join(PYTHON_VERSIONS) or "none",
             requested,
+            skipped_interpreters(),
         ))
     if facts.version != requested:
         fail("{}: the Python toolchain for {} resolved for version setting '{}'; its target_settings are wrong".format(

@@ -11,7 +11,7 @@ version).
 """
 
 load(":labels.bzl", "abs_label")
-load(":repository_utils.bzl", "render", "stdout_of", "stdout_or_fail", "write_template")
+load(":repository_utils.bzl", "render", "stdout_of", "write_template")
 
 _PROBE = """
 import sys, sysconfig, json
@@ -74,16 +74,23 @@ def _candidates(rctx):
             out.append((minor, str(exe)))
     return out, "{}/versions and python3.N on PATH".format(root)
 
-def _probe(rctx, exe, minor):
-    info = json.decode(stdout_or_fail(
-        rctx,
-        [exe, "-I", "-c", _PROBE],
-        "rules_rocm: Python interpreter {} for {} does not run".format(exe, minor),
-    ))
+def _try_probe(rctx, exe, minor):
+    """struct(info = the interpreter's facts or None, problem = why not)."""
+    r = rctx.execute([exe, "-I", "-c", _PROBE], timeout = 60)
+    if r.return_code != 0:
+        lines = (r.stderr or r.stdout).strip().splitlines()
+        return struct(info = None, problem = "{} does not run (exit {}: {})".format(exe, r.return_code, lines[-1] if lines else "no output"))
+    info = json.decode(r.stdout)
     if info["version"] != minor:
-        fail("rules_rocm: {} reports Python {}, expected {}".format(exe, info["version"], minor))
+        return struct(info = None, problem = "{} reports Python {}, expected {}".format(exe, info["version"], minor))
     info["interpreter"] = exe
-    return info
+    return struct(info = info, problem = "")
+
+def _probe(rctx, exe, minor):
+    probed = _try_probe(rctx, exe, minor)
+    if probed.problem:
+        fail("rules_rocm: Python interpreter for {}: {}".format(minor, probed.problem))
+    return probed.info
 
 def _has_headers(rctx, info):
     return rctx.path(info["include"] + "/Python.h").exists
@@ -96,7 +103,14 @@ def _discover(rctx):
     for minor, exe in candidates:
         if _version_key(minor) < _version_key(rctx.attr.min_version):
             continue
-        info = _probe(rctx, exe, minor)
+
+        # A broken interpreter somewhere on PATH must not fail builds that
+        # need no Python (HIP only): it is reported when its version is asked for.
+        probed = _try_probe(rctx, exe, minor)
+        if probed.problem:
+            skipped.append(probed.problem)
+            continue
+        info = probed.info
         if not _has_headers(rctx, info):
             skipped.append("{} ({}): no headers".format(exe, info["full_version"]))
             continue

@@ -22,7 +22,7 @@ def _rocm_library_impl(ctx):
         info = dep[RocmLibraryInfo]
         for t, why in info.refused.items():
             refused.setdefault(t, "{} {}: {}".format(info.name, info.version, why))
-    includes = [ctx.attr.include_dir] if ctx.attr.include_dir else []
+    includes = [_toolkit_path(ctx, ctx.attr.include_dir)] if ctx.attr.include_dir else []
     return [
         RocmLibraryInfo(
             name = ctx.attr.display_name,
@@ -35,19 +35,28 @@ def _rocm_library_impl(ctx):
         # the include path of plain C++ users too.
         _cc_common.merge_cc_infos(
             direct_cc_infos = [_CcInfo(
-                compilation_context = _cc_common.create_compilation_context(system_includes = depset(includes)),
+                compilation_context = _cc_common.create_compilation_context(
+                    system_includes = depset(includes),
+                    headers = depset(ctx.files.hdrs),
+                ),
                 linking_context = _linking_context(ctx),
             )],
             cc_infos = [d[_CcInfo] for d in ctx.attr.deps],
         ),
     ]
 
+def _toolkit_path(ctx, path):
+    # A toolkit inside its repository (a downloaded archive): paths relative
+    # to the execution root, files declared as inputs.
+    return ctx.label.workspace_root + "/" + path if ctx.attr.in_repository else path
+
 def _linking_context(ctx):
     if not ctx.attr.link:
         return _cc_common.create_linking_context(linker_inputs = depset())
     return _cc_common.create_linking_context(linker_inputs = depset([_cc_common.create_linker_input(
         owner = ctx.label,
-        user_link_flags = depset(["-L" + ctx.attr.lib_dir, "-l" + ctx.attr.link]),
+        user_link_flags = depset(["-L" + _toolkit_path(ctx, ctx.attr.lib_dir), "-l" + ctx.attr.link]),
+        additional_inputs = depset(ctx.files.shared_libraries),
     )]))
 
 rocm_library = rule(
@@ -55,6 +64,9 @@ rocm_library = rule(
     attrs = {
         "deps": attr.label_list(providers = [RocmLibraryInfo, _CcInfo], doc = "ROCm libraries this one is built on (their refusals, headers and libraries apply too)."),
         "display_name": attr.string(mandatory = True),
+        "hdrs": attr.label_list(allow_files = True, doc = "Headers, for a toolkit in a repository (an installed ROCm's stay where they are)."),
+        "in_repository": attr.bool(doc = "include_dir and lib_dir are relative to this target's repository."),
+        "shared_libraries": attr.label_list(allow_files = True, doc = "The shared library files, for a toolkit in a repository."),
         "include_dir": attr.string(doc = "Absolute include directory for plain C++ users ('' for /usr/include)."),
         "lib_dir": attr.string(doc = "Directory of the shared library."),
         "link": attr.string(doc = "The shared library's name: -l<link> ('' for a header-only library)."),
@@ -64,5 +76,5 @@ rocm_library = rule(
         "version": attr.string(),
     },
     provides = [RocmLibraryInfo, _CcInfo],
-    doc = "A ROCm library found by rocm_hip_repository.",
+    doc = "A ROCm library found by rocm_toolkit_repository.",
 )

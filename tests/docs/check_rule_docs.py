@@ -404,6 +404,10 @@ def starlark_repr(v):
         return "[" + ", ".join(starlark_repr(x) for x in v) + "]"
     if isinstance(v, dict):
         return "{" + ", ".join("%s: %s" % (starlark_repr(k), starlark_repr(x)) for k, x in v.items()) + "}"
+    if isinstance(v, Opaque) and "%" in v.what:
+        # A value from a generated repository (@rocm_toolkits's
+        # DEFAULT_TOOLKIT): the page names the constant.
+        return v.what.rpartition("%")[2]
     return repr(v)
 
 

@@ -9,10 +9,12 @@ export LC_ALL=C
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$root/examples/downstream"
 BAZEL=${BAZEL:-bazel}
-FLAGS=()
+source "$root/tests/lib/common.sh"
+# The downstream workspace has its own output base; the rocm-wheel tool's
+# compiles come from the cache the e2e tests share.
+read -ra FLAGS <<<"$(shared_disk_cache)"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/gfx_downstream.XXXXXX")
 trap '"$BAZEL" shutdown >/dev/null 2>&1 || true; rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
 PY="${ROCM_WHEEL_VENV:-$root/.venv}/bin/python"
 [[ -x $PY ]] || fail "$PY missing: run \`make setup\` first"
 

@@ -23,7 +23,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/gfx_e2e.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 WHEEL=bazel-bin/examples/pjrt/jax_rocm7_pjrt-0.7.1-py3-none-manylinux_2_39_x86_64.whl
 
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source tests/lib/common.sh
 # The bundle parser needs zstandard (compressed bundles): the repo's venv.
 PY="${ROCM_WHEEL_VENV:-$PWD/.venv}/bin/python"
 [[ -x $PY ]] || fail "$PY missing: run \`make setup\` first"

@@ -116,23 +116,9 @@ make_fixture "$ws/rocm-noruntime" 4 without-runtime
 mkdir -p "$ws/main"
 cd "$ws/main"
 cp "$root/tests/gfx/vadd.hip" "$root/tests/gfx/rocprim_sum.hip" .
-cat >MODULE.bazel <<EOF
-module(name = "hip_fixture_probe")
-
-bazel_dep(name = "rules_rocm", version = "0.1.0")
-local_path_override(module_name = "rules_rocm", path = "$root")
-
-bazel_dep(name = "rules_cc", version = "0.0.11")
-EOF
-cat >.bazelrc <<'EOF'
-common --noenable_workspace
-common --lockfile_mode=off
-build --incompatible_strict_action_env
-build --@rules_rocm//:gfx=gfx1201
-EOF
-# Bazel 7 sandboxes mount an empty /tmp: a checkout under /tmp (CI clones)
-# would hide rules_rocm's sources (local_path_override) from the Rust compiles.
-echo "build --sandbox_add_mount_pair=$root" >>.bazelrc
+scratch_module hip_fixture_probe "$root"
+echo "build --@rules_rocm//:gfx=gfx1201" >>.bazelrc
+echo "build $(shared_disk_cache)" >>.bazelrc
 cat >BUILD.bazel <<'EOF'
 load("@rules_cc//cc:defs.bzl", "cc_binary")
 load("@rules_rocm//rules:defs.bzl", "hip_library", "rocm_wheel")

@@ -13,7 +13,7 @@ set -euo pipefail
 export LC_ALL=C
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 BAZEL=${BAZEL:-bazel}
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$root/tests/lib/common.sh"
 
 pyenv_root=${PYENV_ROOT:-$HOME/.pyenv}
 py312=$(ls -d "$pyenv_root"/versions/3.12.*/bin/python3.12 2>/dev/null | sort -V | tail -1)
@@ -31,13 +31,8 @@ trap '(cd "$ws/main" 2>/dev/null && "$BAZEL" --output_base="$ob" shutdown >/dev/
 mkdir -p "$ws/main/probe"
 cd "$ws/main"
 
-cat >MODULE.bazel <<EOF
-module(name = "interpreters_probe")
-
-bazel_dep(name = "rules_rocm", version = "0.1.0")
-local_path_override(module_name = "rules_rocm", path = "$root")
-
-bazel_dep(name = "rules_cc", version = "0.0.11")
+scratch_module interpreters_probe "$root"
+cat >>MODULE.bazel <<EOF
 
 rules_rocm = use_extension("@rules_rocm//rules:extensions.bzl", "rules_rocm")
 rules_rocm.python(version = "3.12", interpreter = "$py312")
@@ -54,16 +49,8 @@ rules_rocm_dependencies(python_interpreters = {"3.12": "$py312", "3.14": "$py314
 
 rules_rocm_toolchains()
 EOF
-# Bzlmod alone by default (Bazel 7 would also read the WORKSPACE file);
-# the WORKSPACE-mode run passes --enable_workspace --noenable_bzlmod.
-cat >.bazelrc <<'EOF'
-common --noenable_workspace
-common --lockfile_mode=off
-build --incompatible_strict_action_env
-EOF
-# Bazel 7 sandboxes mount an empty /tmp: a checkout under /tmp (CI clones)
-# would hide rules_rocm's sources (local_path_override) from the Rust compiles.
-echo "build --sandbox_add_mount_pair=$root" >>.bazelrc
+# The WORKSPACE-mode run passes --enable_workspace --noenable_bzlmod.
+echo "build $(shared_disk_cache)" >>.bazelrc
 cat >BUILD.bazel <<'EOF'
 load("@rules_rocm//rules:defs.bzl", "python_wheels")
 

@@ -14,7 +14,7 @@
 # recompilation when flags change between commands).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source tests/lib/common.sh
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 

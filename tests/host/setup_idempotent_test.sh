@@ -5,7 +5,7 @@
 # the host.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source tests/lib/common.sh
 root=$(scripts/buildroot --path)
 made=(.venv/.requirements.sha256 .venv/bin/python node_modules/.bin/buildifier "$root/../complete" "$root/../versions.txt" "$root/../rust/cargo-bazel" "$root/../rust/stamp")
 snapshot() {

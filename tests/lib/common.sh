@@ -40,3 +40,49 @@ llvm_bin() {
   [[ -n $best ]] || fail "no /usr/lib/llvm-<N>/bin/clang: run inside scripts/buildroot"
   echo "$best"
 }
+
+# shared_disk_cache: flags for a disk cache shared by the e2e tests that use
+# their own output base but do not test a cold build (the rocm-wheel tool's
+# Rust compiles are then done once, not once per test), bounded in size.
+shared_disk_cache() {
+  echo "--disk_cache=${RULES_ROCM_CACHE:-$HOME/.cache/rules_rocm}/e2e-disk-cache --experimental_disk_cache_gc_max_size=4G"
+}
+
+# serve_directory DIR LOG: serves DIR over HTTP on 127.0.0.1 (a free port) in
+# the background; prints "PID PORT". Only the loopback interface listens.
+serve_directory() {
+  local dir=$1 log=$2 pid port="" i
+  python3 -u -m http.server --bind 127.0.0.1 --directory "$dir" 0 >"$log" 2>&1 9>&- &
+  pid=$!
+  for i in $(seq 1 100); do
+    port=$(sed -n 's/^Serving HTTP on 127\.0\.0\.1 port \([0-9]*\).*/\1/p' "$log")
+    [[ -n $port ]] && break
+    sleep 0.1
+  done
+  [[ -n $port ]] || fail "http.server on $dir did not start: $(cat "$log")"
+  echo "$pid $port"
+}
+
+# scratch_module NAME ROOT: writes MODULE.bazel and .bazelrc of a downstream
+# module NAME in the current directory, using the rules_rocm checkout at ROOT
+# (local_path_override); callers append their own lines to either file.
+scratch_module() {
+  local name=$1 root=$2
+  cat >MODULE.bazel <<MOD
+module(name = "$name")
+
+bazel_dep(name = "rules_rocm", version = "0.1.0")
+local_path_override(module_name = "rules_rocm", path = "$root")
+
+bazel_dep(name = "rules_cc", version = "0.0.11")
+MOD
+  # Bzlmod alone (Bazel 7 would also read a WORKSPACE file). Bazel 7
+  # sandboxes mount an empty /tmp: a checkout under /tmp (CI clones) would
+  # hide rules_rocm's sources (local_path_override) from the Rust compiles.
+  cat >.bazelrc <<RC
+common --noenable_workspace
+common --lockfile_mode=off
+build --incompatible_strict_action_env
+build --sandbox_add_mount_pair=$root
+RC
+}

@@ -64,6 +64,15 @@ def context_flags(compilation_context):
         flags += ["-isystem", d]
     return flags
 
+def _rocm_includes(hip):
+    # clang adds <rocm-path>/include with -idirafter, behind /usr/include: on
+    # a machine that also has a system ROCm (Debian's in /usr), the system's
+    # HIP and rocPRIM headers would win over the toolkit's. hipcc passes
+    # -isystem for the same reason.
+    if hip.rocm_path in ("", "/usr"):
+        return []
+    return ["-isystem", hip.rocm_path + "/include"]
+
 def device_compile(ctx, hip, src, target, flags, headers):
     """Compiles the device code of one source for one gfx target.
 
@@ -90,6 +99,7 @@ def device_compile(ctx, hip, src, target, flags, headers):
         "--rocm-path=" + hip.rocm_path,
         "--rocm-device-lib-path=" + hip.device_lib_path,
     ])
+    args.add_all(_rocm_includes(hip))
     if target in hip.compiler.nogpulib_targets:
         args.add("-nogpulib")
     args.add_all(flags)
@@ -97,7 +107,7 @@ def device_compile(ctx, hip, src, target, flags, headers):
     ctx.actions.run(
         executable = hip.compiler.executable,
         arguments = [args],
-        inputs = depset([src], transitive = [headers]),
+        inputs = depset([src], transitive = [headers, hip.files]),
         outputs = [co],
         mnemonic = "HipDeviceCompile",
         progress_message = "Compiling HIP device code %s for %s" % (src.short_path, target),
@@ -142,13 +152,14 @@ def host_compile(ctx, hip, src, placeholder, flags, headers):
         "-std=c++17",
         "--rocm-path=" + hip.rocm_path,
     ])
+    args.add_all(_rocm_includes(hip))
     args.add_all(flags)
     args.add_all(["-Xclang", "-fcuda-include-gpubinary", "-Xclang", placeholder.path])
     args.add_all(["-c", src.path, "-o", host.path])
     ctx.actions.run(
         executable = hip.compiler.executable,
         arguments = [args],
-        inputs = depset([src, placeholder], transitive = [headers]),
+        inputs = depset([src, placeholder], transitive = [headers, hip.files]),
         outputs = [host],
         mnemonic = "HipHostCompile",
         progress_message = "Compiling HIP host code %s" % src.short_path,
@@ -201,7 +212,7 @@ def bundle(ctx, hip, src, entries, compress):
                 "-input=/dev/null",
                 "-output=" + out.path,
             ],
-            inputs = inputs,
+            inputs = depset(inputs, transitive = [hip.files]),
             outputs = [out],
             mnemonic = "HipBundle",
             progress_message = progress,
@@ -229,7 +240,7 @@ def embed(ctx, hip, src, host_object, offload_bundle, target_count):
     ctx.actions.run(
         executable = hip.objcopy,
         arguments = ["--update-section", ".hip_fatbin=" + offload_bundle.path, host_object.path, obj.path],
-        inputs = [host_object, offload_bundle],
+        inputs = depset([host_object, offload_bundle], transitive = [hip.files]),
         outputs = [obj],
         mnemonic = "HipEmbed",
         progress_message = "Embedding %s (%d device target(s))" % (offload_bundle.short_path, target_count),
@@ -260,13 +271,15 @@ def kernel_check(ctx, hip, src, host_object, entries):
     for t, co in entries:
         args.add("--device", "{}={}".format(t, co.path))
     inputs = [host_object] + [co for _, co in entries]
+    transitive = []
     if hip.cxxfilt:
         args.add("--demangler", hip.cxxfilt)
         inputs.append(hip.cxxfilt)
+        transitive.append(hip.files)
     ctx.actions.run(
         executable = rocm_wheel_tool(ctx),
         arguments = [args],
-        inputs = inputs,
+        inputs = depset(inputs, transitive = transitive),
         outputs = [out],
         mnemonic = "HipKernelCheck",
         progress_message = "Checking the kernels of %s in %d code object(s)" % (src.short_path, len(entries)),

@@ -1,12 +1,15 @@
 rocm_library(
     name = {NAME},
+    hdrs = {HDRS},
     deps = {DEPS},
     display_name = {DISPLAY},
+    in_repository = {IN_REPOSITORY},
     include_dir = {INCLUDE_DIR},
     lib_dir = {LIB_DIR},
     link = {LINK},
     refused = {REFUSED},
     rocm_version = {ROCM_VERSION},
+    shared_libraries = {SHARED},
     unavailable = {UNAVAILABLE},
     version = {VERSION},
 )

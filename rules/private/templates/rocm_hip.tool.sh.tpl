@@ -1,2 +1,2 @@
 #!/bin/sh
-exec '{TOOL}' "$@"
+exec {TOOL} "$@"

@@ -1,0 +1,5 @@
+alias(
+    name = {NAME},
+    actual = select({SELECT}),
+    tags = ["manual"],
+)
