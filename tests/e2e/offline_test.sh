@@ -37,8 +37,8 @@ allowed=$base/allowed.txt
   grep -A6 'name = "rules_rust_tinyjson"' "$rr/rust/private/repository_utils.bzl" |
     sed -n 's/.*sha256 = "\([0-9a-f]\{64\}\)".*/\1/p'
   # This machine's cargo-bazel comes from its offline setup through a
-  # file:// URL (/etc/bazel.bazelrc); Bazel caches it like a download.
-  gen=$(sed -n 's|.*CARGO_BAZEL_GENERATOR_URL=file://\(/[^ ]*\).*|\1|p' /etc/bazel.bazelrc 2>/dev/null | head -1)
+  # file:// URL (/etc/bazel/bazelrc); Bazel caches it like a download.
+  gen=$(sed -n 's|.*CARGO_BAZEL_GENERATOR_URL=file://\(/[^ ]*\).*|\1|p' /etc/bazel/bazelrc 2>/dev/null | head -1)
   [[ -z $gen ]] || sha256sum "$gen" | cut -d' ' -f1
 } | sort -u >"$allowed"
 (($(wc -l <"$allowed") > 20)) || fail "found only $(wc -l <"$allowed") checksums in tools/Cargo.lock and rules_rust"
@@ -86,7 +86,7 @@ port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0));
 cat >"$ctl/ws/MODULE.bazel" <<MOD
 module(name = "offline_control")
 
-# Unused by //:g: this machine's /etc/bazel.bazelrc overrides rules_rust and
+# Unused by //:g: this machine's /etc/bazel/bazelrc overrides rules_rust and
 # its dependencies, and Bazel refuses overrides of modules not in the graph.
 bazel_dep(name = "rules_rust", version = "0.54.1")
 

@@ -52,7 +52,7 @@ expect_failure "per-Python extension without a version" \
 ws=$(mktemp -d)
 trap 'bazel --output_base="$ws/ob" shutdown >/dev/null 2>&1 || true; rm -rf "$ws"' EXIT
 mkdir -p "$ws/main"
-# A WORKSPACE-mode consumer (this machine's overrides: /etc/bazel.bazelrc).
+# A WORKSPACE-mode consumer (this machine's overrides: /etc/bazel/bazelrc).
 echo "common --enable_workspace --noenable_bzlmod" >"$ws/main/.bazelrc"
 touch "$ws/main/BUILD.bazel"
 downstream_failure() {

@@ -1,0 +1,59 @@
+"""The interpreters installed on this machine as rules_python local runtimes.
+
+Users with a network take rules_python's hermetic interpreters
+(`python.toolchain(python_version = "3.12")`, docs/python.md); this machine
+has none to download, so rules_rocm's own MODULE.bazel registers, as a dev
+dependency, one `local_runtime_repo` per minor version found: the newest
+pyenv release (`$PYENV_ROOT/versions/3.X.Y`) or the build root's
+`/usr/bin/python3.X`. Each fails loudly when its version is selected and the
+interpreter does not work (`on_failure = "fail"`), never falls back.
+"""
+
+load("@rules_python//python/local_toolchains:repos.bzl", "local_runtime_repo", "local_runtime_toolchains_repo")
+
+_MIN_MINOR = 10
+
+def _version_key(v):
+    return [int(p) for p in v.split(".")]
+
+def _pyenv_interpreters(module_ctx):
+    """{minor: newest pyenv release's interpreter path}."""
+    root = module_ctx.os.environ.get("PYENV_ROOT") or module_ctx.os.environ.get("HOME", "") + "/.pyenv"
+    versions = module_ctx.path(root + "/versions")
+    if not versions.exists:
+        return {}
+    newest = {}
+    for d in versions.readdir():
+        parts = d.basename.split(".")
+        if len(parts) != 3 or not all([p.isdigit() for p in parts]):
+            continue
+        minor = parts[0] + "." + parts[1]
+        exe = module_ctx.path("{}/bin/python{}".format(d, minor))
+        if int(parts[1]) < _MIN_MINOR or not exe.exists:
+            continue
+        if minor not in newest or _version_key(d.basename) > _version_key(newest[minor][0]):
+            newest[minor] = (d.basename, str(exe))
+    return {m: exe for m, (_, exe) in newest.items()}
+
+def _python_runtimes_impl(module_ctx):
+    found = _pyenv_interpreters(module_ctx)
+    for n in range(_MIN_MINOR, 40):
+        minor = "3.{}".format(n)
+        system = module_ctx.path("/usr/bin/python" + minor)
+        if system.exists:
+            # The build root's Debian interpreter wins over pyenv's: it is
+            # the one with the distribution's headers and libpython.
+            found[minor] = str(system)
+    names = []
+    for minor in sorted(found.keys(), key = _version_key):
+        name = "local_python_" + minor.replace(".", "_")
+        local_runtime_repo(name = name, interpreter_path = found[minor], on_failure = "fail")
+        names.append(name)
+    local_runtime_toolchains_repo(name = "local_pythons", runtimes = names)
+    return module_ctx.extension_metadata(reproducible = False)
+
+python_runtimes = module_extension(
+    implementation = _python_runtimes_impl,
+    environ = ["PYENV_ROOT", "HOME"],
+    doc = "Local rules_python runtimes for this machine's interpreters (offline development only).",
+)
