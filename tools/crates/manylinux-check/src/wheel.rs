@@ -6,9 +6,11 @@ use std::fs::File;
 use std::io::{BufReader, Read, Seek};
 use std::path::Path;
 
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{anyhow, Context, Result};
+use wheel_format::{
+    dist_info_path, find_dist_info, Digest, DistInfoError, HashingReader, Record, WheelFile,
+};
 use wheel_inspect::members::read_text;
-use wheel_inspect::record::{Digest, HashingReader, Record};
 
 use crate::elf::{read_elf, ElfFacts, MAGIC};
 use crate::sparse::{elf_image, ImageOptions, SPARSE_THRESHOLD};
@@ -62,7 +64,7 @@ impl Wheel {
 /// `{name}-{ver}(-{build})?-{py}-{abi}-{plat}.whl` -> platform tags.
 pub fn platform_tags_from_name(file_name: &str) -> Option<Vec<String>> {
     Some(
-        wheel_inspect::WheelName::parse(file_name)
+        wheel_format::WheelName::parse(file_name)
             .ok()?
             .platform_tags(),
     )
@@ -100,21 +102,20 @@ pub fn read_wheel_with_threshold(path: &Path, sparse_threshold: u64) -> Result<W
     let names: Vec<String> = (0..zip.len())
         .map(|i| zip.name_for_index(i).unwrap_or_default().to_string())
         .collect();
-    let wheel_meta = find_wheel_file(path, &names)?;
-    let dist_info = wheel_meta.trim_end_matches("/WHEEL");
-    let dist = dist_info.trim_end_matches(".dist-info");
+    let dist =
+        find_dist_info(names.iter().map(String::as_str)).map_err(|e| not_a_wheel(path, e))?;
     let dist_data = format!("{dist}.data/");
 
-    let text = read_text(&mut zip, &wheel_meta)?;
-    let metadata = read_text(&mut zip, &format!("{dist_info}/METADATA"))?;
-    wheel_inspect::wheel_identity(&file_name, dist, &metadata)
+    let text = read_text(&mut zip, &dist_info_path(&dist, "WHEEL"))?;
+    let metadata = read_text(&mut zip, &dist_info_path(&dist, "METADATA"))?;
+    wheel_format::wheel_identity(&file_name, &dist, &metadata)
         .with_context(|| format!("{} is not a valid wheel", path.display()))?;
-    let (root_is_purelib, metadata_platform_tags) = parse_wheel_file(&text);
+    let wheel_meta = WheelFile::parse(&text);
 
     // Every member is verified against RECORD while it is read for the
     // checks (shared with `rocm-wheel inspect`), so a modified member is
     // an unreadable wheel rather than a clean report.
-    let record_name = format!("{dist_info}/RECORD");
+    let record_name = dist_info_path(&dist, "RECORD");
     let record_text = read_text(&mut zip, &record_name)?;
     let mut record = Record::parse(&record_name, &record_text)?;
 
@@ -148,8 +149,8 @@ pub fn read_wheel_with_threshold(path: &Path, sparse_threshold: u64) -> Result<W
     Ok(Wheel {
         name_platform_tags: platform_tags_from_name(&file_name),
         file_name,
-        metadata_platform_tags,
-        root_is_purelib,
+        metadata_platform_tags: wheel_meta.platform_tags(),
+        root_is_purelib: wheel_meta.root_is_purelib,
         members,
         elfs,
     })
@@ -179,66 +180,31 @@ fn open_zip(path: &Path) -> Result<Zip> {
     zip::ZipArchive::new(BufReader::new(file)).map_err(|e| not_zip(&e))
 }
 
-/// The one top-level `*.dist-info/WHEEL` member.
-fn find_wheel_file(path: &Path, names: &[String]) -> Result<String> {
-    let wheel_files: Vec<&String> = names
-        .iter()
-        .filter(|n| {
-            n.split_once('/')
-                .is_some_and(|(dir, rest)| dir.ends_with(".dist-info") && rest == "WHEEL")
-        })
-        .collect();
-    match wheel_files.as_slice() {
-        [one] => Ok((*one).clone()),
-        [] => bail!(
+/// `check`'s words (naming the file) for a zip without one `.dist-info`.
+fn not_a_wheel(path: &Path, e: DistInfoError) -> anyhow::Error {
+    match e {
+        DistInfoError::Missing => anyhow!(
             "{} is a zip archive but not a wheel: it has no top-level *.dist-info/WHEEL file",
             path.display()
         ),
-        many => bail!(
+        DistInfoError::Several(stems) => anyhow!(
             "{} has {} *.dist-info/WHEEL files ({}); a wheel has exactly one",
             path.display(),
-            many.len(),
-            many.iter()
-                .map(|s| s.as_str())
+            stems.len(),
+            stems
+                .iter()
+                .map(|s| dist_info_path(s, "WHEEL"))
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
     }
 }
 
-/// `Root-Is-Purelib` and the platform parts of the `Tag:` lines of a
-/// `WHEEL` file.
-fn parse_wheel_file(text: &str) -> (Option<bool>, Vec<String>) {
-    let mut root_is_purelib = None;
-    let mut platform_tags: Vec<String> = Vec::new();
-    for line in text.lines() {
-        let Some((key, value)) = line.split_once(':') else {
-            continue;
-        };
-        let value = value.trim();
-        match key.trim() {
-            "Root-Is-Purelib" => root_is_purelib = Some(value.eq_ignore_ascii_case("true")),
-            "Tag" => {
-                // The platform part may itself be a compressed tag set.
-                if let Some(plats) = value.rsplit('-').next() {
-                    for plat in plats.split('.') {
-                        if !platform_tags.iter().any(|t| t == plat) {
-                            platform_tags.push(plat.to_string());
-                        }
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-    (root_is_purelib, platform_tags)
-}
-
 /// Which member [`read_member`] reads and what RECORD expects of it.
 struct MemberRead<'a> {
     index: usize,
     name: &'a str,
-    expected: Option<&'a wheel_inspect::record::Expected>,
+    expected: Option<&'a wheel_format::Expected>,
     sparse_threshold: u64,
 }
 

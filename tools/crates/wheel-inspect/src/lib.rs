@@ -74,14 +74,17 @@ use std::path::Path;
 use anyhow::{bail, Context, Result};
 use offload_bundle::families::generic_covers;
 use serde::Serialize;
+use wheel_format::dist_info_path;
 
 pub mod elf_dynamic;
 pub mod elf_image;
 pub mod members;
-pub mod record;
-mod wheel_name;
 
-pub use wheel_name::WheelName;
+/// RECORD checking is wheel-format's; kept under this path, which
+/// `check` and its tests use.
+pub mod record {
+    pub use wheel_format::{Digest, Expected, HashingReader, Record};
+}
 
 pub const SCHEMA_VERSION: u32 = 1;
 
@@ -337,94 +340,6 @@ fn shown_target(t: &str) -> String {
     }
 }
 
-/// PEP 503 normalisation, with `_` as PEP 427 file names use.
-fn normalize(name: &str) -> String {
-    let mut out = String::new();
-    for c in name.chars() {
-        let c = c.to_ascii_lowercase();
-        if matches!(c, '-' | '_' | '.') {
-            if !out.ends_with('_') {
-                out.push('_');
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
-/// Email-header style `Key: value` lines (WHEEL, METADATA headers).
-fn headers(text: &str) -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    for line in text.lines() {
-        if line.is_empty() {
-            break; // METADATA body starts
-        }
-        if let Some((k, v)) = line.split_once(':') {
-            out.push((k.trim().to_string(), v.trim().to_string()));
-        }
-    }
-    out
-}
-
-fn header<'a>(h: &'a [(String, String)], key: &str) -> Option<&'a str> {
-    h.iter()
-        .find(|(k, _)| k.eq_ignore_ascii_case(key))
-        .map(|(_, v)| v.as_str())
-}
-
-/// The `*.dist-info` directory of a wheel (without the suffix), from its
-/// member names: exactly one top-level one holding `WHEEL`.
-pub fn find_dist_info<'a>(names: impl Iterator<Item = &'a str>) -> Result<String> {
-    let dist_infos: Vec<&str> = names
-        .filter_map(|n| n.strip_suffix(".dist-info/WHEEL"))
-        .filter(|d| !d.contains('/'))
-        .collect();
-    match dist_infos.as_slice() {
-        [d] => Ok(d.to_string()),
-        [] => bail!(
-            "a zip archive but not a wheel: no top-level *.dist-info/WHEEL \
-             (build it with a wheel builder such as `rocm-wheel build`)"
-        ),
-        many => bail!(
-            "not a valid wheel: several .dist-info directories ({})",
-            many.join(", ")
-        ),
-    }
-}
-
-/// Name and version from METADATA, checked against the file name and the
-/// `.dist-info` directory name (`check` and `inspect` agree on this).
-pub fn wheel_identity(filename: &str, dist: &str, metadata: &str) -> Result<(String, String)> {
-    let metadata = headers(metadata);
-    let WheelName {
-        name: fname_name,
-        version: fname_version,
-        ..
-    } = WheelName::parse(filename)?;
-    let name = header(&metadata, "Name")
-        .context("METADATA has no Name field")?
-        .to_string();
-    let version = header(&metadata, "Version")
-        .context("METADATA has no Version field")?
-        .to_string();
-    // File names spell `-` in versions as `_` (PEP 427 escaping).
-    if normalize(fname_name) != normalize(&name) || fname_version != version.replace('-', "_") {
-        bail!(
-            "file name says {fname_name} {fname_version} but METADATA says {name} {version}; \
-             rename the file or fix METADATA"
-        );
-    }
-    if normalize(dist) != normalize(&format!("{name}-{version}")) {
-        bail!(
-            "dist-info directory `{dist}.dist-info` does not match {name} {version} from METADATA; \
-             it must be `{}-{version}.dist-info`",
-            normalize(&name)
-        );
-    }
-    Ok((name, version))
-}
-
 fn inspect_wheel(path: &Path) -> Result<(WheelInfo, Vec<ElfInfo>, Vec<BundleFileInfo>)> {
     let filename = path
         .file_name()
@@ -434,15 +349,13 @@ fn inspect_wheel(path: &Path) -> Result<(WheelInfo, Vec<ElfInfo>, Vec<BundleFile
     members::check_archive(&mut file)?;
     let mut zip = zip::ZipArchive::new(file).context("not a readable zip archive")?;
 
-    let dist = find_dist_info(zip.file_names())?;
-    let wheel_meta = headers(&members::read_text(
-        &mut zip,
-        &format!("{dist}.dist-info/WHEEL"),
-    )?);
-    let metadata = members::read_text(&mut zip, &format!("{dist}.dist-info/METADATA"))?;
-    let record_name = format!("{dist}.dist-info/RECORD");
+    let dist = wheel_format::find_dist_info(zip.file_names())?;
+    let wheel_meta = members::read_text(&mut zip, &dist_info_path(&dist, "WHEEL"))?;
+    let wheel_meta = wheel_format::WheelFile::parse(&wheel_meta);
+    let metadata = members::read_text(&mut zip, &dist_info_path(&dist, "METADATA"))?;
+    let record_name = dist_info_path(&dist, "RECORD");
     let record_text = members::read_text(&mut zip, &record_name)?;
-    let mut wheel = wheel_info(filename, &dist, &wheel_meta, &metadata)?;
+    let mut wheel = wheel_info(filename, &dist, wheel_meta, &metadata)?;
 
     let mut record = record::Record::parse(&record_name, &record_text)?;
     let mut contents = Contents::default();
@@ -458,34 +371,20 @@ fn inspect_wheel(path: &Path) -> Result<(WheelInfo, Vec<ElfInfo>, Vec<BundleFile
 fn wheel_info(
     filename: String,
     dist: &str,
-    wheel_meta: &[(String, String)],
+    wheel_meta: wheel_format::WheelFile,
     metadata: &str,
 ) -> Result<WheelInfo> {
-    let (name, version) = wheel_identity(&filename, dist, metadata)?;
-    let wheel_version = header(wheel_meta, "Wheel-Version")
-        .context("WHEEL has no Wheel-Version field")?
-        .to_string();
-    if !wheel_version.starts_with("1.") {
-        bail!("Wheel-Version {wheel_version} is not supported (only 1.x wheels are defined)");
-    }
-    let tags: Vec<String> = wheel_meta
-        .iter()
-        .filter(|(k, _)| k.eq_ignore_ascii_case("Tag"))
-        .map(|(_, v)| v.clone())
-        .collect();
-    if tags.is_empty() {
-        bail!("WHEEL has no Tag field");
-    }
+    let (name, version) = wheel_format::wheel_identity(&filename, dist, metadata)?;
+    let wheel_version = wheel_meta.check()?.to_string();
     Ok(WheelInfo {
         filename,
         name,
         version,
         wheel_version,
-        generator: header(wheel_meta, "Generator").map(str::to_string),
-        root_is_purelib: header(wheel_meta, "Root-Is-Purelib")
-            .is_some_and(|v| v.eq_ignore_ascii_case("true")),
-        build: header(wheel_meta, "Build").map(str::to_string),
-        tags,
+        generator: wheel_meta.generator,
+        root_is_purelib: wheel_meta.root_is_purelib.unwrap_or(false),
+        build: wheel_meta.build,
+        tags: wheel_meta.tags,
         files: Vec::new(),
     })
 }
@@ -696,15 +595,5 @@ fn write_bundles(s: &mut String, bundles: &[BundleInfo], targets: &BTreeMap<Stri
     for (t, n) in targets {
         let plural = if *n == 1 { "" } else { "s" };
         let _ = writeln!(s, "    {}: {n} code object{plural}", shown_target(t));
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn wheel_names() {
-        assert_eq!(normalize("Jax.ROCm7-pjrt"), "jax_rocm7_pjrt");
     }
 }

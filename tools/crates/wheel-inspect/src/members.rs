@@ -1,6 +1,6 @@
 //! The member list of a wheel as its central directory stores it, checked
 //! with the member-name rules `rocm-wheel build` writes by
-//! ([`wheel_writer::member_names`]). The zip crate keeps one entry per
+//! ([`wheel_format::MemberSet`]). The zip crate keeps one entry per
 //! name, so duplicates are only visible here.
 
 use std::fs::File;
@@ -96,7 +96,7 @@ pub fn central_directory(f: &mut File) -> Result<Vec<RawMember>> {
 /// Checks every member name (see the module docs) and refuses symbolic
 /// links, which pip would install as small files holding the link target.
 pub fn validate(members: &[RawMember]) -> Result<()> {
-    let mut set = wheel_writer::member_names::MemberSet::new();
+    let mut set = wheel_format::MemberSet::new();
     for m in members {
         set.add(&m.name)?;
         if m.unix_mode.is_some_and(|mode| mode & 0o170000 == 0o120000) {

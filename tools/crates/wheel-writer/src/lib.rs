@@ -2,14 +2,20 @@
 //! (fixed order, timestamps and permissions) and atomically.
 
 pub mod manifest;
-pub mod member_names;
 pub mod metadata;
-pub mod names;
 pub mod parallel_zip;
 pub mod pep508;
 
+/// Names, versions and tags are wheel-format's (the readers check them with
+/// the same code); kept under this path for the writer's callers.
+pub mod names {
+    pub use wheel_format::{
+        canonical_name, normalize_name, normalize_version, parse_tags, validate_name,
+        validate_version, wheel_file_name, Tag,
+    };
+}
+
 use anyhow::{bail, Context, Result};
-use base64::Engine;
 use manifest::Manifest;
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -73,10 +79,10 @@ struct Plan {
 
 /// The wheel file name the manifest describes.
 pub fn wheel_file_name(m: &Manifest) -> Result<String> {
-    names::validate_name(&m.distribution)?;
-    names::validate_version(&m.version)?;
-    let (_, file_tag) = names::parse_tags(&m.tags)?;
-    Ok(names::wheel_file_name(
+    wheel_format::validate_name(&m.distribution)?;
+    wheel_format::validate_version(&m.version)?;
+    let (_, file_tag) = wheel_format::parse_tags(&m.tags)?;
+    Ok(wheel_format::wheel_file_name(
         &m.distribution,
         &m.version,
         &file_tag,
@@ -104,10 +110,9 @@ pub fn build(m: &Manifest, output: &Path, opts: &Options) -> Result<()> {
     let mut zip =
         parallel_zip::ParallelZipWriter::new(out, opts.source_date_epoch, opts.compression_level);
     zip.set_jobs(opts.jobs);
-    let mut record = String::new();
+    let mut record = wheel_format::RecordWriter::new();
     let mut add_row = |path: &str, w: &parallel_zip::Written| {
-        let b64 = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(w.sha256);
-        record.push_str(&format!("{},sha256={b64},{}\n", csv_field(path), w.size));
+        record.hashed(path, &wheel_format::record_hash(&w.sha256), w.size);
     };
     for it in &plan.payload {
         let w = add_file(&mut zip, it)?;
@@ -141,8 +146,8 @@ pub fn build(m: &Manifest, output: &Path, opts: &Options) -> Result<()> {
         add_row(arc, &w);
     }
     let record_path = format!("{}/RECORD", plan.dist_info);
-    record.push_str(&format!("{},,\n", csv_field(&record_path)));
-    zip.add_bytes(&record_path, record.as_bytes(), 0o644)?;
+    record.unhashed(&record_path);
+    zip.add_bytes(&record_path, record.finish().as_bytes(), 0o644)?;
     // No fsync: the rename gives atomicity, durability is not needed for a
     // build output and would only cost time.
     zip.finish()?.into_inner().map_err(|e| e.into_error())?;
@@ -161,15 +166,6 @@ fn add_file<W: std::io::Write + std::io::Seek>(
     let f = File::open(&it.src)
         .with_context(|| format!("cannot open {} (for {})", it.src.display(), it.arc))?;
     zip.add_reader(&it.arc, f, it.size, it.mode)
-}
-
-/// RECORD is CSV: quote fields that contain a comma or a quote.
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
 }
 
 fn stat_source(src: &str, arc: &str) -> Result<(PathBuf, u64)> {
@@ -248,7 +244,7 @@ pub fn validate_archive_path(p: &str) -> Result<()> {
     if p.ends_with('/') {
         bail!("invalid archive path {p:?}: it ends in '/'; name a file, like \"pkg/mod.py\"");
     }
-    match member_names::problem(p) {
+    match wheel_format::member_name_problem(p) {
         Some(why) => bail!(
             "invalid archive path {p:?}: {why}; paths are relative to the wheel root like \"pkg/mod.py\""
         ),
@@ -286,7 +282,7 @@ fn is_native_name(path: &str) -> bool {
 
 fn plan(m: &Manifest, output: &Path) -> Result<Plan> {
     let file_name = wheel_file_name(m)?;
-    let (tags, _) = names::parse_tags(&m.tags)?;
+    let (tags, _) = wheel_format::parse_tags(&m.tags)?;
     let base = output.file_name().and_then(|s| s.to_str()).unwrap_or("");
     if base != file_name {
         bail!(
@@ -294,7 +290,7 @@ fn plan(m: &Manifest, output: &Path) -> Result<Plan> {
              (normalised name, version and tags)"
         );
     }
-    let stem = format!("{}-{}", names::normalize_name(&m.distribution), m.version);
+    let stem = wheel_format::dist_info_stem(&m.distribution, &m.version);
     let dist_info = format!("{stem}.dist-info");
     let data_dir = format!("{stem}.data");
 
@@ -306,7 +302,7 @@ fn plan(m: &Manifest, output: &Path) -> Result<Plan> {
     let licenses = collect_licenses(m, &dist_info, &mut claims)?;
 
     // Paths that are both a file and a directory (`a` and `a/b.py`).
-    let mut members = member_names::MemberSet::new();
+    let mut members = wheel_format::MemberSet::new();
     let generated = ["METADATA", "WHEEL", "RECORD"].map(|g| format!("{dist_info}/{g}"));
     for arc in files
         .payload
@@ -446,7 +442,11 @@ fn collect_licenses(m: &Manifest, dist_info: &str, claims: &mut Claims) -> Resul
 
 /// `Root-Is-Purelib`: as the manifest says (refused for a wheel with
 /// platform code or a platform tag), else whether the wheel is pure.
-fn root_is_purelib(m: &Manifest, platform_code: Option<&str>, tags: &[names::Tag]) -> Result<bool> {
+fn root_is_purelib(
+    m: &Manifest,
+    platform_code: Option<&str>,
+    tags: &[wheel_format::Tag],
+) -> Result<bool> {
     let platform_tag = tags.iter().find(|t| t.platform != "any");
     Ok(match m.root_is_purelib {
         Some(true) => {

@@ -2,11 +2,11 @@
 //! WHEEL and entry_points.txt.
 
 use crate::manifest::Manifest;
-use crate::names::{canonical_name, validate_name, Tag};
 use crate::pep508::{parse_requirement, validate_specifiers};
 use anyhow::{bail, Context, Result};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+use wheel_format::{canonical_name, validate_name, Tag};
 
 /// A header value must be one line; a newline would start a new field.
 fn one_line(field: &str, v: &str) -> Result<()> {
@@ -523,7 +523,7 @@ mod tests {
 
     #[test]
     fn wheel_file() {
-        let tags = crate::names::parse_tags(&["py2.py3-none-any".into()])
+        let tags = wheel_format::parse_tags(&["py2.py3-none-any".into()])
             .unwrap()
             .0;
         assert_eq!(

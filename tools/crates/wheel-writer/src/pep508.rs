@@ -2,8 +2,8 @@
 //! recursive-descent parser: name, extras, version specifiers or a URL, and
 //! an environment-marker expression.
 
-use crate::names::{normalize_version, validate_name};
 use anyhow::{anyhow, bail, Result};
+use wheel_format::{normalize_version, validate_name};
 
 /// What a valid requirement refers to; used to cross-check extras.
 #[derive(Debug, Default)]

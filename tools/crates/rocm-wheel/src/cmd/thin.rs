@@ -12,12 +12,13 @@ use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
-use base64::Engine;
 use offload_bundle::families::{describe_target, expand, generic_covers, gfx_sort_key, Requested};
 use offload_bundle::thin::{find_hip_fatbin, section_targets, thin_section, ThinnedBundle};
 use offload_bundle::Limits;
-use sha2::{Digest, Sha256};
-use wheel_writer::names::{normalize_name, validate_name};
+use wheel_format::{
+    dist_info_path, dist_info_stem, normalize_name, rename_metadata, rewrite_record, validate_name,
+    Digest, HashingWriter, WheelName,
+};
 use zip::write::SimpleFileOptions;
 
 #[derive(clap::Args)]
@@ -64,11 +65,11 @@ struct Naming {
 
 impl Naming {
     fn record_name(&self) -> String {
-        format!("{}.dist-info/RECORD", self.dist)
+        dist_info_path(&self.dist, "RECORD")
     }
 
     fn metadata_name(&self) -> String {
-        format!("{}.dist-info/METADATA", self.dist)
+        dist_info_path(&self.dist, "METADATA")
     }
 
     /// A member's name in the output (the .dist-info directory renamed).
@@ -118,10 +119,10 @@ pub fn run(args: Args) -> Result<()> {
 /// Reads the input's identity and checks that `-o` is named for the output
 /// wheel (renamed with `--name-suffix`).
 fn name_output(args: &Args, zip: &mut Input, names: &[String]) -> Result<Naming> {
-    let dist = wheel_inspect::find_dist_info(names.iter().map(String::as_str))?;
+    let dist = wheel_format::find_dist_info(names.iter().map(String::as_str))?;
     let input_name = file_name(&args.input)?;
-    let metadata = wheel_inspect::members::read_text(zip, &format!("{dist}.dist-info/METADATA"))?;
-    let (name, version) = wheel_inspect::wheel_identity(&input_name, &dist, &metadata)?;
+    let metadata = wheel_inspect::members::read_text(zip, &dist_info_path(&dist, "METADATA"))?;
+    let (name, version) = wheel_format::wheel_identity(&input_name, &dist, &metadata)?;
     let rename = match &args.name_suffix {
         None => None,
         Some(s) => {
@@ -131,15 +132,15 @@ fn name_output(args: &Args, zip: &mut Input, names: &[String]) -> Result<Naming>
         }
     };
     let new_dist = match &rename {
-        Some(n) => format!("{}-{}", normalize_name(n), version.replace('-', "_")),
+        Some(n) => dist_info_stem(n, &version),
         None => dist.clone(),
     };
     let expected_file = match &rename {
-        Some(n) => input_name.replacen(
-            input_name.split('-').next().unwrap_or_default(),
-            &normalize_name(n),
-            1,
-        ),
+        Some(n) => WheelName {
+            name: &normalize_name(n),
+            ..WheelName::parse(&input_name)?
+        }
+        .to_string(),
         None => input_name.clone(),
     };
     if file_name(&args.output)? != expected_file {
@@ -310,7 +311,7 @@ fn write_thinned(
                 let text = rename_metadata(&naming.metadata, rename)?;
                 w.start_file(new_name.as_str(), options_of(zip, i)?)?;
                 w.write_all(text.as_bytes())?;
-                let hash = record_hash(&Sha256::digest(text.as_bytes()));
+                let hash = Digest::of(text.as_bytes()).record_hash();
                 changed.insert(new_name, (hash, text.len() as u64));
                 continue;
             }
@@ -322,7 +323,7 @@ fn write_thinned(
             }
         }
         let rename_member = |n: &str| naming.rename_member(n);
-        let new_record = rewrite_record(&record_text, &rename_member, &changed)?;
+        let new_record = rewrite_record(&record_name, &record_text, &rename_member, &changed)?;
         let record_index = names.iter().position(|n| *n == record_name).unwrap();
         w.start_file(
             naming.rename_member(&record_name).as_str(),
@@ -337,13 +338,10 @@ fn write_thinned(
 
 /// Copies `r` into `w`, returning its RECORD hash and size.
 fn copy_hashed(r: &mut impl Read, w: &mut impl Write) -> Result<(String, u64)> {
-    let mut hasher = HashWriter {
-        inner: w,
-        sha: Sha256::new(),
-        n: 0,
-    };
-    std::io::copy(r, &mut hasher)?;
-    Ok((record_hash(&hasher.sha.finalize()), hasher.n))
+    let mut hashed = HashingWriter::new(w);
+    std::io::copy(r, &mut hashed)?;
+    let digest = hashed.digest();
+    Ok((digest.record_hash(), digest.len()))
 }
 
 fn print_report(report: &Report) {
@@ -414,114 +412,6 @@ fn read_range(f: &mut File, (off, len): (u64, u64)) -> Result<Vec<u8>> {
     Ok(v)
 }
 
-fn record_hash(sha: &[u8]) -> String {
-    format!(
-        "sha256={}",
-        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(sha)
-    )
-}
-
-/// Counts and hashes what goes through it.
-struct HashWriter<'a, W: Write> {
-    inner: &'a mut W,
-    sha: Sha256,
-    n: u64,
-}
-
-impl<W: Write> Write for HashWriter<'_, W> {
-    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-        let k = self.inner.write(b)?;
-        self.sha.update(&b[..k]);
-        self.n += k as u64;
-        Ok(k)
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.inner.flush()
-    }
-}
-
-/// METADATA with its `Name:` header replaced.
-fn rename_metadata(text: &str, new_name: &str) -> Result<String> {
-    let mut out = String::with_capacity(text.len() + 16);
-    let mut done = false;
-    // Headers end at the first empty line; the description follows.
-    let mut in_headers = true;
-    for line in text.split_inclusive('\n') {
-        if in_headers && !done && line.len() > 5 && line[..5].eq_ignore_ascii_case("name:") {
-            out.push_str(&format!("Name: {new_name}\n"));
-            done = true;
-        } else {
-            out.push_str(line);
-        }
-        if line.trim_end_matches(['\r', '\n']).is_empty() {
-            in_headers = false;
-        }
-    }
-    if !done {
-        bail!("METADATA has no Name field");
-    }
-    Ok(out)
-}
-
-/// RECORD with new paths (renamed dist-info), and hashes and sizes of the
-/// changed members. Lines are `path,hash,size`; a path with a comma or
-/// quote is CSV-quoted.
-fn rewrite_record(
-    text: &str,
-    rename: &dyn Fn(&str) -> String,
-    changed: &BTreeMap<String, (String, u64)>,
-) -> Result<String> {
-    let mut out = String::with_capacity(text.len());
-    let mut seen = 0;
-    for line in text.lines() {
-        if line.is_empty() {
-            continue;
-        }
-        let (path, rest) = if let Some(q) = line.strip_prefix('"') {
-            let mut p = String::new();
-            let mut chars = q.char_indices();
-            let mut end = None;
-            while let Some((i, c)) = chars.next() {
-                if c == '"' {
-                    if q[i + 1..].starts_with('"') {
-                        p.push('"');
-                        chars.next();
-                    } else {
-                        end = Some(i + 1);
-                        break;
-                    }
-                } else {
-                    p.push(c);
-                }
-            }
-            let end = end.with_context(|| format!("RECORD: unterminated quote in `{line}`"))?;
-            (p, &q[end..])
-        } else {
-            let k = line
-                .find(',')
-                .with_context(|| format!("RECORD: line `{line}` has no hash and size fields"))?;
-            (line[..k].to_string(), &line[k..])
-        };
-        let new_path = rename(&path);
-        let path_field = if new_path.contains([',', '"']) {
-            format!("\"{}\"", new_path.replace('"', "\"\""))
-        } else {
-            new_path.clone()
-        };
-        match changed.get(&new_path) {
-            Some((hash, size)) => {
-                seen += 1;
-                out.push_str(&format!("{path_field},{hash},{size}\n"));
-            }
-            None => out.push_str(&format!("{path_field}{rest}\n")),
-        }
-    }
-    if seen != changed.len() {
-        bail!("RECORD does not list every member this command changed; the input wheel is not valid (RECORD must list every file)");
-    }
-    Ok(out)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -545,27 +435,5 @@ mod tests {
         assert!(has_code_for(&present, "gfx942"));
         assert!(!has_code_for(&present, "gfx950"));
         assert!(!has_code_for(&present, "gfx1100"));
-    }
-
-    #[test]
-    fn record_rewrite() {
-        let text = "a/x.so,sha256=old,10\n\"b,c.txt\",sha256=q,3\nd-1.dist-info/RECORD,,\n";
-        let mut changed = BTreeMap::new();
-        changed.insert("a/x.so".to_string(), ("sha256=new".to_string(), 7));
-        let ren = |p: &str| p.replace("d-1.dist-info", "e-1.dist-info");
-        let got = rewrite_record(text, &ren, &changed).unwrap();
-        assert_eq!(
-            got,
-            "a/x.so,sha256=new,7\n\"b,c.txt\",sha256=q,3\ne-1.dist-info/RECORD,,\n"
-        );
-    }
-
-    #[test]
-    fn metadata_rename() {
-        let m = "Metadata-Version: 2.1\nName: jax-rocm7-pjrt\nVersion: 1\n\nName: in body\n";
-        assert_eq!(
-            rename_metadata(m, "jax-rocm7-pjrt-gfx120X-all").unwrap(),
-            "Metadata-Version: 2.1\nName: jax-rocm7-pjrt-gfx120X-all\nVersion: 1\n\nName: in body\n"
-        );
     }
 }

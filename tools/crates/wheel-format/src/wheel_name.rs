@@ -1,5 +1,5 @@
 //! Wheel file names (`{name}-{version}(-{build})?-{python}-{abi}-{platform}.whl`,
-//! PEP 427), read the same way by `check` and `inspect`.
+//! PEP 427), read the same way by `check`, `inspect` and `thin`.
 
 use anyhow::{bail, Context, Result};
 
@@ -50,6 +50,18 @@ impl<'a> WheelName<'a> {
     }
 }
 
+/// The file name again, exactly as parsed (with a field changed, e.g. the
+/// name of a renamed distribution).
+impl std::fmt::Display for WheelName<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}-{}-", self.name, self.version)?;
+        if let Some(b) = self.build {
+            write!(f, "{b}-")?;
+        }
+        write!(f, "{}-{}-{}.whl", self.python, self.abi, self.platform)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -73,6 +85,17 @@ mod tests {
             (w.name, w.version, w.build),
             ("jax_rocm7_pjrt", "0.6.0", None)
         );
+        for good in [
+            "a-1.0-1-py3-none-any.whl",
+            "jax_rocm7_pjrt-0.6.0-py3-none-manylinux_2_28_x86_64.whl",
+        ] {
+            assert_eq!(WheelName::parse(good).unwrap().to_string(), good);
+        }
+        let renamed = WheelName {
+            name: "b_gfx",
+            ..WheelName::parse("a-1.0-py3-none-any.whl").unwrap()
+        };
+        assert_eq!(renamed.to_string(), "b_gfx-1.0-py3-none-any.whl");
         for bad in [
             "foo-1.0.whl",
             "foo-1.0-py3-none-any.zip",

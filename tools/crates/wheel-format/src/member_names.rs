@@ -1,7 +1,7 @@
-//! Wheel member names, as `build` writes them and `check`/`inspect` accept
-//! them: what pip installs without complaint and the wheel spec allows.
-//! One validator for the writer and the readers, so a wheel `build` makes
-//! always passes `check`, and a wheel `check` passes always installs.
+//! Wheel member names, as `build` writes them and `check`/`inspect`/`thin`
+//! accept them: what pip installs without complaint and the wheel spec
+//! allows. One validator for the writer and the readers, so a wheel `build`
+//! makes always passes `check`, and a wheel `check` passes always installs.
 
 use std::collections::BTreeMap;
 
@@ -10,7 +10,7 @@ use anyhow::{bail, Result};
 /// Why `name` (a file member; directory entries end in `/`) is not a valid
 /// member name, or `None`. Rules: relative, `/`-separated, no `..`, `.` or
 /// empty components, no drive letter, no backslash, no control character.
-pub fn problem(name: &str) -> Option<&'static str> {
+pub fn member_name_problem(name: &str) -> Option<&'static str> {
     let path = name.strip_suffix('/').unwrap_or(name);
     if path.is_empty() {
         return Some("it is empty");
@@ -45,8 +45,8 @@ pub fn problem(name: &str) -> Option<&'static str> {
 }
 
 /// Checks one member name; the error names it and says what is wrong.
-pub fn validate(name: &str) -> Result<()> {
-    match problem(name) {
+pub fn validate_member_name(name: &str) -> Result<()> {
+    match member_name_problem(name) {
         Some(why) => bail!(
             "invalid member name {name:?}: {why}; pip refuses to install such a wheel \
              (member names are relative paths like \"pkg/mod.py\")"
@@ -70,7 +70,7 @@ impl MemberSet {
 
     /// Adds a member: a file, or a directory if `name` ends in `/`.
     pub fn add(&mut self, name: &str) -> Result<()> {
-        validate(name)?;
+        validate_member_name(name)?;
         let (path, is_dir) = match name.strip_suffix('/') {
             Some(p) => (p, true),
             None => (name, false),
@@ -128,7 +128,7 @@ mod tests {
             "",
             "/",
         ] {
-            assert!(problem(bad).is_some(), "{bad:?} accepted");
+            assert!(member_name_problem(bad).is_some(), "{bad:?} accepted");
         }
         for good in [
             "a",
@@ -138,7 +138,7 @@ mod tests {
             "é/ü.py",
             "ab:c",
         ] {
-            assert_eq!(problem(good), None, "{good:?}");
+            assert_eq!(member_name_problem(good), None, "{good:?}");
         }
     }
 

@@ -1,0 +1,35 @@
+//! wheel-format: the primitives of the wheel format (PEP 427, the binary
+//! distribution format spec) that the writer (`build`) and every reader
+//! (`inspect`, `check`, `thin`) share, so they agree on what a wheel is:
+//!
+//! - distribution names, PEP 440 versions, wheel tags and file names;
+//! - member-name rules (what pip installs);
+//! - RECORD: CSV rows with `sha256=` urlsafe-base64 hashes, read, written,
+//!   rewritten, and checked against members as they stream;
+//! - the `.dist-info` directory and its METADATA / WHEEL headers.
+//!
+//! No zip or compression code: callers bring the bytes, so a reader does
+//! not pull in the writer's deflate.
+
+mod csv;
+mod dist_info;
+mod hash;
+mod member_names;
+mod metadata;
+mod names;
+mod record;
+mod tags;
+mod version;
+mod wheel_file;
+mod wheel_name;
+
+pub use dist_info::{dist_info_path, find_dist_info, DistInfoError};
+pub use hash::{record_hash, Digest, HashingReader, HashingWriter};
+pub use member_names::{member_name_problem, validate_member_name, MemberSet};
+pub use metadata::{rename_metadata, wheel_identity, Headers};
+pub use names::{canonical_name, dist_info_stem, normalize_name, validate_name};
+pub use record::{parse_record, rewrite_record, Expected, Record, RecordRow, RecordWriter};
+pub use tags::{parse_tags, wheel_file_name, Tag};
+pub use version::{normalize_version, validate_version};
+pub use wheel_file::WheelFile;
+pub use wheel_name::WheelName;
