@@ -12,18 +12,34 @@ then `--@rules_rocm//rocm:toolkit=therock_7_2` (docs/toolkits.md).
 """
 
 load("//rules/private:hip_repository.bzl", "rocm_archive_toolkit_repository", "rocm_hip_repository", "rocm_path_toolkit_repository")
-load("//rules/private:python_repository.bzl", "local_python_repository")
+load("//rules/private:python_repository.bzl", "DEFAULT_PYTHON_VERSIONS", "check_python_versions", "rocm_python_versions_repository")
 load("//rules/private:toolkits.bzl", "LOCAL_TOOLKIT", "TOOLKIT_TAG", "declare_toolkits", "rocm_toolkits_repository")
 
+def _python_versions(module_ctx):
+    """The root module's rules_rocm.python_versions, else the default list."""
+    for mod in module_ctx.modules:
+        if mod.tags.python:
+            fail(("rules_rocm.python(version = ..., interpreter = ...) in {} is gone: interpreters " +
+                  "come from rules_python's toolchains (python.toolchain, or local_runtime_repo for " +
+                  "an installed one); list the versions with rules_rocm.python_versions(versions = " +
+                  "[...]). See docs/python.md, \"Migrating\".").format(mod.name))
+    for mod in module_ctx.modules:
+        tags = mod.tags.python_versions
+        if not mod.is_root or not tags:
+            continue
+        if len(tags) > 1:
+            fail("rules_rocm.python_versions is given {} times in MODULE.bazel; give it once".format(len(tags)))
+        check_python_versions(tags[0].versions, "rules_rocm.python_versions in MODULE.bazel")
+        return tags[0].versions, "rules_rocm.python_versions in MODULE.bazel"
+    return DEFAULT_PYTHON_VERSIONS, "rules_rocm's default; set rules_rocm.python_versions in MODULE.bazel"
+
 def _rules_rocm_impl(module_ctx):
-    interpreters = {}
     root_toolkits = []
     other_toolkits = []
     for mod in module_ctx.modules:
-        for p in mod.tags.python:
-            interpreters[p.version] = p.interpreter
         (root_toolkits if mod.is_root else other_toolkits).extend(mod.tags.toolkit)
-    local_python_repository(name = "rocm_python", interpreters = interpreters)
+    versions, declared_in = _python_versions(module_ctx)
+    rocm_python_versions_repository(name = "rocm_python", versions = versions, declared_in = declared_in)
     rocm_hip_repository(name = "rocm_hip")
     declared = declare_toolkits(root_toolkits, other_toolkits, rocm_archive_toolkit_repository, rocm_path_toolkit_repository)
     toolkits = dict(declared.toolkits)
@@ -33,10 +49,19 @@ def _rules_rocm_impl(module_ctx):
 rules_rocm = module_extension(
     implementation = _rules_rocm_impl,
     tag_classes = {
-        "python": tag_class(attrs = {
-            "interpreter": attr.string(mandatory = True),
-            "version": attr.string(mandatory = True),
-        }),
+        # Removed: interpreters come from rules_python; kept so that its use
+        # fails with the migration message instead of "no such tag".
+        "python": tag_class(
+            attrs = {
+                "interpreter": attr.string(),
+                "version": attr.string(),
+            },
+            doc = "Removed (rules_python provides interpreters); fails naming the replacement.",
+        ),
+        "python_versions": tag_class(
+            attrs = {"versions": attr.string_list(mandatory = True, doc = "Minor versions, e.g. [\"3.11\", \"3.12\"].")},
+            doc = "The Python versions --//:python_versions=all builds (root module; default 3.11-3.14). Register a rules_python toolchain for each.",
+        ),
         "toolkit": TOOLKIT_TAG,
     },
 )

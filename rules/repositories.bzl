@@ -18,7 +18,7 @@ $ROCM_WHEEL); bzlmod builds it with rules_rust instead.
 
 load("//rules/private:hip_repository.bzl", "rocm_archive_toolkit_repository", "rocm_hip_repository", "rocm_path_toolkit_repository")
 load("//rules/private:prebuilt_tool_repository.bzl", "rocm_wheel_prebuilt_repository")
-load("//rules/private:python_repository.bzl", "local_python_repository")
+load("//rules/private:python_repository.bzl", "DEFAULT_PYTHON_VERSIONS", "check_python_versions", "rocm_python_versions_repository")
 load("//rules/private:toolkits.bzl", "LOCAL_TOOLKIT", "rocm_toolkits_repository")
 
 def rocm_toolkit_repository(name, urls = [], sha256 = "", strip_prefix = "", path = "", clang = "", **kwargs):
@@ -53,12 +53,16 @@ def rocm_toolkit_repository(name, urls = [], sha256 = "", strip_prefix = "", pat
     else:
         rocm_path_toolkit_repository(name = name, toolkit = name, path = path, clang = clang, **kwargs)
 
-def rules_rocm_dependencies(python_interpreters = {}, rocm_wheel = "", rocm_toolkits = {}, default_toolkit = LOCAL_TOOLKIT):
+def rules_rocm_dependencies(python_versions = DEFAULT_PYTHON_VERSIONS, rocm_wheel = "", rocm_toolkits = {}, default_toolkit = LOCAL_TOOLKIT, python_interpreters = None):
     """Declares the repositories rules_rocm needs.
 
+    Per-Python targets take Python from rules_python's toolchains, which a
+    WORKSPACE registers itself (rules_python >= 1.4: py_repositories() and
+    python_register_toolchains(), or local_runtime_repo for an installed
+    interpreter); see docs/python.md.
+
     Args:
-      python_interpreters: optional {"3.12": "/path/to/python3.12"}; default:
-        discover pyenv installations.
+      python_versions: the minor versions --//:python_versions=all builds.
       rocm_wheel: absolute path of a prebuilt rocm-wheel binary (`cargo build
         --release --locked --manifest-path tools/Cargo.toml`); default:
         $ROCM_WHEEL (e.g. --repo_env=ROCM_WHEEL=...). Bzlmod builds it with
@@ -68,11 +72,17 @@ def rules_rocm_dependencies(python_interpreters = {}, rocm_wheel = "", rocm_tool
         --@rules_rocm//rocm:toolkit=<name>; `local` (the ROCm of the
         building machine) is always there.
       default_toolkit: the toolkit used when the flag is not given.
+      python_interpreters: removed; giving it fails naming the replacement.
     """
+    if python_interpreters != None:
+        fail("rules_rocm_dependencies(python_interpreters = ...) is gone: register the interpreters " +
+             "as rules_python toolchains (local_runtime_repo + local_runtime_toolchains_repo) and " +
+             "list their versions in python_versions; docs/python.md, \"Migrating\"")
+    check_python_versions(python_versions, "rules_rocm_dependencies(python_versions = ...)")
     if not native.existing_rule("rocm_wheel_tools"):
         rocm_wheel_prebuilt_repository(name = "rocm_wheel_tools", path = rocm_wheel)
     if not native.existing_rule("rocm_python"):
-        local_python_repository(name = "rocm_python", interpreters = python_interpreters)
+        rocm_python_versions_repository(name = "rocm_python", versions = python_versions, declared_in = "rules_rocm_dependencies(python_versions = ...)")
     if not native.existing_rule("rocm_hip"):
         # The `local` toolkit: ROCm from $ROCM_PATH, /opt/rocm or /usr.
         rocm_hip_repository(name = "rocm_hip")
@@ -82,9 +92,6 @@ def rules_rocm_dependencies(python_interpreters = {}, rocm_wheel = "", rocm_tool
         rocm_toolkits_repository(name = "rocm_toolkits", toolkits = toolkits, default = default_toolkit)
 
 def rules_rocm_toolchains():
-    """Registers the default toolchains (the prebuilt rocm-wheel, one HIP toolchain per toolkit, local Pythons)."""
+    """Registers the default toolchains (the prebuilt rocm-wheel, one HIP toolchain per toolkit); Python's are rules_python's."""
     native.register_toolchains("@rocm_wheel_tools//:toolchain")
     native.register_toolchains("@rocm_toolkits//:all")
-
-    # One per discovered interpreter, then the no-Python fallback (order matters).
-    native.register_toolchains("@rocm_python//:all", "@rocm_python//fallback:all")

@@ -57,3 +57,20 @@ python_runtimes = module_extension(
     environ = ["PYENV_ROOT", "HOME"],
     doc = "Local rules_python runtimes for this machine's interpreters (offline development only).",
 )
+
+# WORKSPACE mode has no module extension: the build root's two Debian
+# interpreters, whose paths are fixed there.
+_BUILD_ROOT_PYTHONS = {
+    "3.13": "/usr/bin/python3.13",
+    "3.14": "/usr/bin/python3.14",
+}
+
+def build_root_python_runtimes():
+    """WORKSPACE: the build root's interpreters as rules_python local runtimes, registered."""
+    names = []
+    for minor, path in _BUILD_ROOT_PYTHONS.items():
+        name = "local_python_" + minor.replace(".", "_")
+        local_runtime_repo(name = name, interpreter_path = path, on_failure = "fail")
+        names.append(name)
+    local_runtime_toolchains_repo(name = "local_pythons", runtimes = names)
+    native.register_toolchains("@local_pythons//:all")

@@ -8,7 +8,7 @@
 #
 # Each measured build starts from `bazel clean` and a fresh server (the
 # workspace's output base, or BENCH_OUTPUT_BASE); external repositories (the
-# cargo-built rocm-wheel tool, @rocm_python) are fetched once beforehand and
+# cargo-built rocm-wheel tool, rules_python's repositories) are fetched once beforehand and
 # kept, since both ways pay them identically. No disk or remote cache. Extra
 # bazel flags (e.g. --//:gfx=...) come from BENCH_BAZEL_FLAGS.
 # Writes bench/out/python_versions.json (and the execution logs under
@@ -33,11 +33,11 @@ bz build "${FLAGS[@]}" --nobuild //:wheels >/dev/null 2>&1 || bz build "${FLAGS[
 if (($#)); then
   versions=("$@")
 else
-  # The interpreters @rocm_python found (what --//:python_versions=all
-  # builds), asked of Bazel through the repository's apparent name: the
-  # directory name under external/ differs between WORKSPACE and bzlmod.
-  mapfile -t versions < <(bz query --output=build 'kind("rocm_python_toolchain rule", @rocm_python//:all)' 2>/dev/null |
-    sed -n 's/^  version = "\(3\.[0-9]*\)",$/\1/p' | sort -u -V)
+  # The declared versions (what --//:python_versions=all builds), from
+  # @rocm_python's versions.bzl, found through Bazel's view of the repository.
+  bz build --nobuild //:python_versions >/dev/null 2>&1
+  mapfile -t versions < <(sed -n 's/^PYTHON_VERSIONS = \[\(.*\)\]$/\1/p' "$(bz info output_base 2>/dev/null)"/external/*rocm_python/versions.bzl |
+    tr -d '" ' | tr ',' '\n' | sort -u -V)
   ((${#versions[@]})) || { echo "found no Python versions in @rocm_python" >&2; exit 1; }
 fi
 echo "versions: ${versions[*]}" >&2

@@ -10,7 +10,7 @@ Flags users set (//BUILD.bazel instantiates them):
   --//:hip_device_copts        flags of every HIP device compile     -> SettingInfo
 Settings transitions write (never set by hand, except the Python version to
 build one per-Python target directly):
-  //rules/python:version       Python of the configuration          -> SettingInfo
+  @rules_python//python/config_settings:python_version  Python of the configuration (rules_python's)
   //platforms/gfx:device_target  gfx target of a device configuration -> SettingInfo
   //rules/stamp:stamp          whether --stamp is on                -> SettingInfo
 
@@ -20,7 +20,7 @@ constant, so configurations (hence output paths and action keys) stay the same
 whatever the user typed.
 """
 
-load("@rocm_python//:versions.bzl", "PYTHON_VERSIONS", "SEARCHED", "SKIPPED")
+load("@rocm_python//:versions.bzl", "DECLARED_IN", "PYTHON_VERSIONS")
 load(":gfx_families.bzl", "compile_targets", "expand_gfx")
 load(":labels.bzl", "label_as_typed")
 load(":providers.bzl", "GfxInfo", "PythonVersionsInfo", "SettingInfo")
@@ -33,7 +33,9 @@ PYTHON_VERSIONS_FLAG = str(Label("//:python_versions"))
 HIP_COMPRESSION_FLAG = str(Label("//:hip_bundle_compression"))
 HIP_COPTS_FLAG = str(Label("//:hip_copts"))
 HIP_DEVICE_COPTS_FLAG = str(Label("//:hip_device_copts"))
-PYTHON_VERSION_SETTING = str(Label("//rules/python:version"))
+
+# rules_python's: the Python version of a configuration.
+PYTHON_VERSION_SETTING = str(Label("@rules_python//python/config_settings:python_version"))
 DEVICE_TARGET_SETTING = str(Label("//platforms/gfx:device_target"))
 
 # --//:gfx inside gfx device configurations.
@@ -45,12 +47,11 @@ FLAG_IN_TRANSITIONED_CONFIGURATIONS = "(transitioned configuration)"
 # Every rules_rocm setting inside the configuration the rocm-wheel tool is built in.
 TOOL_CONFIGURATION = "(tool configuration)"
 
-# Values of //rules/python:version that select no Python: the top-level
-# default, and the sentinel the reset transition writes (a value distinct
-# from the default keeps the reset configuration identical whether it is
-# entered from the top level or from a per-version configuration).
-NO_PYTHON = ""
-PYTHON_INDEPENDENT = "none"
+# rules_python's python_version in the Python-independent configuration the
+# reset transition makes: "unset", distinct from the top-level default (a
+# version), so that the configuration is the same whether it is entered from
+# the top level or from a per-version configuration.
+PYTHON_INDEPENDENT = ""
 
 # --//:gfx
 
@@ -113,17 +114,17 @@ def _is_minor_version(v):
 def _version_key(v):
     return [int(p) for p in v.split(".")]
 
-def skipped_interpreters(skipped = SKIPPED):
-    """'' or a sentence naming the interpreters discovery found unusable."""
-    return " Skipped: {}.".format("; ".join(skipped)) if skipped else ""
+def declared_python_versions():
+    """The Python versions `all` means (rules_rocm.python_versions in MODULE.bazel)."""
+    return list(PYTHON_VERSIONS)
 
-def parse_python_versions(value, available = PYTHON_VERSIONS, searched = SEARCHED):
+def parse_python_versions(value, available = PYTHON_VERSIONS, declared_in = DECLARED_IN):
     """`--//:python_versions` as a sorted list of "3.X", or fail() saying what is wrong.
 
     Args:
       value: the flag value, "all" or "3.11,3.12".
-      available: the versions with an interpreter.
-      searched: where the interpreters were looked for (for the message).
+      available: the declared versions.
+      declared_in: where they were declared (for the message).
     """
     hint = ("--//:python_versions takes `all` or comma-separated minor versions; " +
             "valid here: {}").format(", ".join(["all"] + list(available)))
@@ -131,10 +132,6 @@ def parse_python_versions(value, available = PYTHON_VERSIONS, searched = SEARCHE
         fail("rules_rocm: --//:python_versions read inside a per-Python or Python-independent " +
              "configuration; python_wheels (//:wheels) cannot be a dependency of a wheel")
     if value.strip() == "all":
-        if not available:
-            fail(("rules_rocm: no Python interpreter >= 3.10 found in {}; install one " +
-                  "(e.g. `pyenv install 3.12`) or pass python_interpreters to " +
-                  "rules_rocm_dependencies()").format(searched))
         return list(available)
     wanted = []
     for raw in value.split(","):
@@ -150,15 +147,14 @@ def parse_python_versions(value, available = PYTHON_VERSIONS, searched = SEARCHE
         wanted.append(v)
     missing = [v for v in wanted if v not in available]
     if missing:
-        fail(("rules_rocm: no interpreter for Python {} (requested by --//:python_versions={}); " +
-              "looked in {} and found {}. Install it (e.g. `pyenv install {}`), pass " +
-              "python_interpreters to rules_rocm_dependencies(), or drop it from the flag.{}").format(
+        fail(("rules_rocm: Python {} (requested by --//:python_versions={}) is not a declared version; " +
+              "declared: {} ({}). Declare it there (rules_rocm.python_versions in MODULE.bazel, " +
+              "rules_rocm_dependencies(python_versions = ...) in a WORKSPACE) and register a " +
+              "rules_python toolchain for it, or drop it from the flag.").format(
             ", ".join(missing),
             value,
-            searched,
             ", ".join(available) or "none",
-            missing[0],
-            skipped_interpreters(),
+            declared_in,
         ))
     return sorted(wanted, key = _version_key)
 
@@ -170,20 +166,7 @@ python_versions_flag = rule(
     implementation = _python_versions_flag_impl,
     build_setting = config.string(flag = True),
     doc = "Comma-separated Python versions to build per-Python targets for, or `all` " +
-          "(every interpreter found); validated against the interpreters found.",
-)
-
-def _python_version_setting_impl(ctx):
-    value = ctx.build_setting_value
-    if value not in (NO_PYTHON, PYTHON_INDEPENDENT) and not _is_minor_version(value):
-        fail("--{}={}: must be a minor version such as 3.12".format(label_as_typed(ctx.label), value))
-    return [SettingInfo(value = value)]
-
-python_version_setting = rule(
-    implementation = _python_version_setting_impl,
-    build_setting = config.string(flag = True),
-    doc = "The Python version of the current configuration (set by transitions; " +
-          "settable on the command line to build one per-version target directly).",
+          "(every declared version); validated against the declared versions.",
 )
 
 # --//:hip_bundle_compression

@@ -95,12 +95,13 @@ RocmLibraryInfo = provider(
 # Python
 
 PythonFactsInfo = provider(
-    doc = "One CPython installation, as the toolchain for its version reports it.",
+    doc = "The configuration's CPython, from rules_python's toolchains (python_facts()).",
     fields = {
         "version": "minor version, e.g. '3.12'",
         "full_version": "e.g. '3.12.1'",
-        "interpreter": "absolute path of the interpreter (string; tests run it, build actions never do)",
-        "headers": "CcInfo with Python.h and friends",
+        "interpreter": "the interpreter: a File of the rules_python runtime, or an absolute path (string) for a platform runtime; tests run it, build actions never do",
+        "runtime_files": "depset of the runtime's Files (what running `interpreter` needs)",
+        "headers": "CcInfo with Python.h and friends (current_py_cc_headers)",
         "soabi": "e.g. 'cpython-312-x86_64-linux-gnu'",
         "ext_suffix": "e.g. '.cpython-312-x86_64-linux-gnu.so'",
         "python_tag": "e.g. 'cp312'",
@@ -148,7 +149,7 @@ PythonWheelSetInfo = provider(
     fields = {
         "by_version": "dict '3.12' -> list of per-Python wheel Files",
         "independent": "list of Files: wheels built once for all versions",
-        "interpreters": "dict '3.12' -> interpreter path (for install tests)",
+        "pythons": "dict '3.12' -> PythonFactsInfo of that version (install tests run its interpreter)",
     },
 )
 

@@ -1,112 +1,143 @@
-"""Python toolchains per version and the settings that select them.
+"""The Python of a configuration, from rules_python's toolchains.
 
-The Python version is configuration, not a repository environment variable:
-`//rules/python:version` holds the version of the configuration a target is
-built in ("3.12"), `//:python_versions` (a command-line flag) the versions
-`//:wheels` fans out to. Rules that need Python facts (headers, SOABI,
-EXT_SUFFIX, the cpXY tag) resolve `//rules/python:toolchain_type`; the
-toolchains are declared by `local_python_repository` (one per interpreter,
-each with `target_settings` on the version setting) and, last, a fallback
-that carries no Python so that resolution never fails and the rule can say
-what is wrong instead.
+rules_python is the Python toolchain: its python_version flag
+(`@rules_python//python/config_settings:python_version`) is the version of a
+configuration, which python_wheels' transitions set per `--//:python_versions`
+entry and rules_python's own rules (`py_test(python_version = ...)`) set too.
+Rules that need Python facts resolve rules_python's runtime toolchain and
+compile against `@rules_python//python/cc:current_py_cc_headers`;
+`python_facts()` turns both into a PythonFactsInfo (version, headers, SOABI,
+EXT_SUFFIX, wheel tags) and says what is wrong when they do not fit.
 """
 
-load("@rocm_python//:versions.bzl", "PYTHON_VERSIONS", "SEARCHED")
-load(":flags.bzl", "NO_PYTHON", "PYTHON_INDEPENDENT", "skipped_interpreters")
-load(":providers.bzl", "PythonFactsInfo", "SettingInfo")
+load(":flags.bzl", "PYTHON_INDEPENDENT", "PYTHON_VERSION_SETTING", "declared_python_versions")
+load(":providers.bzl", "PythonFactsInfo")
 
 # Bazel >= 8 users get these from @rules_cc; on Bazel 7 they are globals.
 _CcInfo = CcInfo  # buildifier: disable=native-cc-info
 
-PYTHON_TOOLCHAIN_TYPE = Label("//rules/python:toolchain_type")
+PYTHON_TOOLCHAIN_TYPE = Label("@rules_python//python:toolchain_type")
 
-def _rocm_python_toolchain_impl(ctx):
-    if not ctx.attr.version:
-        # The fallback toolchain: resolution succeeds, python_facts() explains.
-        return [platform_common.ToolchainInfo(python = None)]
-    for key in ("interpreter", "ext_suffix", "python_tag"):
-        if not getattr(ctx.attr, key):
-            fail("{}: `{}` is required when `version` is set".format(ctx.label, key))
-    if not ctx.attr.headers:
-        fail("{}: `headers` is required when `version` is set".format(ctx.label))
-    facts = PythonFactsInfo(
-        version = ctx.attr.version,
-        full_version = ctx.attr.full_version or ctx.attr.version,
-        interpreter = ctx.attr.interpreter,
-        headers = ctx.attr.headers[_CcInfo],
-        soabi = ctx.attr.soabi,
-        ext_suffix = ctx.attr.ext_suffix,
-        python_tag = ctx.attr.python_tag,
-        abi_tag = ctx.attr.abi_tag or ctx.attr.python_tag,
-    )
-    return [platform_common.ToolchainInfo(python = facts)]
-
-rocm_python_toolchain = rule(
-    implementation = _rocm_python_toolchain_impl,
-    attrs = {
-        "abi_tag": attr.string(doc = "Wheel ABI tag; default: python_tag."),
-        "ext_suffix": attr.string(doc = "sysconfig EXT_SUFFIX."),
-        "full_version": attr.string(doc = "Full version, e.g. 3.12.4; default: version."),
-        "headers": attr.label(providers = [_CcInfo], doc = "cc_library with the Python headers."),
-        "interpreter": attr.string(doc = "Absolute interpreter path (used by tests, never by build actions)."),
-        "python_tag": attr.string(doc = "Wheel Python tag, e.g. cp312."),
-        "soabi": attr.string(doc = "sysconfig SOABI."),
-        "version": attr.string(doc = "Minor version, e.g. 3.12; empty declares the no-Python fallback."),
-    },
-    doc = "Declares one CPython installation for //rules/python:toolchain_type.",
-)
+def python_toolchains():
+    """The `toolchains` of rules calling python_facts(): optional, so a missing one is explained."""
+    return [config_common.toolchain_type(PYTHON_TOOLCHAIN_TYPE, mandatory = False)]
 
 def python_toolchain_attrs():
     """Attributes every rule calling python_facts() needs."""
     return {
-        "_python_version": attr.label(
-            default = Label("//rules/python:version"),
-            providers = [SettingInfo],
-            doc = "The configuration's Python version, to explain a missing toolchain.",
+        "_py_cc_headers": attr.label(
+            default = Label("@rules_python//python/cc:current_py_cc_headers"),
+            providers = [_CcInfo],
+            doc = "The selected Python's headers (rules_python's C/C++ toolchain).",
         ),
+        "_python_version": attr.label(
+            default = Label(PYTHON_VERSION_SETTING),
+            doc = "rules_python's python_version flag: the configuration's Python version.",
+        ),
+        "_target_aarch64": attr.label(default = Label("@platforms//cpu:aarch64")),
+        "_target_x86_64": attr.label(default = Label("@platforms//cpu:x86_64")),
     }
+
+def _multiarch(ctx):
+    """The Debian-style multiarch triple CPython names its extensions with."""
+    for attr_name, triple in (("_target_x86_64", "x86_64-linux-gnu"), ("_target_aarch64", "aarch64-linux-gnu")):
+        if ctx.target_platform_has_constraint(getattr(ctx.attr, attr_name)[platform_common.ConstraintValueInfo]):
+            return triple
+    fail("{}: per-Python targets are built for Linux on x86_64 or aarch64 only".format(ctx.label))
+
+def _requested_version(ctx):
+    return ctx.attr._python_version[config_common.FeatureFlagInfo].value
+
+def _runtime(ctx, requested):
+    toolchain = ctx.toolchains[PYTHON_TOOLCHAIN_TYPE]
+    runtime = toolchain.py3_runtime if toolchain else None
+    if runtime == None:
+        fail(("{}: Python {} is selected but no rules_python toolchain provides it. Register one: " +
+              "python.toolchain(python_version = \"{}\") in MODULE.bazel, or a local runtime " +
+              "(docs/python.md).").format(ctx.label, requested, requested))
+    return runtime
+
+def _minor(version):
+    return ".".join(version.split(".")[:2])
 
 def python_facts(ctx):
     """The PythonFactsInfo of the configuration's Python version, or a clear failure."""
-    requested = ctx.attr._python_version[SettingInfo].value
-    facts = ctx.toolchains[str(PYTHON_TOOLCHAIN_TYPE)].python
-    if facts == None:
-        if requested in (NO_PYTHON, PYTHON_INDEPENDENT):
-            fail(("{} is built per Python version but no version is selected here. Build it " +
-                  "through a python_wheels target (e.g. //:wheels), or directly with " +
-                  "--//rules/python:version=3.12.").format(ctx.label))
-        fail(("{}: Python {} is selected but no toolchain provides it: no interpreter for it " +
-              "was found in {} (found: {}). Install it (e.g. `pyenv install {}`) or pass " +
-              "python_interpreters to rules_rocm_dependencies().{}").format(
+    requested = _requested_version(ctx)
+    if requested == PYTHON_INDEPENDENT:
+        fail(("{} is built per Python version but this configuration is Python-independent: " +
+              "move the dependency on it into a per-Python target (docs/python.md).").format(ctx.label))
+    runtime = _runtime(ctx, requested)
+    info = runtime.interpreter_version_info
+    version = "{}.{}".format(info.major, info.minor)
+    if version != _minor(requested):
+        fail(("{}: Python {} is selected but the rules_python toolchain that resolved is Python {} " +
+              "(a version-unaware toolchain matched). Register a toolchain for {} (docs/python.md).").format(
             ctx.label,
             requested,
-            SEARCHED,
-            ", ".join(PYTHON_VERSIONS) or "none",
-            requested,
-            skipped_interpreters(),
+            version,
+            _minor(requested),
         ))
-    if facts.version != requested:
-        fail("{}: the Python toolchain for {} resolved for version setting '{}'; its target_settings are wrong".format(
-            ctx.label,
-            facts.version,
-            requested,
-        ))
-    return facts
+    abi_flags = getattr(runtime, "abi_flags", "") or ""
+    tag = "cp{}{}".format(info.major, info.minor)
+    soabi = "cpython-{}{}{}-{}".format(info.major, info.minor, abi_flags, _multiarch(ctx))
+    return PythonFactsInfo(
+        version = version,
+        full_version = "{}.{}".format(version, info.micro) if info.micro != None else version,
+        interpreter = runtime.interpreter or runtime.interpreter_path,
+        runtime_files = runtime.files or depset(),
+        headers = ctx.attr._py_cc_headers[_CcInfo],
+        soabi = soabi,
+        ext_suffix = "." + soabi + ".so",
+        python_tag = tag,
+        abi_tag = tag + abi_flags,
+    )
+
+def _current_python_impl(ctx):
+    if _requested_version(ctx) == PYTHON_INDEPENDENT:
+        # Reached only by a test given explicit interpreters, which reads nothing here.
+        return [PythonFactsInfo(version = "")]
+    return [python_facts(ctx)]
+
+current_python = rule(
+    implementation = _current_python_impl,
+    attrs = python_toolchain_attrs(),
+    toolchains = python_toolchains(),
+    doc = "The configuration's PythonFactsInfo (//rules/python:current_python), for tests that run its interpreter.",
+)
 
 def per_python_compatible_with():
     """The target_compatible_with of per-version targets.
 
-    They are skipped by `bazel build //...` in configurations that select no
-    Python (they are built through //:wheels).
+    They build in any configuration with a Python version (rules_python's
+    default one at the top level), never in the Python-independent one.
     """
     return select({
-        str(Label("//rules/python:no_python")): [str(Label(_NO_VERSION_CONSTRAINT))],
         str(Label("//rules/python:python_independent")): [str(Label(_INDEPENDENT_CONSTRAINT))],
         "//conditions:default": [],
     })
 
-# No platform has these (like @platforms//:incompatible), and Bazel's error
+# No platform has this (like @platforms//:incompatible), and Bazel's error
 # for an explicitly requested incompatible target names only the constraint:
-# the names say what is wrong and how to fix it.
-_NO_VERSION_CONSTRAINT = "//rules/python:no_Python_version_selected.Build_per-Python_targets_through_python_wheels,_or_directly_with_a_version_setting_(docs/python.md)"
-_INDEPENDENT_CONSTRAINT = "//rules/python:Python-independent_code_depends_on_a_per-Python_target.Move_that_dependency_to_a_per-Python_target_(docs/python.md)"
+# the name says what is wrong and how to fix it.
+_INDEPENDENT_CONSTRAINT = "//rules/python:No_Python_version_in_this_configuration.Build_per-Python_targets_through_python_wheels_or_set_the_rules_python_python_version_flag_(docs/python.md)"
+
+def _rocm_python_toolchain_impl(ctx):
+    fail(("{}: rocm_python_toolchain is gone: rules_rocm takes Python from rules_python's " +
+          "toolchains. Register the interpreter with rules_python instead (python.toolchain, or " +
+          "local_runtime_repo + local_runtime_toolchains_repo for an installed one); " +
+          "docs/python.md, \"Migrating\". Declared versions: {}.").format(ctx.label, ", ".join(declared_python_versions())))
+
+rocm_python_toolchain = rule(
+    implementation = _rocm_python_toolchain_impl,
+    attrs = {
+        "abi_tag": attr.string(doc = "Deprecated."),
+        "ext_suffix": attr.string(doc = "Deprecated."),
+        "full_version": attr.string(doc = "Deprecated."),
+        "headers": attr.label(doc = "Deprecated."),
+        "interpreter": attr.string(doc = "Deprecated."),
+        "python_tag": attr.string(doc = "Deprecated."),
+        "soabi": attr.string(doc = "Deprecated."),
+        "version": attr.string(doc = "Deprecated."),
+    },
+    doc = "Deprecated: fails, naming rules_python's replacement (docs/python.md).",
+)

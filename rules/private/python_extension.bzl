@@ -1,7 +1,8 @@
 """python_extension: a CPython extension module for the configuration's Python.
 
-Compiled against the headers of the Python toolchain selected by
-//rules/python:version and named `<module><EXT_SUFFIX>`. Shared libraries
+Compiled against the headers of the rules_python toolchain the
+configuration's python_version selects (`current_py_cc_headers`) and named
+`<module><EXT_SUFFIX>`. Shared libraries
 that do not depend on Python (`shared_libs`) are reached through the reset
 transition, so every Python version links the same, once-built library; the
 module finds them at run time through `runpath` ($ORIGIN-relative), never
@@ -12,10 +13,10 @@ load("@bazel_tools//tools/cpp:toolchain_utils.bzl", "find_cpp_toolchain")
 load(":providers.bzl", "PythonExtensionInfo")
 load(
     ":python.bzl",
-    "PYTHON_TOOLCHAIN_TYPE",
     "per_python_compatible_with",
     "python_facts",
     "python_toolchain_attrs",
+    "python_toolchains",
 )
 load(":transitions.bzl", "ALLOWLIST_ATTRS", "python_reset_transition")
 
@@ -168,10 +169,7 @@ _python_extension = rule(
         ),
         **ALLOWLIST_ATTRS
     ),
-    toolchains = [
-        "@bazel_tools//tools/cpp:toolchain_type",
-        str(PYTHON_TOOLCHAIN_TYPE),
-    ],
+    toolchains = ["@bazel_tools//tools/cpp:toolchain_type"] + python_toolchains(),
     fragments = ["cpp"],
     doc = "A CPython extension module for the configuration's Python version.",
 )
@@ -179,8 +177,9 @@ _python_extension = rule(
 def python_extension(name, **kwargs):
     """A CPython extension module `<name><EXT_SUFFIX>` for the configuration's Python.
 
-    Built per Python version (through python_wheels / //:wheels); skipped by
-    `bazel build //...` in configurations without a Python version.
+    Built for the configuration's Python version: per version through
+    python_wheels (//:wheels) or rules_python's py_test(python_version = ...),
+    rules_python's default version at the top level.
 
     Args:
       name: target name, also the module name unless module_name is given.

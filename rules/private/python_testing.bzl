@@ -12,10 +12,15 @@ def _python_wheels_install_test_impl(ctx):
         fail("{}: {} built no per-Python wheels".format(ctx.label, ctx.attr.wheels.label))
     lines = install_test_header("python_wheels_install_test", ctx.file.check, ctx.attr.distributions)
     all_files = list(info.independent)
+    runtimes = []
     for version in sorted(info.by_version.keys()):
         wheels = info.independent + info.by_version[version]
         all_files += info.by_version[version]
-        interpreter = info.interpreters[version]
+        py = info.pythons[version]
+        interpreter = py.interpreter
+        runtimes.append(py.runtime_files)
+        if type(interpreter) == "File":
+            all_files.append(interpreter)
         lines += [
             "",
             'links="$tmp/wheels-{v}"; rm -rf "$links"; mkdir -p "$links"'.format(v = version),
@@ -23,7 +28,7 @@ def _python_wheels_install_test_impl(ctx):
         lines += ['cp {} "$links/"'.format(shell_quote(f.short_path)) for f in wheels]
         lines += venv_install_check_lines(version, interpreter)
     lines.append('echo "PASS: Python {}"'.format(", ".join(sorted(info.by_version.keys()))))
-    return [install_test_script(ctx, lines, all_files)]
+    return [install_test_script(ctx, lines, all_files, depset(transitive = runtimes))]
 
 python_wheels_install_test = rule(
     implementation = _python_wheels_install_test_impl,

@@ -11,10 +11,10 @@
 load(":providers.bzl", "PythonWheelInfo", "PythonWheelSetInfo", "WheelInfo")
 load(
     ":python.bzl",
-    "PYTHON_TOOLCHAIN_TYPE",
     "per_python_compatible_with",
     "python_facts",
     "python_toolchain_attrs",
+    "python_toolchains",
 )
 load(":transitions.bzl", "ALLOWLIST_ATTRS", "python_reset_transition", "python_split_transition")
 load(":wheel.bzl", "rocm_wheel_lib")
@@ -45,7 +45,7 @@ _rocm_python_wheel = rule(
         ),
         **dict(python_toolchain_attrs(), **ALLOWLIST_ATTRS)
     ),
-    toolchains = rocm_wheel_lib.toolchains + [str(PYTHON_TOOLCHAIN_TYPE)],
+    toolchains = rocm_wheel_lib.toolchains + python_toolchains(),
     doc = "A wheel for the configuration's Python version, tagged cpXY-cpXY-<platform_tag>.",
 )
 
@@ -72,9 +72,9 @@ def _wheel_files_of(target, owner):
     return files
 
 def _per_python_wheels(ctx):
-    """Version -> wheel Files of the split `per_python`, and version -> interpreter."""
+    """Version -> wheel Files of the split `per_python`, and version -> PythonFactsInfo."""
     by_version = {}
-    interpreters = {}
+    pythons = {}
     for version, targets in sorted(ctx.split_attr.per_python.items()):
         files = []
         for t in targets:
@@ -83,10 +83,10 @@ def _per_python_wheels(ctx):
             py = t[PythonWheelInfo].python
             if py.version != version:
                 fail("{}: {} was built for Python {} in the {} configuration".format(ctx.label, t.label, py.version, version))
-            interpreters[version] = py.interpreter
+            pythons[version] = py
             files.extend(_wheel_files_of(t, ctx.label))
         by_version[version] = files
-    return by_version, interpreters
+    return by_version, pythons
 
 def _independent_wheels(ctx):
     independent = []
@@ -97,7 +97,7 @@ def _independent_wheels(ctx):
     return independent
 
 def _python_wheels_impl(ctx):
-    by_version, interpreters = _per_python_wheels(ctx)
+    by_version, pythons = _per_python_wheels(ctx)
     independent = _independent_wheels(ctx)
     all_files = list(independent)
     for v in by_version:
@@ -107,7 +107,7 @@ def _python_wheels_impl(ctx):
         PythonWheelSetInfo(
             by_version = by_version,
             independent = independent,
-            interpreters = interpreters,
+            pythons = pythons,
         ),
     ]
 

@@ -4,18 +4,26 @@ def shell_quote(s):
     """`s` as one single-quoted bash word."""
     return "'" + s.replace("'", "'\\''") + "'"
 
+def interpreter_word(interpreter):
+    """A shell word running `interpreter`: a runfile (a rules_python runtime's File) or an absolute path."""
+    if type(interpreter) == "File":
+        return '"$PWD/"' + shell_quote(interpreter.short_path)
+    return shell_quote(interpreter)
+
 def venv_install_check_lines(version, interpreter):
     """Bash lines that install wheels into a fresh venv and run a check there.
 
-    The venv is made by `interpreter`; pip installs "${dists[@]}" from
+    The venv is made by `interpreter` (a File in the test's runfiles or an
+    absolute path); pip installs "${dists[@]}" from
     "$links" with no index; "$check" (absolute) runs with the minor version
     as argv[1], then the test's own arguments ("$@": the `args` attribute).
     Expects $tmp, $links, $check and dists to be set.
     """
+    word = interpreter_word(interpreter)
     return [
-        'echo "== Python {v} ({i})"'.format(v = version, i = interpreter),
+        'echo "== Python {v} ({i})"'.format(v = version, i = word.replace('"', "")),
         'venv="$tmp/venv-{v}"'.format(v = version),
-        '{i} -m venv --clear "$venv"'.format(i = shell_quote(interpreter)),
+        '{i} -m venv --clear "$venv"'.format(i = word),
         '"$venv/bin/python" -m pip install -q --no-index --find-links "$links" "${dists[@]}"',
         '(cd "$tmp" && "$venv/bin/python" -I "$check" {v} "$@")'.format(v = version),
     ]
@@ -32,13 +40,13 @@ def install_test_header(rule_name, check, distributions):
         "dists=({})".format(" ".join([shell_quote(d) for d in distributions])),
     ]
 
-def install_test_script(ctx, lines, files):
-    """Writes `lines` as the test's executable; `files` (and `check`) become its runfiles."""
+def install_test_script(ctx, lines, files, runtime_files = None):
+    """Writes `lines` as the test's executable; `files`, `check` and the Python runtimes' files become its runfiles."""
     script = ctx.actions.declare_file(ctx.label.name + ".sh")
     ctx.actions.write(script, "\n".join(lines) + "\n", is_executable = True)
     return DefaultInfo(
         executable = script,
-        runfiles = ctx.runfiles(files = files + [ctx.file.check]),
+        runfiles = ctx.runfiles(files = files + [ctx.file.check], transitive_files = runtime_files),
     )
 
 INSTALL_TEST_ATTRS = {

@@ -3,6 +3,7 @@
 Python:
 - python_split_transition: one configuration per version in
   `--//:python_versions` (the per-Python wheels and their extensions).
+- python_versions_attr_split: one configuration per version a test names.
 - python_reset_transition: the one configuration for everything that does
   not depend on Python (the pjrt plugin, shared C++/HIP libraries). It writes
   a sentinel, not the setting's default: a default written by a transition
@@ -31,6 +32,7 @@ load(
     "PYTHON_VERSIONS_FLAG",
     "PYTHON_VERSION_SETTING",
     "TOOL_CONFIGURATION",
+    "declared_python_versions",
     "parse_python_versions",
 )
 load(":gfx_families.bzl", "compile_targets", "expand_gfx")
@@ -67,6 +69,22 @@ python_reset_transition = transition(
     implementation = _python_reset_impl,
     inputs = [],
     outputs = [PYTHON_VERSION_SETTING, PYTHON_VERSIONS_FLAG],
+)
+
+def _python_versions_attr_impl(_settings, attr):
+    if getattr(attr, "interpreters", None):
+        # Explicit interpreters: no toolchain is looked at.
+        return {"unused": {PYTHON_VERSION_SETTING: PYTHON_INDEPENDENT}}
+    versions = attr.python_versions or declared_python_versions()
+    return {v: {PYTHON_VERSION_SETTING: v} for v in versions}
+
+# One configuration per entry of the rule's `python_versions` attribute (all
+# declared versions when empty): install tests find each interpreter through
+# rules_python's toolchain for that version.
+python_versions_attr_split = transition(
+    implementation = _python_versions_attr_impl,
+    inputs = [],
+    outputs = [PYTHON_VERSION_SETTING],
 )
 
 def _gfx_platform(target):

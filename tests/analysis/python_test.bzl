@@ -5,13 +5,13 @@ configure them) and one test per behaviour.
 """
 
 load("@bazel_skylib//lib:unittest.bzl", "analysistest", "asserts")
-load("@rocm_python//:versions.bzl", "SEARCHED")
+load("@rocm_python//:versions.bzl", "DECLARED_IN", "PYTHON_VERSIONS")
 load("@rules_cc//cc:defs.bzl", "cc_binary")
-load("//rules:defs.bzl", "PythonWheelInfo", "PythonWheelSetInfo", "python_extension", "python_wheels", "rocm_python_wheel", "rocm_wheel", "wheel_shared_library")
+load("//rules:defs.bzl", "PythonWheelInfo", "PythonWheelSetInfo", "python_extension", "python_wheels", "rocm_python_toolchain", "rocm_python_wheel", "rocm_wheel", "wheel_shared_library")
 load(":failure_test.bzl", "FAILURE_ATTRS", "failure_test_impl")
 
 _VERSIONS_FLAG = str(Label("//:python_versions"))
-_VERSION_SETTING = str(Label("//rules/python:version"))
+_VERSION_SETTING = str(Label("@rules_python//python/config_settings:python_version"))
 
 # --- python_wheels fans out to exactly the versions of --//:python_versions
 
@@ -65,7 +65,9 @@ def _split_test_impl(ctx):
     target = analysistest.target_under_test(env)
     info = target[PythonWheelSetInfo]
     asserts.equals(env, _SPLIT_VERSIONS, sorted(info.by_version.keys()), "by_version keys")
-    asserts.equals(env, _SPLIT_VERSIONS, sorted(info.interpreters.keys()), "interpreters keys")
+    asserts.equals(env, _SPLIT_VERSIONS, sorted(info.pythons.keys()), "pythons keys")
+    for v in _SPLIT_VERSIONS:
+        asserts.equals(env, v, info.pythons[v].version if v in info.pythons else None, "the PythonFactsInfo of " + v)
     roots = {}
     for v in _SPLIT_VERSIONS:
         files = info.by_version.get(v, [])
@@ -109,7 +111,7 @@ versions_malformed_2_7_test = _versions_failure_test("2.7")
 versions_malformed_3_012_test = _versions_failure_test("3.012")
 versions_malformed_semicolon_test = _versions_failure_test("3.11;3.12")
 versions_duplicate_test = _versions_failure_test("3.12,3.12")
-versions_no_interpreter_test = _versions_failure_test("3.11,3.9")
+versions_not_declared_test = _versions_failure_test("3.11,3.9")
 
 # rule, test name suffix, flag value, the malformed element
 _MALFORMED = [
@@ -125,19 +127,14 @@ _MALFORMED = [
     (versions_malformed_semicolon_test, "semicolon", "3.11;3.12", "3.11;3.12"),
 ]
 
-version_setting_malformed_test = analysistest.make(
-    failure_test_impl,
-    expect_failure = True,
-    attrs = FAILURE_ATTRS,
-    config_settings = {_VERSION_SETTING: "3.x"},
-)
-
-version_without_interpreter_test = analysistest.make(
+version_without_toolchain_test = analysistest.make(
     failure_test_impl,
     expect_failure = True,
     attrs = FAILURE_ATTRS,
     config_settings = {_VERSION_SETTING: "3.9"},
 )
+
+removed_toolchain_test = analysistest.make(failure_test_impl, expect_failure = True, attrs = FAILURE_ATTRS)
 
 def _fixtures(name):
     """A per-Python wheel (an extension linking a Python-independent library) and a Python-independent wheel."""
@@ -175,6 +172,11 @@ def _fixtures(name):
         srcs = ["python_fixture/pkg/__init__.py"],
         tags = ["manual"],
     )
+    rocm_python_toolchain(
+        name = name + "_removed_toolchain",
+        version = "3.12",
+        tags = ["manual"],
+    )
     python_wheels(
         name = name + "_wheels",
         per_python = [name + "_per_python"],
@@ -210,28 +212,28 @@ def python_analysis_tests(name):
         messages = ["Python 3.12 is listed twice in --//:python_versions=3.12,3.12"],
     )
     add(
-        versions_no_interpreter_test,
-        name + "_no_interpreter_test",
+        versions_not_declared_test,
+        name + "_not_declared_test",
         target_under_test = "//:python_versions",
         messages = [
-            ("no interpreter for Python 3.9 (requested by --//:python_versions=3.11,3.9); " +
-             "looked in {} and found ").format(SEARCHED),
-            "Install it (e.g. `pyenv install 3.9`)",
+            ("Python 3.9 (requested by --//:python_versions=3.11,3.9) is not a declared version; " +
+             "declared: {} ({}).").format(", ".join(PYTHON_VERSIONS), DECLARED_IN),
+            "Declare it there (rules_rocm.python_versions in MODULE.bazel",
         ],
     )
     add(
-        version_setting_malformed_test,
-        name + "_version_setting_malformed_test",
-        target_under_test = "//rules/python:version",
-        messages = ["--//rules/python:version=3.x: must be a minor version such as 3.12"],
-    )
-    add(
-        version_without_interpreter_test,
-        name + "_version_without_interpreter_test",
+        version_without_toolchain_test,
+        name + "_version_without_toolchain_test",
         target_under_test = name + "_per_python",
         messages = [
-            "Python 3.9 is selected but no toolchain provides it: no interpreter for it was found in " + SEARCHED,
-            "Install it (e.g. `pyenv install 3.9`)",
+            "Python 3.9 is selected but",
+            "(docs/python.md)",
         ],
+    )
+    add(
+        removed_toolchain_test,
+        name + "_removed_toolchain_test",
+        target_under_test = name + "_removed_toolchain",
+        messages = ["rocm_python_toolchain is gone: rules_rocm takes Python from rules_python's toolchains", "\"Migrating\""],
     )
     native.test_suite(name = name, tests = tests)

@@ -1,18 +1,21 @@
 #!/usr/bin/env bash
-# Python-version errors are analysis failures that say what is wrong and how
-# to fix it. Here: the directory a missing interpreter was looked for in (this
-# machine's), per-Python targets requested without a version (Bazel's
-# incompatible-target error, which an analysis test cannot request) and
-# interpreters given to a downstream WORKSPACE. The flag and setting errors
-# (malformed or duplicate --//:python_versions, a version without an
-# interpreter, a malformed or interpreter-less //rules/python:version) are
-# analysis tests: //tests/analysis:python (tests/analysis/python_test.bzl).
+# Python errors are analysis failures that say what is wrong and how to fix
+# it. Here what an analysis test cannot request: a per-Python target built
+# in the Python-independent configuration (Bazel's incompatible-target
+# error), a Python version with no rules_python toolchain (rules_python's
+# version-unaware fallback resolves another one), and the removed ways to
+# give interpreters (rules_rocm.python tags, python_interpreters in a
+# WORKSPACE), which must name their replacement. The flag errors (malformed,
+# duplicate or undeclared --//:python_versions) are analysis tests:
+# //tests/analysis:python (tests/analysis/python_test.bzl).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+source tests/lib/common.sh
 # The workspace's own output base: its external repositories (the
 # cargo-built tool) and server are shared with `make bazel-test`.
 bz() { bazel "$@"; }
 FLAGS=(--disk_cache= --remote_cache=)
+PYFLAG=--@rules_python//python/config_settings:python_version
 
 # expect_failure "what" "expected message (grep -E)" bazel args...
 expect_failure() {
@@ -20,59 +23,63 @@ expect_failure() {
   shift 2
   local out
   if out=$(bz build "${FLAGS[@]}" --nobuild "$@" 2>&1); then
-    echo "FAIL: $what: the build succeeded" >&2
-    exit 1
+    fail "$what: the build succeeded"
   fi
-  if ! grep -qE -- "$want" <<<"$out"; then
-    echo "FAIL: $what: message lacks /$want/:" >&2
-    echo "$out" | tail -20 >&2
-    exit 1
-  fi
+  grep -qE -- "$want" <<<"$out" || { echo "$out" | tail -20 >&2; fail "$what: message lacks /$want/"; }
   echo "ok: $what"
 }
-
-# Where discovery looks first, as a user would name it: the message's wording
-# is an analysis test, the directory it names depends on this machine.
-dir=${PYENV_ROOT:-$HOME/.pyenv}/versions
-expect_failure "version without an interpreter names where it looked" \
-  "no interpreter for Python 3\.9 .*looked in ${dir//./\\.}.*pyenv install 3\.9" \
-  //:wheels --//:python_versions=3.11,3.9
 
 # Bazel's error for an explicitly requested incompatible target names only the
 # unsatisfied constraint; rules_rocm's constraint name is the explanation.
-expect_failure "per-Python target without a version" \
-  "didn't satisfy constraint //rules/python:no_Python_version_selected\.Build_per-Python_targets_through_python_wheels,_or_directly_with_a_version_setting_\(docs/python\.md\)" \
-  //examples/jaxlib:wheel
-expect_failure "per-Python extension without a version" \
-  "didn't satisfy constraint //rules/python:no_Python_version_selected\.Build_per-Python_targets_through_python_wheels" \
-  //examples/jaxlib:_core
+expect_failure "per-Python target in a configuration without a Python version" \
+  "didn't satisfy constraint //rules/python:No_Python_version_in_this_configuration\.Build_per-Python_targets_through_python_wheels_or_set_the_rules_python_python_version_flag_\(docs/python\.md\)" \
+  "$PYFLAG=" //examples/jaxlib:wheel
+expect_failure "a Python version without a toolchain" \
+  "Python 3\.9 is selected but the rules_python toolchain that resolved is Python 3\.[0-9]+ .*Register a toolchain for 3\.9 \(docs/python\.md\)" \
+  "$PYFLAG=3.9" //examples/jaxlib:_core
 
-# Interpreters given explicitly (rules_rocm_dependencies(python_interpreters=...))
-# in a downstream workspace: a missing interpreter and a malformed version.
+# The removed ways to give interpreters, from downstream modules and WORKSPACEs.
 ws=$(mktemp -d)
-trap 'bazel --output_base="$ws/ob" shutdown >/dev/null 2>&1 || true; rm -rf "$ws"' EXIT
-mkdir -p "$ws/main"
+trap 'for m in mod ws; do (cd "$ws/$m" 2>/dev/null && bazel --output_base="$ws/ob-$m" shutdown >/dev/null 2>&1) || true; done; rm -rf "$ws"' EXIT
+root=$PWD
+mkdir -p "$ws/mod" "$ws/ws"
+(
+  cd "$ws/mod"
+  scratch_module removed_python_tag "$root"
+  cat >>MODULE.bazel <<'MOD'
+rules_rocm = use_extension("@rules_rocm//rules:extensions.bzl", "rules_rocm")
+rules_rocm.python(version = "3.12", interpreter = "/usr/bin/python3.12")
+MOD
+  touch BUILD.bazel
+)
+if out=$(cd "$ws/mod" && bazel --output_base="$ws/ob-mod" query @rules_rocm//:python_versions 2>&1); then
+  fail "rules_rocm.python tag: the query succeeded"
+fi
+grep -qF 'rules_rocm.python(version = ..., interpreter = ...) in removed_python_tag is gone: interpreters come from rules_python' <<<"$out" ||
+  { echo "$out" | tail -20 >&2; fail "rules_rocm.python tag: no migration message"; }
+echo "ok: rules_rocm.python tags name rules_python's replacement"
+
 # A WORKSPACE-mode consumer (this machine's overrides: /etc/bazel/bazelrc).
-echo "common --enable_workspace --noenable_bzlmod" >"$ws/main/.bazelrc"
-touch "$ws/main/BUILD.bazel"
+echo "common --enable_workspace --noenable_bzlmod" >"$ws/ws/.bazelrc"
+touch "$ws/ws/BUILD.bazel"
 downstream_failure() {
-  local what=$1 want=$2 interpreters=$3 out
-  cat >"$ws/main/WORKSPACE" <<WS
+  local what=$1 want=$2 args=$3 out
+  cat >"$ws/ws/WORKSPACE" <<WS
 workspace(name = "downstream")
-local_repository(name = "rules_rocm", path = "$PWD")
+local_repository(name = "rules_rocm", path = "$root")
 load("@rules_rocm//rules:repositories.bzl", "rules_rocm_dependencies")
-rules_rocm_dependencies(python_interpreters = $interpreters)
+rules_rocm_dependencies($args)
 WS
-  if out=$(cd "$ws/main" && bazel --output_base="$ws/ob" query @rocm_python//:all 2>&1); then
-    echo "FAIL: $what: the query succeeded" >&2
-    exit 1
+  if out=$(cd "$ws/ws" && bazel --output_base="$ws/ob-ws" query @rocm_python//:all 2>&1); then
+    fail "$what: the query succeeded"
   fi
-  grep -qE -- "$want" <<<"$out" || { echo "FAIL: $what: message lacks /$want/:" >&2; echo "$out" | tail -20 >&2; exit 1; }
+  grep -qF -- "$want" <<<"$out" || { echo "$out" | tail -20 >&2; fail "$what: message lacks: $want"; }
   echo "ok: $what"
 }
-downstream_failure "explicit interpreter that does not exist" \
-  "the interpreter given for Python 3\.12 \(/nonexistent/python3\.12\) does not exist" \
-  '{"3.12": "/nonexistent/python3.12"}'
-downstream_failure "explicit interpreter with a malformed version" \
-  "malformed Python version '3\.x' in python_interpreters" \
-  '{"3.x": "/usr/bin/python3"}'
+downstream_failure "python_interpreters names rules_python's replacement" \
+  "rules_rocm_dependencies(python_interpreters = ...) is gone: register the interpreters as rules_python toolchains" \
+  'python_interpreters = {"3.12": "/usr/bin/python3.12"}'
+downstream_failure "a malformed declared version" \
+  "rules_rocm_dependencies(python_versions = ...): '3.x' is not a Python minor version" \
+  'python_versions = ["3.12", "3.x"]'
+echo "PASS"

@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
-# Interpreters given explicitly, the positive case: a scratch downstream
-# module names two (rules_rocm.python(version=, interpreter=) tags of
-# rules/extensions.bzl), then
-#  - @rocm_python has toolchains for exactly those versions and paths,
+# Python from rules_python, the positive case: a scratch downstream module
+# registers two installed interpreters as rules_python local runtimes
+# (local_runtime_repo + local_runtime_toolchains_repo) and declares their
+# versions (rules_rocm.python_versions), then
 #  - python_wheels builds its per-Python wheel for exactly those versions
-#    (not for the other interpreters discovery would find on this machine),
+#    (not for the other interpreters on this machine),
 #  - each wheel pip-installs into a venv of its interpreter and its extension
-#    reports the version it was compiled for.
-# The same module in WORKSPACE mode (rules_rocm_dependencies(python_interpreters=))
-# must give the same wheel set.
+#    reports the version it was compiled for (current_py_cc_headers of that
+#    runtime),
+#  - one `bazel test` runs a rules_python py_test importing the extension on
+#    each version (py_test(python_version = ...): the extension is built in
+#    the py_test's configuration, against that version's headers).
+# The same module in WORKSPACE mode (rules_python's WORKSPACE API and
+# rules_rocm_dependencies(python_versions = ...)) gives the same wheel set.
 set -euo pipefail
 export LC_ALL=C
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -20,10 +24,10 @@ py312=$(ls -d "$pyenv_root"/versions/3.12.*/bin/python3.12 2>/dev/null | sort -V
 [[ -x $py312 ]] || fail "no pyenv Python 3.12 in $pyenv_root/versions (pyenv install 3.12; make setup)"
 py314=/usr/bin/python3.14
 [[ -x $py314 ]] || fail "$py314 missing: run this inside the build root (scripts/buildroot)"
-# Discovery alone would find more: the point is that only these two are used.
+# More interpreters exist here: the point is that only these two are used.
 source "$root/tests/lib/pythons.sh"
 found=$(expected_python_versions | tr '\n' ' ')
-[[ $found == *3.13* ]] || fail "this test wants a Python the explicit list leaves out (3.13); found: $found"
+[[ $found == *3.13* ]] || fail "this test wants a Python the declared list leaves out (3.13); found: $found"
 
 ws=$(mktemp -d "${TMPDIR:-/tmp}/python_interpreters.XXXXXX")
 ob="$ws/ob"
@@ -34,23 +38,67 @@ cd "$ws/main"
 scratch_module interpreters_probe "$root"
 cat >>MODULE.bazel <<EOF
 
+bazel_dep(name = "rules_python", version = "1.4.0")
+
+# local_runtime_repo's BUILD file names @platforms from this module.
+bazel_dep(name = "platforms", version = "0.0.10")
+
+local_runtime_repo = use_repo_rule("@rules_python//python/local_toolchains:repos.bzl", "local_runtime_repo")
+
+local_runtime_toolchains_repo = use_repo_rule("@rules_python//python/local_toolchains:repos.bzl", "local_runtime_toolchains_repo")
+
+local_runtime_repo(
+    name = "py312",
+    interpreter_path = "$py312",
+    on_failure = "fail",
+)
+
+local_runtime_repo(
+    name = "py314",
+    interpreter_path = "$py314",
+    on_failure = "fail",
+)
+
+local_runtime_toolchains_repo(
+    name = "pythons",
+    runtimes = ["py312", "py314"],
+)
+
+register_toolchains("@pythons//:all")
+
 rules_rocm = use_extension("@rules_rocm//rules:extensions.bzl", "rules_rocm")
-rules_rocm.python(version = "3.12", interpreter = "$py312")
-rules_rocm.python(version = "3.14", interpreter = "$py314")
+rules_rocm.python_versions(versions = ["3.12", "3.14"])
 EOF
 cat >WORKSPACE <<EOF
 workspace(name = "interpreters_probe")
 
 local_repository(name = "rules_rocm", path = "$root")
 
+load("@rules_python//python:repositories.bzl", "py_repositories")
+
+py_repositories()
+
+load("@rules_python//python/local_toolchains:repos.bzl", "local_runtime_repo", "local_runtime_toolchains_repo")
+
+local_runtime_repo(name = "py312", interpreter_path = "$py312", on_failure = "fail")
+
+local_runtime_repo(name = "py314", interpreter_path = "$py314", on_failure = "fail")
+
+local_runtime_toolchains_repo(name = "pythons", runtimes = ["py312", "py314"])
+
+register_toolchains("@pythons//:all")
+
 load("@rules_rocm//rules:repositories.bzl", "rules_rocm_dependencies", "rules_rocm_toolchains")
 
-rules_rocm_dependencies(python_interpreters = {"3.12": "$py312", "3.14": "$py314"})
+rules_rocm_dependencies(python_versions = ["3.12", "3.14"])
 
 rules_rocm_toolchains()
 EOF
 # The WORKSPACE-mode run passes --enable_workspace --noenable_bzlmod.
 echo "build $(shared_disk_cache)" >>.bazelrc
+# The top-level Python (rules_python's default version, 3.11, has no
+# toolchain here): per-Python targets built directly use this one.
+echo "common --@rules_python//python/config_settings:python_version=3.12" >>.bazelrc
 cat >BUILD.bazel <<'EOF'
 load("@rules_rocm//rules:defs.bzl", "python_wheels")
 
@@ -60,6 +108,7 @@ python_wheels(
 )
 EOF
 cat >probe/BUILD.bazel <<'EOF'
+load("@rules_python//python:defs.bzl", "py_library", "py_test")
 load("@rules_rocm//rules:defs.bzl", "python_extension", "rocm_python_wheel", "wheel_files")
 
 package(default_visibility = ["//visibility:public"])
@@ -82,6 +131,36 @@ rocm_python_wheel(
     platform_tag = "manylinux_2_28_x86_64",
     version = "0.1.0",
 )
+# The extension as a rules_python library: built in the configuration of
+# whichever py_test depends on it.
+py_library(
+    name = "probe_lib",
+    data = [":_probe"],
+    imports = ["."],
+)
+
+[
+    py_test(
+        name = "import_test_" + v.replace(".", ""),
+        srcs = ["import_test.py"],
+        args = [v],
+        main = "import_test.py",
+        python_version = v,
+        deps = [":probe_lib"],
+    )
+    for v in ["3.12", "3.14"]
+]
+EOF
+cat >probe/import_test.py <<'EOF'
+"""Imports the extension built for this test's Python and checks it was compiled for it."""
+import platform
+import sys
+
+import _probe
+
+assert sys.version.startswith(sys.argv[1] + "."), (sys.version, sys.argv[1])
+assert _probe.compiled_for() == platform.python_version(), (_probe.compiled_for(), platform.python_version())
+print("ok: _probe compiled for", _probe.compiled_for(), "runs in", sys.executable)
 EOF
 cat >probe/probe.c <<'EOF'
 #define PY_SSIZE_T_CLEAN
@@ -132,23 +211,15 @@ build_and_check() {
   done
 }
 
-# The toolchains the repository generated: exactly the two given interpreters.
-bz build --nobuild //:wheels 2>"$ws/build.err" || { tail -40 "$ws/build.err" >&2; fail "analysis of //:wheels"; }
-versions_bzl=$(find "$ob/external" -maxdepth 2 -path '*rocm_python/versions.bzl' | head -1)
-[[ -n $versions_bzl ]] || fail "no rocm_python/versions.bzl under $ob/external"
-got=$("$py314" - "$versions_bzl" <<'EOF'
-import sys
-ns = {}
-exec(open(sys.argv[1]).read(), ns)
-print(" ".join(f"{v}={ns['PYTHONS'][v]['interpreter']}" for v in sorted(ns["PYTHONS"])))
-EOF
-)
-[[ $got == "3.12=$py312 3.14=$py314" ]] || fail "@rocm_python holds [$got], want [3.12=$py312 3.14=$py314]"
-echo "ok: @rocm_python: $got"
+echo "--- py_test(python_version = ...) per version, one bazel test"
+bz test //probe:all 2>"$ws/test.err" >"$ws/test.out" || { tail -40 "$ws/test.err" >&2; cat "$ws/test.out" >&2; fail "bazel test //probe:all"; }
+grep -q "import_test_312 .*PASSED" "$ws/test.out" && grep -q "import_test_314 .*PASSED" "$ws/test.out" ||
+  { cat "$ws/test.out" >&2; fail "the two py_tests did not both pass"; }
+echo "ok: //probe:import_test_312 and _314 import the extension built for their Python"
 
-build_and_check "bzlmod (rules_rocm.python tags)"
+build_and_check "bzlmod (rules_python local runtimes)"
 # WORKSPACE mode takes a prebuilt rocm-wheel: the checkout's (bzlmod) one.
 source "$root/tests/lib/rocm_wheel.sh"
 rw=$(cd "$root" && BAZEL=$BAZEL rocm_wheel_path) || fail "cannot build //tools:rocm-wheel"
-build_and_check "WORKSPACE mode (python_interpreters)" --enable_workspace --noenable_bzlmod --repo_env=ROCM_WHEEL="$rw"
+build_and_check "WORKSPACE mode (rules_python WORKSPACE API)" --enable_workspace --noenable_bzlmod --repo_env=ROCM_WHEEL="$rw"
 echo "PASS"

@@ -1,0 +1,3 @@
+"""No module adds transition settings (rules_python's config.add_transition_setting)."""
+
+EXTRA_TRANSITION_SETTINGS = []
