@@ -7,6 +7,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# rules_python >= 1.4 is in no registry here: the offline bazelrc takes it
+# from ../shared/modules (next to the checkout), which this machine provides.
+shared_rules_python=../shared/modules/rules_python-2.0.3
+[[ -f $shared_rules_python/MODULE.bazel ]] || {
+  echo "setup: $(cd .. && pwd)/shared/modules/rules_python-2.0.3 is missing: the offline build takes rules_python from there (third_party/offline/bazel.bazelrc)" >&2
+  exit 1
+}
+
 APT_PACKAGES=(mmdebstrap bubblewrap ca-certificates)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do

@@ -2,7 +2,10 @@
 Python-dependent (run in a per-Python configuration: one that builds
 extension modules or cpXY wheels) and Python-independent ones.
 
-usage: count_actions.py LOG  -> prints JSON {"total", "python_dependent", "python_independent"}
+Spawns served from a cache (the rocm-wheel tool's, which run.sh keeps out of
+the measurement) are not counted: "tool_cache_hits" reports how many.
+
+usage: count_actions.py LOG  -> prints JSON {"total", "python_dependent", "python_independent", "tool_cache_hits"}
 """
 
 import json
@@ -22,9 +25,13 @@ def config_of(path):
 
 
 actions = []
+cache_hits = 0
 for s in read_spawns(sys.argv[1]):
+    if s.get("cacheHit"):
+        cache_hits += 1
+        continue
     outs = list(s.get("listedOutputs", []))
     actions.append(({config_of(o) for o in outs}, outs))
 per_python = {config_of(o) for _, outs in actions for o in outs if PER_PYTHON.search(o)}
 dependent = sum(1 for cfgs, _ in actions if cfgs & per_python)
-print(json.dumps({"total": len(actions), "python_dependent": dependent, "python_independent": len(actions) - dependent}))
+print(json.dumps({"total": len(actions), "python_dependent": dependent, "python_independent": len(actions) - dependent, "tool_cache_hits": cache_hits}))
