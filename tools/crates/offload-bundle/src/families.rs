@@ -64,6 +64,24 @@ pub fn generic_covers(target: &str) -> Option<&'static [String]> {
         .map(Vec::as_slice)
 }
 
+/// Whether a code object for processor `p` serves `target`: it is that
+/// target's own, or a generic one covering it.
+pub fn serves(p: &str, target: &str) -> bool {
+    p == target || generic_covers(p).is_some_and(|c| c.iter().any(|t| t == target))
+}
+
+/// Whether a code object for processor `p` stays when thinning to the
+/// `requested` targets: it serves one of them. A specific code object for
+/// the same target stays too; the runtime prefers it.
+pub fn keeps(requested: &BTreeSet<String>, p: &str) -> bool {
+    requested.iter().any(|t| serves(p, t))
+}
+
+/// Whether the processors `present` hold code that runs on `target`.
+pub fn has_code_for(present: &BTreeSet<String>, target: &str) -> bool {
+    present.iter().any(|p| serves(p, target))
+}
+
 /// `gfx12-generic (gfx1200, gfx1201)` for a generic target the table
 /// knows; any other target id as it is.
 pub fn describe_target(target: &str) -> String {
@@ -198,6 +216,27 @@ fn unknown_name(t: &Table, value: &str, p: &str) -> anyhow::Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn generic_code_objects_stay_for_the_targets_they_cover() {
+        let req: BTreeSet<String> = ["gfx1201", "gfx90a"].map(String::from).into();
+        assert!(keeps(&req, "gfx1201"));
+        assert!(keeps(&req, "gfx12-generic"));
+        assert!(!keeps(&req, "gfx1200"));
+        assert!(!keeps(&req, "gfx9-4-generic"));
+        assert!(!keeps(&req, "gfx12-5-generic"));
+        // Asked for by name.
+        let req: BTreeSet<String> = ["gfx12-generic".to_string()].into();
+        assert!(keeps(&req, "gfx12-generic"));
+        assert!(!keeps(&req, "gfx1200"));
+
+        let present: BTreeSet<String> = ["gfx942", "gfx12-generic"].map(String::from).into();
+        assert!(has_code_for(&present, "gfx1200"));
+        assert!(has_code_for(&present, "gfx12-generic"));
+        assert!(has_code_for(&present, "gfx942"));
+        assert!(!has_code_for(&present, "gfx950"));
+        assert!(!has_code_for(&present, "gfx1100"));
+    }
 
     #[test]
     fn families_and_targets() {

@@ -127,6 +127,22 @@ pub fn thin_section(
     Ok(plan)
 }
 
+/// The `.hip_fatbin` section at `(offset, size)` (from
+/// [`find_hip_fatbin`]) of the ELF file `f`, read into memory.
+pub fn read_hip_fatbin<R: Read + Seek>(f: &mut R, (off, len): (u64, u64)) -> Result<Vec<u8>> {
+    let mut v = Vec::new();
+    usize::try_from(len)
+        .ok()
+        .and_then(|n| v.try_reserve_exact(n).ok())
+        .with_context(|| format!("cannot allocate {len} bytes for .hip_fatbin"))?;
+    f.seek(SeekFrom::Start(off))?;
+    f.take(len).read_to_end(&mut v)?;
+    if v.len() as u64 != len {
+        bail!("truncated ELF: .hip_fatbin ends past the end of the file");
+    }
+    Ok(v)
+}
+
 /// File offset and size of the `.hip_fatbin` section of a 64-bit
 /// little-endian ELF file, read from its headers alone (`None`: no such
 /// section, or one without file contents).

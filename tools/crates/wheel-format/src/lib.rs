@@ -26,10 +26,12 @@ mod wheel_name;
 pub use dist_info::{dist_info_path, find_dist_info, DistInfoError};
 pub use hash::{record_hash, Digest, HashingReader, HashingWriter};
 pub use member_names::{member_name_problem, validate_member_name, MemberSet};
-pub use metadata::{rename_metadata, wheel_identity, Headers};
+pub use metadata::{read_text_member, rename_metadata, wheel_identity, Headers, MAX_TEXT_MEMBER};
 pub use names::{canonical_name, dist_info_stem, normalize_name, validate_name};
-pub use record::{parse_record, rewrite_record, Expected, Record, RecordRow, RecordWriter};
+pub use record::{
+    parse_record, rewrite_record, Expected, Record, RecordEdits, RecordRow, RecordWriter,
+};
 pub use tags::{parse_tags, wheel_file_name, Tag};
 pub use version::{normalize_version, validate_version};
-pub use wheel_file::WheelFile;
+pub use wheel_file::{retag_wheel_file, WheelFile};
 pub use wheel_name::WheelName;

@@ -116,6 +116,27 @@ pub fn rename_metadata(text: &str, new_name: &str) -> Result<String> {
     Ok(out)
 }
 
+/// Largest text member (WHEEL, METADATA, RECORD) read into memory.
+pub const MAX_TEXT_MEMBER: u64 = 64 << 20;
+
+/// Reads the text member `member` from `r` (its decompressed bytes),
+/// refusing more than [`MAX_TEXT_MEMBER`] bytes (whatever its header
+/// claims) so a bomb cannot fill memory.
+pub fn read_text_member(member: &str, r: impl std::io::Read) -> Result<String> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    r.take(MAX_TEXT_MEMBER + 1)
+        .read_to_end(&mut bytes)
+        .with_context(|| format!("cannot read {member}: the zip entry is corrupt"))?;
+    if bytes.len() as u64 > MAX_TEXT_MEMBER {
+        bail!(
+            "{member} is larger than {} MiB; that is not a real wheel metadata file",
+            MAX_TEXT_MEMBER >> 20
+        );
+    }
+    String::from_utf8(bytes).with_context(|| format!("{member} is not UTF-8 text"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

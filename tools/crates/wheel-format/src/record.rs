@@ -4,7 +4,7 @@
 //! members while they stream (`inspect` and `check` reject the same corrupt
 //! wheels with the same messages).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use anyhow::{bail, Context, Result};
 
@@ -23,15 +23,24 @@ pub struct RecordRow {
 /// Parses `text`, the content of the member `record_name` (named in
 /// errors), into its rows in file order; blank lines are skipped.
 pub fn parse_record(record_name: &str, text: &str) -> Result<Vec<RecordRow>> {
-    let mut rows = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let where_ = || format!("{record_name} line {}", i + 1);
-        rows.push(parse_row(line).with_context(where_)?);
-    }
-    Ok(rows)
+    record_lines(record_name, text)
+        .map(|r| r.map(|(_, row)| row))
+        .collect()
+}
+
+/// The rows of `text` with their lines as written (line ending included).
+fn record_lines<'t>(
+    record_name: &'t str,
+    text: &'t str,
+) -> impl Iterator<Item = Result<(&'t str, RecordRow)>> + 't {
+    text.split_inclusive('\n')
+        .enumerate()
+        .filter(|(_, line)| !line.trim().is_empty())
+        .map(move |(i, line)| {
+            let where_ = || format!("{record_name} line {}", i + 1);
+            let row = parse_row(line.trim_end_matches('\n').trim_end_matches('\r'));
+            Ok((line, row.with_context(where_)?))
+        })
 }
 
 /// One `path,hash,size` line.
@@ -94,33 +103,70 @@ impl RecordWriter {
         });
     }
 
+    /// Appends a line as it was read (a newline added if it has none).
+    fn verbatim(&mut self, line: &str) {
+        self.text.push_str(line);
+        if !line.ends_with('\n') {
+            self.text.push('\n');
+        }
+    }
+
     /// The RECORD text.
     pub fn finish(self) -> String {
         self.text
     }
 }
 
+/// How a rewritten wheel's members differ from the input's, for
+/// [`rewrite_record`].
+pub struct RecordEdits<'a> {
+    /// A member's new path (a renamed `.dist-info`), from its old one.
+    pub rename: &'a dyn Fn(&str) -> String,
+    /// New hash and size of the members whose bytes changed, keyed by new
+    /// path; each must have a row.
+    pub changed: &'a BTreeMap<String, (String, u64)>,
+    /// Old paths of the members dropped; their rows go.
+    pub removed: &'a BTreeSet<String>,
+    /// Rows of new members, placed before RECORD's own row.
+    pub added: &'a [RecordRow],
+}
+
 /// RECORD `text` (of member `record_name`) with every path passed through
-/// `rename` (a renamed `.dist-info`), and the hash and size of the members
-/// in `changed` (keyed by new path) replaced. Errors if a changed member
-/// has no row: RECORD must list every file.
-pub fn rewrite_record(
-    record_name: &str,
-    text: &str,
-    rename: &dyn Fn(&str) -> String,
-    changed: &BTreeMap<String, (String, u64)>,
-) -> Result<String> {
+/// `edits.rename`, the hash and size of the changed members replaced, the
+/// removed members' rows dropped and the added ones inserted before
+/// RECORD's row (or at the end). Every other row is written as it was
+/// parsed. Errors if a changed member has no row: RECORD must list every
+/// file.
+pub fn rewrite_record(record_name: &str, text: &str, edits: &RecordEdits) -> Result<String> {
     let mut out = RecordWriter::new();
     let mut seen = 0;
-    for mut row in parse_record(record_name, text)? {
-        row.path = rename(&row.path);
-        if let Some((hash, size)) = changed.get(&row.path) {
-            seen += 1;
-            (row.hash, row.size) = (Some(hash.clone()), Some(*size));
+    let mut added = Some(edits.added);
+    for line in record_lines(record_name, text) {
+        let (line, mut row) = line?;
+        if edits.removed.contains(&row.path) {
+            continue;
         }
-        out.push(&row);
+        if row.path == record_name {
+            for a in added.take().unwrap_or_default() {
+                out.push(a);
+            }
+        }
+        let path = (edits.rename)(&row.path);
+        if let Some((hash, size)) = edits.changed.get(&path) {
+            seen += 1;
+            (row.path, row.hash, row.size) = (path, Some(hash.clone()), Some(*size));
+            out.push(&row);
+        } else if path != row.path {
+            row.path = path;
+            out.push(&row);
+        } else {
+            out.verbatim(line);
+        }
     }
-    if seen != changed.len() {
+    for a in added.take().unwrap_or_default() {
+        out.push(a);
+    }
+    if seen != edits.changed.len() {
         bail!(
             "{record_name} does not list every member this command changed; the input wheel is \
              not valid (RECORD must list every file)"
@@ -312,14 +358,56 @@ mod tests {
         let mut changed = BTreeMap::new();
         changed.insert("a/x.so".to_string(), ("sha256=new".to_string(), 7));
         let ren = |p: &str| p.replace("d-1.dist-info", "e-1.dist-info");
-        let got = rewrite_record("d-1.dist-info/RECORD", text, &ren, &changed).unwrap();
+        let none = BTreeSet::new();
+        fn edits<'a>(
+            rename: &'a dyn Fn(&str) -> String,
+            changed: &'a BTreeMap<String, (String, u64)>,
+            removed: &'a BTreeSet<String>,
+        ) -> RecordEdits<'a> {
+            RecordEdits {
+                rename,
+                changed,
+                removed,
+                added: &[],
+            }
+        }
+        let got =
+            rewrite_record("d-1.dist-info/RECORD", text, &edits(&ren, &changed, &none)).unwrap();
         assert_eq!(
             got,
             "a/x.so,sha256=new,7\n\"b,c.txt\",sha256=q,3\ne-1.dist-info/RECORD,,\n"
         );
         changed.insert("gone.so".to_string(), ("sha256=new".to_string(), 7));
-        let e = rewrite_record("d-1.dist-info/RECORD", text, &ren, &changed).unwrap_err();
+        let e = rewrite_record("d-1.dist-info/RECORD", text, &edits(&ren, &changed, &none))
+            .unwrap_err();
         assert!(e.to_string().contains("does not list every member"), "{e}");
+    }
+
+    #[test]
+    fn rewrite_keeps_other_rows_verbatim_drops_and_adds() {
+        // Quoted needlessly and CRLF-ended: kept as written.
+        let text = "\"a.py\",sha256=q,3\r\nb.py,sha256=r,4\nd-1.dist-info/RECORD,,\n";
+        let removed: BTreeSet<String> = ["b.py".to_string()].into();
+        let added = [RecordRow {
+            path: "c.py".into(),
+            hash: Some("sha256=s".into()),
+            size: Some(5),
+        }];
+        let got = rewrite_record(
+            "d-1.dist-info/RECORD",
+            text,
+            &RecordEdits {
+                rename: &|p: &str| p.to_string(),
+                changed: &BTreeMap::new(),
+                removed: &removed,
+                added: &added,
+            },
+        )
+        .unwrap();
+        assert_eq!(
+            got,
+            "\"a.py\",sha256=q,3\r\nc.py,sha256=s,5\nd-1.dist-info/RECORD,,\n"
+        );
     }
 
     #[test]

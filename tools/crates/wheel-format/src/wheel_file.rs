@@ -68,6 +68,38 @@ impl WheelFile {
     }
 }
 
+/// WHEEL `text` with its `Tag` headers replaced by `tags` (where the first
+/// one was, or at the end of the headers); every other line as it was.
+pub fn retag_wheel_file(text: &str, tags: &[String]) -> String {
+    let new_tags: String = tags.iter().map(|t| format!("Tag: {t}\n")).collect();
+    let mut out = String::with_capacity(text.len() + new_tags.len());
+    let mut placed = false;
+    let mut rest = text;
+    while let Some(line) = rest.split_inclusive('\n').next() {
+        if line.trim_end_matches(['\r', '\n']).is_empty() {
+            break;
+        }
+        rest = &rest[line.len()..];
+        let is_tag = line
+            .split_once(':')
+            .is_some_and(|(k, _)| k.trim().eq_ignore_ascii_case("Tag"));
+        if !is_tag {
+            out.push_str(line);
+        } else if !placed {
+            out.push_str(&new_tags);
+            placed = true;
+        }
+    }
+    if !placed {
+        if !out.is_empty() && !out.ends_with('\n') {
+            out.push('\n');
+        }
+        out.push_str(&new_tags);
+    }
+    out.push_str(rest);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -91,6 +123,22 @@ mod tests {
         let w = WheelFile::parse("Root-Is-Purelib: false\n");
         assert_eq!(w.root_is_purelib, Some(false));
         assert_eq!(WheelFile::parse("").root_is_purelib, None);
+    }
+
+    #[test]
+    fn retagging_keeps_the_other_lines() {
+        let text = "Wheel-Version: 1.0\nTag: py3-none-any\nRoot-Is-Purelib: true\n\
+                    tag: py2-none-any\n\nTag: body\n";
+        let tags = ["py3-none-manylinux_2_28_x86_64".to_string()];
+        assert_eq!(
+            retag_wheel_file(text, &tags),
+            "Wheel-Version: 1.0\nTag: py3-none-manylinux_2_28_x86_64\n\
+             Root-Is-Purelib: true\n\nTag: body\n"
+        );
+        assert_eq!(
+            retag_wheel_file("Wheel-Version: 1.0", &tags),
+            "Wheel-Version: 1.0\nTag: py3-none-manylinux_2_28_x86_64\n"
+        );
     }
 
     #[test]

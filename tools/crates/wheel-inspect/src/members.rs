@@ -16,8 +16,7 @@ pub struct RawMember {
     pub unix_mode: Option<u32>,
 }
 
-/// Largest text member (WHEEL, METADATA, RECORD) read into memory.
-pub const MAX_TEXT_MEMBER: u64 = 64 << 20;
+pub use wheel_format::MAX_TEXT_MEMBER;
 
 fn u16_at(b: &[u8], o: usize) -> u64 {
     u16::from_le_bytes([b[o], b[o + 1]]) as u64
@@ -124,15 +123,5 @@ pub fn read_text<R: Read + Seek>(zip: &mut zip::ZipArchive<R>, member: &str) -> 
     let f = zip
         .by_name(member)
         .with_context(|| format!("not a valid wheel: {member} is missing"))?;
-    let mut bytes = Vec::new();
-    f.take(MAX_TEXT_MEMBER + 1)
-        .read_to_end(&mut bytes)
-        .with_context(|| format!("cannot read {member}: the zip entry is corrupt"))?;
-    if bytes.len() as u64 > MAX_TEXT_MEMBER {
-        bail!(
-            "{member} is larger than {} MiB; that is not a real wheel metadata file",
-            MAX_TEXT_MEMBER >> 20
-        );
-    }
-    String::from_utf8(bytes).with_context(|| format!("{member} is not UTF-8 text"))
+    wheel_format::read_text_member(member, f)
 }

@@ -1,10 +1,13 @@
 //! wheel-writer: builds a PEP 427 wheel from a JSON manifest, reproducibly
-//! (fixed order, timestamps and permissions) and atomically.
+//! (fixed order, timestamps and permissions) and atomically; and rewrites
+//! existing wheels ([`rewrite`]), both through the parallel deflate writer
+//! ([`parallel_zip`]).
 
 pub mod manifest;
 pub mod metadata;
 pub mod parallel_zip;
 pub mod pep508;
+pub mod rewrite;
 
 /// Names, versions and tags are wheel-format's (the readers check them with
 /// the same code); kept under this path for the writer's callers.

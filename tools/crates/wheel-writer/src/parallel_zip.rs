@@ -12,7 +12,13 @@
 //!
 //! Format: local headers patched in place after the data is streamed (no
 //! data descriptors), a central directory, ZIP64 only when sizes or offsets
-//! need it, fixed timestamps, unix permissions, no other extra fields.
+//! need it, fixed timestamps (unless an entry brings its own: raw copies
+//! from another archive, [`ParallelZipWriter::add_reader_dated`]), unix
+//! permissions, no other extra fields.
+//!
+//! Entries already compressed elsewhere are copied as their compressed
+//! bytes ([`ParallelZipWriter::add_raw`]): the header is written from what
+//! the source's central directory says, the data is not inflated.
 
 use anyhow::{bail, Context, Result};
 use flate2::{Compress, Compression, Crc, FlushCompress, Status};
@@ -51,6 +57,24 @@ pub struct Written {
     pub size: u64,
 }
 
+/// An entry compressed elsewhere (in another archive), copied as its
+/// compressed bytes by [`ParallelZipWriter::add_raw`]: what that archive's
+/// central directory says about it.
+#[derive(Debug, Clone)]
+pub struct RawEntry {
+    pub name: String,
+    /// 0 (stored) or 8 (deflated).
+    pub method: u16,
+    pub crc: u32,
+    pub compressed_size: u64,
+    pub size: u64,
+    /// `st_mode`: permission bits, with or without the file type bits
+    /// (a regular file when there are none).
+    pub mode: u32,
+    /// MS-DOS (time, date).
+    pub dos: (u16, u16),
+}
+
 struct CdEntry {
     name: String,
     method: u16,
@@ -58,7 +82,9 @@ struct CdEntry {
     csize: u64,
     usize: u64,
     offset: u64,
+    /// `st_mode`, file type bits included.
     mode: u32,
+    dos: (u16, u16),
 }
 
 pub struct ParallelZipWriter<W: Write + Seek> {
@@ -141,9 +167,23 @@ impl<W: Write + Seek> ParallelZipWriter<W> {
     pub fn add_reader(
         &mut self,
         name: &str,
+        src: impl Read,
+        size: u64,
+        mode: u32,
+    ) -> Result<Written> {
+        let dos = (self.dos_time, self.dos_date);
+        self.add_reader_dated(name, src, size, mode, dos)
+    }
+
+    /// [`Self::add_reader`] with the entry's own MS-DOS (time, date)
+    /// instead of the archive's.
+    pub fn add_reader_dated(
+        &mut self,
+        name: &str,
         mut src: impl Read,
         size: u64,
         mode: u32,
+        dos: (u16, u16),
     ) -> Result<Written> {
         if name.len() > 0xFFFF {
             let head: String = name.chars().take(60).collect();
@@ -155,7 +195,7 @@ impl<W: Write + Seek> ParallelZipWriter<W> {
         let method: u16 = if self.level == 0 { 0 } else { 8 };
         let zip64 = size >= self.zip64_local_min;
         let offset = self.pos;
-        self.write_local_header(name, method, zip64)?;
+        self.write_local_header(name, method, zip64, dos, None)?;
         let data_start = self.pos;
         let (sha, crc, total, csize) = if method == 8 && size >= self.chunked_min {
             self.copy_chunked(name, &mut src)?
@@ -166,8 +206,61 @@ impl<W: Write + Seek> ParallelZipWriter<W> {
             bail!("the source of {name} changed while it was read ({size} bytes expected, {total} read)");
         }
         self.pos = data_start + csize;
-        self.finish_entry(name, method, crc, csize, size, offset, zip64, mode)?;
+        self.finish_entry(name, crc, csize, size, offset, zip64)?;
+        self.push_entry(
+            name,
+            method,
+            crc,
+            (csize, size),
+            offset,
+            0o100000 | mode,
+            dos,
+        );
         Ok(Written { sha256: sha, size })
+    }
+
+    /// Copies an entry that is already compressed: a local header with the
+    /// CRC and sizes `e` gives (from the source's central directory, so a
+    /// source written with data descriptors needs none here), then exactly
+    /// `e.compressed_size` bytes of `compressed`, neither inflated nor
+    /// checked (the reader of the output checks the CRC as it would have
+    /// checked the source's).
+    pub fn add_raw(&mut self, e: &RawEntry, compressed: impl Read) -> Result<()> {
+        if e.name.len() > 0xFFFF {
+            bail!(
+                "archive path of {} bytes; ZIP allows at most 65535",
+                e.name.len()
+            );
+        }
+        if e.method != 0 && e.method != 8 {
+            bail!(
+                "{}: compression method {} is not stored (0) or deflate (8), the methods a wheel \
+                 may use",
+                e.name,
+                e.method
+            );
+        }
+        let zip64 = e.size.max(e.compressed_size) >= self.big;
+        let offset = self.pos;
+        let sizes = (e.compressed_size, e.size);
+        self.write_local_header(&e.name, e.method, zip64, e.dos, Some((e.crc, sizes)))?;
+        let n = std::io::copy(&mut compressed.take(e.compressed_size), &mut self.out)
+            .with_context(|| format!("copying {}", e.name))?;
+        if n != e.compressed_size {
+            bail!(
+                "{}: the source ended after {n} of {} compressed bytes",
+                e.name,
+                e.compressed_size
+            );
+        }
+        self.pos += n;
+        let mode = if e.mode & 0o170000 == 0 {
+            0o100000 | e.mode
+        } else {
+            e.mode
+        };
+        self.push_entry(&e.name, e.method, e.crc, sizes, offset, mode, e.dos);
+        Ok(())
     }
 
     /// One thread: hash and compress (or store) while copying.
@@ -283,42 +376,50 @@ impl<W: Write + Seek> ParallelZipWriter<W> {
         })
     }
 
-    fn write_local_header(&mut self, name: &str, method: u16, zip64: bool) -> Result<()> {
+    /// A local header; CRC and (compressed, uncompressed) sizes are zero
+    /// and patched later unless `known`.
+    fn write_local_header(
+        &mut self,
+        name: &str,
+        method: u16,
+        zip64: bool,
+        dos: (u16, u16),
+        known: Option<(u32, (u64, u64))>,
+    ) -> Result<()> {
+        let (crc, (csize, usize)) = known.unwrap_or_default();
         let mut h = Vec::with_capacity(30 + name.len() + 20);
         put32(&mut h, LOCAL_SIG);
         put16(&mut h, if zip64 { 45 } else { 20 });
         put16(&mut h, flags(name));
         put16(&mut h, method);
-        put16(&mut h, self.dos_time);
-        put16(&mut h, self.dos_date);
-        put32(&mut h, 0); // crc, patched later
-        put32(&mut h, if zip64 { u32::MAX } else { 0 });
-        put32(&mut h, if zip64 { u32::MAX } else { 0 });
+        put16(&mut h, dos.0);
+        put16(&mut h, dos.1);
+        put32(&mut h, crc);
+        put32(&mut h, if zip64 { u32::MAX } else { csize as u32 });
+        put32(&mut h, if zip64 { u32::MAX } else { usize as u32 });
         put16(&mut h, name.len() as u16);
         put16(&mut h, if zip64 { 20 } else { 0 });
         h.extend_from_slice(name.as_bytes());
         if zip64 {
             put16(&mut h, 1);
             put16(&mut h, 16);
-            put64(&mut h, 0);
-            put64(&mut h, 0);
+            put64(&mut h, usize);
+            put64(&mut h, csize);
         }
         self.out.write_all(&h)?;
         self.pos += h.len() as u64;
         Ok(())
     }
 
-    #[allow(clippy::too_many_arguments)]
+    /// Patches the CRC and sizes into the local header at `offset`.
     fn finish_entry(
         &mut self,
         name: &str,
-        method: u16,
         crc: u32,
         csize: u64,
         usize: u64,
         offset: u64,
         zip64: bool,
-        mode: u32,
     ) -> Result<()> {
         if !zip64 && csize >= self.big {
             bail!(
@@ -342,6 +443,21 @@ impl<W: Write + Seek> ParallelZipWriter<W> {
             self.out.write_all(&p)?;
         }
         self.out.seek(SeekFrom::Start(self.pos))?;
+        Ok(())
+    }
+
+    /// Records a written entry for the central directory.
+    #[allow(clippy::too_many_arguments)]
+    fn push_entry(
+        &mut self,
+        name: &str,
+        method: u16,
+        crc: u32,
+        (csize, usize): (u64, u64),
+        offset: u64,
+        mode: u32,
+        dos: (u16, u16),
+    ) {
         self.entries.push(CdEntry {
             name: name.to_string(),
             method,
@@ -350,8 +466,8 @@ impl<W: Write + Seek> ParallelZipWriter<W> {
             usize,
             offset,
             mode,
+            dos,
         });
-        Ok(())
     }
 
     /// A 32-bit field's value, or the 0xFFFFFFFF marker if it is in ZIP64.
@@ -380,8 +496,8 @@ impl<W: Write + Seek> ParallelZipWriter<W> {
             put16(&mut cd, if big { 45 } else { 20 });
             put16(&mut cd, flags(&e.name));
             put16(&mut cd, e.method);
-            put16(&mut cd, self.dos_time);
-            put16(&mut cd, self.dos_date);
+            put16(&mut cd, e.dos.0);
+            put16(&mut cd, e.dos.1);
             put32(&mut cd, e.crc);
             put32(&mut cd, self.clamp(e.csize));
             put32(&mut cd, self.clamp(e.usize));
@@ -390,7 +506,7 @@ impl<W: Write + Seek> ParallelZipWriter<W> {
             put16(&mut cd, 0); // comment
             put16(&mut cd, 0); // disk
             put16(&mut cd, 0); // internal attributes
-            put32(&mut cd, (0o100000 | e.mode) << 16);
+            put32(&mut cd, e.mode << 16);
             put32(&mut cd, self.clamp(e.offset));
             cd.extend_from_slice(e.name.as_bytes());
             if big {
@@ -665,6 +781,66 @@ mod tests {
         let single = single.finish().unwrap().len() as f64;
         let ratio = f.compressed_size() as f64 / single;
         assert!(ratio < 1.01, "chunked output is {ratio}x a single stream");
+    }
+
+    /// Copies every entry of `bytes` raw into a new archive.
+    fn raw_copy(bytes: &[u8], zip64: bool) -> Vec<u8> {
+        let mut a = zip::ZipArchive::new(Cursor::new(bytes)).unwrap();
+        let mut z = ParallelZipWriter::new(Cursor::new(Vec::new()), None, 6);
+        if zip64 {
+            z.force_zip64();
+        }
+        for i in 0..a.len() {
+            let m = a.by_index_raw(i).unwrap();
+            let t = m.last_modified().unwrap();
+            let e = RawEntry {
+                name: m.name().to_string(),
+                method: if m.compression() == zip::CompressionMethod::Stored {
+                    0
+                } else {
+                    8
+                },
+                crc: m.crc32(),
+                compressed_size: m.compressed_size(),
+                size: m.size(),
+                mode: m.unix_mode().unwrap(),
+                dos: (t.timepart(), t.datepart()),
+            };
+            z.add_raw(&e, m).unwrap();
+        }
+        z.finish().unwrap().into_inner()
+    }
+
+    #[test]
+    fn raw_copies_round_trip() {
+        for level in [0, 6] {
+            let bytes = build(level);
+            // The same writer settings: byte for byte the same archive.
+            assert!(raw_copy(&bytes, false) == bytes, "level {level}");
+            // ZIP64 headers: the same members.
+            let copy = raw_copy(&bytes, true);
+            let mut a = zip::ZipArchive::new(Cursor::new(&copy)).unwrap();
+            let mut v = Vec::new();
+            a.by_name("d/\u{e9}.py")
+                .unwrap()
+                .read_to_end(&mut v)
+                .unwrap();
+            assert_eq!(v, vec![7u8; 300_000]);
+            assert_eq!(a.by_name("bin/run").unwrap().unix_mode(), Some(0o100755));
+        }
+        // Too few source bytes is an error, not a short member.
+        let mut z = ParallelZipWriter::new(Cursor::new(Vec::new()), None, 6);
+        let e = RawEntry {
+            name: "x".into(),
+            method: 8,
+            crc: 0,
+            compressed_size: 10,
+            size: 10,
+            mode: 0o644,
+            dos: (0, 0),
+        };
+        let err = z.add_raw(&e, &b"abc"[..]).unwrap_err().to_string();
+        assert!(err.contains("ended after 3 of 10"), "{err}");
     }
 
     #[test]

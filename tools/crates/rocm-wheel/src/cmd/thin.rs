@@ -1,25 +1,25 @@
 //! `rocm-wheel thin`: a wheel with device code for some GPU families only.
 //!
-//! Members are streamed: unchanged ones are copied as their compressed
-//! bytes; an ELF member with offload bundles is unpacked to a temporary file
-//! next to the output, its `.hip_fatbin` section (only) read into memory,
-//! thinned in place and written back, and the file deflated into the new
-//! wheel. RECORD is rewritten for what changed and written last.
+//! An ELF member with offload bundles is unpacked to a temporary file next
+//! to the output, its `.hip_fatbin` section (only) read into memory,
+//! thinned in place and written back; the wheel rewriter
+//! ([`wheel_writer::rewrite`]) copies every other member as its compressed
+//! bytes, deflates the thinned ones in parallel and rewrites RECORD.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap};
 use std::fs::File;
-use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+use std::io::{Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
-use offload_bundle::families::{describe_target, expand, generic_covers, gfx_sort_key, Requested};
-use offload_bundle::thin::{find_hip_fatbin, section_targets, thin_section, ThinnedBundle};
-use offload_bundle::Limits;
-use wheel_format::{
-    dist_info_path, dist_info_stem, normalize_name, rename_metadata, rewrite_record, validate_name,
-    Digest, HashingWriter, WheelName,
+use offload_bundle::families::{
+    describe_target, expand, gfx_sort_key, has_code_for, keeps, Requested,
 };
-use zip::write::SimpleFileOptions;
+use offload_bundle::thin::{
+    find_hip_fatbin, read_hip_fatbin, section_targets, thin_section, ThinnedBundle,
+};
+use offload_bundle::Limits;
+use wheel_writer::rewrite::{Source, WheelRewriter};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -49,100 +49,20 @@ struct Unpacked {
     targets: Vec<Vec<String>>,
 }
 
-/// Who the input wheel is and what the output is called.
-struct Naming {
-    /// The input's file name.
-    input_name: String,
-    /// The input's `{name}-{version}` .dist-info stem.
-    dist: String,
-    /// The output's .dist-info stem (`dist` unless renamed).
-    new_dist: String,
-    /// The renamed distribution (`--name-suffix`), if any.
-    rename: Option<String>,
-    /// The input's METADATA text.
-    metadata: String,
-}
-
-impl Naming {
-    fn record_name(&self) -> String {
-        dist_info_path(&self.dist, "RECORD")
-    }
-
-    fn metadata_name(&self) -> String {
-        dist_info_path(&self.dist, "METADATA")
-    }
-
-    /// A member's name in the output (the .dist-info directory renamed).
-    fn rename_member(&self, n: &str) -> String {
-        match n.strip_prefix(&format!("{}.dist-info/", self.dist)) {
-            Some(rest) if self.rename.is_some() => format!("{}.dist-info/{rest}", self.new_dist),
-            _ => n.to_string(),
-        }
-    }
-}
-
-type Input = zip::ZipArchive<BufReader<File>>;
-
 pub fn run(args: Args) -> Result<()> {
     let requested = expand(&args.gfx)?;
     let keep: BTreeSet<String> = requested
         .iter()
         .flat_map(|r| r.targets.iter().cloned())
         .collect();
-    let f =
-        File::open(&args.input).with_context(|| format!("cannot open {}", args.input.display()))?;
-    let mut zip = zip::ZipArchive::new(BufReader::new(f))
-        .with_context(|| format!("{}: not a zip archive", args.input.display()))?;
-    let names: Vec<String> = zip.file_names().map(str::to_string).collect();
-    let naming = name_output(&args, &mut zip, &names)?;
-    let out_dir = match args.output.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    // Every refusal comes before anything is written.
-    let limits = Limits::default();
-    let mut unpacked = unpack_device_code(&mut zip, &out_dir, &limits)?;
-    check_requested(&args, &requested, &naming.input_name, &unpacked)?;
-    let keep_fn = |p: &str| keeps(&keep, p);
-    let report = write_thinned(
-        &args.output,
-        &mut zip,
-        &names,
-        &naming,
-        &mut unpacked,
-        &|data: &mut Vec<u8>| thin_section(data, &keep_fn, &limits),
-    )?;
-    print_report(&report);
-    Ok(())
-}
-
-/// Reads the input's identity and checks that `-o` is named for the output
-/// wheel (renamed with `--name-suffix`).
-fn name_output(args: &Args, zip: &mut Input, names: &[String]) -> Result<Naming> {
-    let dist = wheel_format::find_dist_info(names.iter().map(String::as_str))?;
-    let input_name = file_name(&args.input)?;
-    let metadata = wheel_inspect::members::read_text(zip, &dist_info_path(&dist, "METADATA"))?;
-    let (name, version) = wheel_format::wheel_identity(&input_name, &dist, &metadata)?;
-    let rename = match &args.name_suffix {
-        None => None,
-        Some(s) => {
-            let new_name = format!("{name}-{s}");
-            validate_name(&new_name).context("--name-suffix gives an invalid name")?;
-            Some(new_name)
-        }
-    };
-    let new_dist = match &rename {
-        Some(n) => dist_info_stem(n, &version),
-        None => dist.clone(),
-    };
-    let expected_file = match &rename {
-        Some(n) => WheelName {
-            name: &normalize_name(n),
-            ..WheelName::parse(&input_name)?
-        }
-        .to_string(),
-        None => input_name.clone(),
-    };
+    let mut wheel = WheelRewriter::open(&args.input)?;
+    if let Some(s) = &args.name_suffix {
+        let new_name = format!("{}-{s}", wheel.name());
+        wheel
+            .rename(&new_name)
+            .context("--name-suffix gives an invalid name")?;
+    }
+    let expected_file = wheel.output_file_name()?;
     if file_name(&args.output)? != expected_file {
         bail!(
             "-o {}: the output must be named {expected_file} (pip checks that the file name \
@@ -150,44 +70,40 @@ fn name_output(args: &Args, zip: &mut Input, names: &[String]) -> Result<Naming>
             args.output.display()
         );
     }
-    Ok(Naming {
-        input_name,
-        dist,
-        new_dist,
-        rename,
-        metadata,
-    })
+    let out_dir = match args.output.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    // Every refusal comes before anything is written.
+    let limits = Limits::default();
+    let unpacked = unpack_device_code(&mut wheel, &out_dir, &limits)?;
+    check_requested(&args, &requested, wheel.file_name(), &unpacked)?;
+    let keep_fn = |p: &str| keeps(&keep, p);
+    let report = thin_members(&mut wheel, unpacked, &|data: &mut Vec<u8>| {
+        thin_section(data, &keep_fn, &limits)
+    })?;
+    wheel.finish(&args.output)?;
+    print_report(&report);
+    Ok(())
 }
 
 /// Unpacks the ELF members whose `.hip_fatbin` holds device code into
 /// temporary files in `out_dir`, keyed by member index, with their targets.
 fn unpack_device_code(
-    zip: &mut Input,
+    wheel: &mut WheelRewriter,
     out_dir: &Path,
     limits: &Limits,
 ) -> Result<HashMap<usize, Unpacked>> {
     let mut unpacked = HashMap::new();
-    for i in 0..zip.len() {
-        let mut m = zip.by_index(i)?;
-        let mut magic = [0u8; 4];
-        let n = read_up_to(&mut m, &mut magic)?;
-        if n < 4 || &magic != b"\x7fELF" {
+    for i in 0..wheel.names().len() {
+        let Some(mut file) = wheel.unpack_if(i, b"\x7fELF", out_dir)? else {
             continue;
-        }
-        let member = m.name().to_string();
-        let mut file = tempfile::tempfile_in(out_dir)
-            .with_context(|| format!("cannot create a temporary file in {}", out_dir.display()))?;
-        {
-            let mut w = BufWriter::new(&mut file);
-            w.write_all(&magic)?;
-            std::io::copy(&mut m, &mut w).with_context(|| format!("cannot unpack {member}"))?;
-            w.flush()?;
-        }
-        drop(m);
+        };
+        let member = &wheel.names()[i];
         let Some(section) = find_hip_fatbin(&mut file).with_context(|| member.clone())? else {
             continue;
         };
-        let data = read_range(&mut file, section)?;
+        let data = read_hip_fatbin(&mut file, section)?;
         let targets = section_targets(&data, limits)
             .with_context(|| format!("{member}: reading .hip_fatbin"))?;
         if targets.iter().any(|t| !t.is_empty()) {
@@ -202,24 +118,6 @@ fn unpack_device_code(
         }
     }
     Ok(unpacked)
-}
-
-/// Whether a code object for processor `p` serves `target`: it is that
-/// target's own, or a generic one covering it.
-fn serves(p: &str, target: &str) -> bool {
-    p == target || generic_covers(p).is_some_and(|c| c.iter().any(|t| t == target))
-}
-
-/// Whether a code object for processor `p` stays: it serves a requested
-/// target. A specific code object for the same target stays too; the
-/// runtime prefers it.
-fn keeps(requested: &BTreeSet<String>, p: &str) -> bool {
-    requested.iter().any(|t| serves(p, t))
-}
-
-/// Whether the wheel's processors `present` hold code that runs on `target`.
-fn has_code_for(present: &BTreeSet<String>, target: &str) -> bool {
-    present.iter().any(|p| serves(p, target))
 }
 
 /// Refuses a wheel without device code, and a requested family or target
@@ -270,78 +168,28 @@ fn check_requested(
 /// What was thinned: per member, its bundles.
 type Report = Vec<(String, Vec<ThinnedBundle>)>;
 
-/// Writes the output wheel atomically: thinned members deflated anew, a
-/// renamed METADATA, everything else copied raw; RECORD rewritten, last.
-fn write_thinned(
-    output: &Path,
-    zip: &mut Input,
-    names: &[String],
-    naming: &Naming,
-    unpacked: &mut HashMap<usize, Unpacked>,
+/// Thins each unpacked member's `.hip_fatbin` in place (in member order)
+/// and has the rewriter replace the members that lost code objects.
+fn thin_members(
+    wheel: &mut WheelRewriter,
+    unpacked: HashMap<usize, Unpacked>,
     thin: &dyn Fn(&mut Vec<u8>) -> Result<Vec<ThinnedBundle>>,
 ) -> Result<Report> {
-    let record_name = naming.record_name();
-    let metadata_name = naming.metadata_name();
-    let record_text = wheel_inspect::members::read_text(zip, &record_name)?;
-    let mut changed: BTreeMap<String, (String, u64)> = BTreeMap::new();
     let mut report = Report::new();
-    atomic_write::AtomicFile::write_with(output, 0o644, |out| {
-        let mut w = zip::ZipWriter::new(BufWriter::new(out));
-        for (i, name) in names.iter().enumerate() {
-            if *name == record_name {
-                continue;
-            }
-            let new_name = naming.rename_member(name);
-            if let Some(u) = unpacked.get_mut(&i) {
-                let mut data = read_range(&mut u.file, u.section)?;
-                let thinned = thin(&mut data).with_context(|| format!("{name}: .hip_fatbin"))?;
-                if thinned.iter().any(|t| !t.dropped.is_empty()) {
-                    u.file.seek(SeekFrom::Start(u.section.0))?;
-                    u.file.write_all(&data)?;
-                    drop(data);
-                    w.start_file(new_name.as_str(), options_of(zip, i)?)?;
-                    u.file.seek(SeekFrom::Start(0))?;
-                    let entry = copy_hashed(&mut BufReader::new(&mut u.file), &mut w)?;
-                    changed.insert(new_name, entry);
-                    report.push((name.clone(), thinned));
-                    continue;
-                }
-            }
-            if let (Some(rename), true) = (&naming.rename, *name == metadata_name) {
-                let text = rename_metadata(&naming.metadata, rename)?;
-                w.start_file(new_name.as_str(), options_of(zip, i)?)?;
-                w.write_all(text.as_bytes())?;
-                let hash = Digest::of(text.as_bytes()).record_hash();
-                changed.insert(new_name, (hash, text.len() as u64));
-                continue;
-            }
-            let m = zip.by_index_raw(i)?;
-            if new_name == *name {
-                w.raw_copy_file(m)?;
-            } else {
-                w.raw_copy_file_rename(m, new_name.as_str())?;
-            }
+    let mut unpacked: Vec<(usize, Unpacked)> = unpacked.into_iter().collect();
+    unpacked.sort_by_key(|(i, _)| *i);
+    for (i, mut u) in unpacked {
+        let name = wheel.names()[i].clone();
+        let mut data = read_hip_fatbin(&mut u.file, u.section)?;
+        let thinned = thin(&mut data).with_context(|| format!("{name}: .hip_fatbin"))?;
+        if thinned.iter().any(|t| !t.dropped.is_empty()) {
+            u.file.seek(SeekFrom::Start(u.section.0))?;
+            u.file.write_all(&data)?;
+            wheel.replace(&name, Source::File(u.file))?;
+            report.push((name, thinned));
         }
-        let rename_member = |n: &str| naming.rename_member(n);
-        let new_record = rewrite_record(&record_name, &record_text, &rename_member, &changed)?;
-        let record_index = names.iter().position(|n| *n == record_name).unwrap();
-        w.start_file(
-            naming.rename_member(&record_name).as_str(),
-            options_of(zip, record_index)?,
-        )?;
-        w.write_all(new_record.as_bytes())?;
-        w.finish()?.flush()?;
-        Ok(())
-    })?;
+    }
     Ok(report)
-}
-
-/// Copies `r` into `w`, returning its RECORD hash and size.
-fn copy_hashed(r: &mut impl Read, w: &mut impl Write) -> Result<(String, u64)> {
-    let mut hashed = HashingWriter::new(w);
-    std::io::copy(r, &mut hashed)?;
-    let digest = hashed.digest();
-    Ok((digest.record_hash(), digest.len()))
 }
 
 fn print_report(report: &Report) {
@@ -369,71 +217,8 @@ fn print_report(report: &Report) {
     }
 }
 
-/// How a rewritten member is stored: deflated, with the original's time
-/// and permissions (so equal input gives equal output).
-fn options_of<R: Read + Seek>(zip: &mut zip::ZipArchive<R>, i: usize) -> Result<SimpleFileOptions> {
-    let m = zip.by_index_raw(i)?;
-    Ok(SimpleFileOptions::default()
-        .compression_method(zip::CompressionMethod::Deflated)
-        .compression_level(Some(6))
-        .last_modified_time(m.last_modified().unwrap_or_default())
-        .unix_permissions(m.unix_mode().unwrap_or(0o644))
-        .large_file(m.size() >= 0xFFFF_FFFF))
-}
-
 fn file_name(p: &Path) -> Result<String> {
     p.file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .with_context(|| format!("{}: no file name", p.display()))
-}
-
-fn read_up_to(r: &mut impl Read, buf: &mut [u8]) -> Result<usize> {
-    let mut n = 0;
-    while n < buf.len() {
-        match r.read(&mut buf[n..])? {
-            0 => break,
-            k => n += k,
-        }
-    }
-    Ok(n)
-}
-
-fn read_range(f: &mut File, (off, len): (u64, u64)) -> Result<Vec<u8>> {
-    let mut v = Vec::new();
-    usize::try_from(len)
-        .ok()
-        .and_then(|n| v.try_reserve_exact(n).ok())
-        .with_context(|| format!("cannot allocate {len} bytes for .hip_fatbin"))?;
-    f.seek(SeekFrom::Start(off))?;
-    f.take(len).read_to_end(&mut v)?;
-    if v.len() as u64 != len {
-        bail!("truncated ELF: .hip_fatbin ends past the end of the file");
-    }
-    Ok(v)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn generic_code_objects_stay_for_the_targets_they_cover() {
-        let req: BTreeSet<String> = ["gfx1201", "gfx90a"].map(String::from).into();
-        assert!(keeps(&req, "gfx1201"));
-        assert!(keeps(&req, "gfx12-generic"));
-        assert!(!keeps(&req, "gfx1200"));
-        assert!(!keeps(&req, "gfx9-4-generic"));
-        assert!(!keeps(&req, "gfx12-5-generic"));
-        // Asked for by name.
-        let req: BTreeSet<String> = ["gfx12-generic".to_string()].into();
-        assert!(keeps(&req, "gfx12-generic"));
-        assert!(!keeps(&req, "gfx1200"));
-
-        let present: BTreeSet<String> = ["gfx942", "gfx12-generic"].map(String::from).into();
-        assert!(has_code_for(&present, "gfx1200"));
-        assert!(has_code_for(&present, "gfx12-generic"));
-        assert!(has_code_for(&present, "gfx942"));
-        assert!(!has_code_for(&present, "gfx950"));
-        assert!(!has_code_for(&present, "gfx1100"));
-    }
 }
