@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One clean `bazel build //:wheels` with default flags: per-Python wheels for
-# every interpreter found, the pjrt wheel once, and (from the execution log)
-# every Python-independent action ran exactly once.
+# every interpreter on this machine (the declared versions, each a rules_python
+# local runtime), the pjrt wheel once, and (from the execution log) every
+# Python-independent action ran exactly once.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 # The workspace's own output base: its external repositories (the
@@ -12,8 +13,9 @@ FLAGS=(--disk_cache= --remote_cache=)
 PY=.venv/bin/python
 [[ -x $PY ]] || { echo "FAIL: $PY missing; run \`make setup\` first" >&2; exit 1; }
 
-# What the machine has, listed independently of rules_rocm's discovery; the
-# matrix users need (3.11-3.14) must be among it.
+# What the machine has, listed independently of the declared versions and
+# the local-runtime registration; the matrix users need (3.11-3.14) must be
+# among it.
 source tests/lib/pythons.sh
 mapfile -t versions < <(expected_python_versions)
 echo "versions on this machine: ${versions[*]}"

@@ -1,7 +1,8 @@
 # Sourced by e2e scripts. expected_python_versions: the CPython minor
 # versions >= 3.10 with headers that a user finds on this machine (pyenv's
-# releases, python3.N on PATH), listed without rules_rocm's own discovery
-# code, so that a discovery bug shows up as a mismatch.
+# releases, python3.N on PATH), listed without the code that registers them
+# as rules_python local runtimes (tests/python_runtimes.bzl) or the list
+# MODULE.bazel declares, so that either going stale shows up as a mismatch.
 expected_python_versions() {
   local root=${PYENV_ROOT:-$HOME/.pyenv} exe n
   local -a candidates=()
