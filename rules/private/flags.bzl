@@ -24,6 +24,7 @@ load("@rocm_python//:versions.bzl", "DECLARED_IN", "PYTHON_VERSIONS")
 load(":gfx_families.bzl", "compile_targets", "expand_gfx")
 load(":labels.bzl", "label_as_typed")
 load(":providers.bzl", "GfxInfo", "PythonVersionsInfo", "SettingInfo")
+load(":python_repository.bzl", "is_minor_version")
 
 # str(Label) so the settings resolve to this repository when rules_rocm is
 # used as an external repository, too.
@@ -102,15 +103,6 @@ gfx_device_target_setting = rule(
 
 # --//:python_versions
 
-def _is_minor_version(v):
-    parts = v.split(".")
-    if len(parts) != 2:
-        return False
-    for p in parts:
-        if not p.isdigit() or (len(p) > 1 and p[0] == "0"):
-            return False
-    return parts[0] == "3"
-
 def _version_key(v):
     return [int(p) for p in v.split(".")]
 
@@ -136,7 +128,7 @@ def parse_python_versions(value, available = PYTHON_VERSIONS, declared_in = DECL
     wanted = []
     for raw in value.split(","):
         v = raw.strip()
-        if not _is_minor_version(v):
+        if not is_minor_version(v):
             fail("rules_rocm: malformed Python version '{}' in --//:python_versions={}: {}".format(
                 raw,
                 value,

@@ -7,10 +7,14 @@ load(":providers.bzl", "HipCompilerInfo", "HipToolchainInfo")
 
 HIP_TOOLCHAIN_TYPE = Label("//rules:hip_toolchain_type")
 
-def _toolkit_path(ctx, path):
-    # A toolkit inside its repository (a downloaded archive) is named by its
-    # execution-root path, so command lines and cache keys do not depend on
-    # the output base; its files are then inputs of every action using it.
+def toolkit_path(ctx, path):
+    """`path` of a toolkit target (hip_toolchain, rocm_library) as actions name it.
+
+    A toolkit inside its repository (a downloaded archive, `in_repository`)
+    is named by its execution-root path, so command lines and cache keys do
+    not depend on the output base; its files are then inputs of every action
+    using it. An installed toolkit's paths are absolute and stay as they are.
+    """
     if ctx.attr.in_repository and path:
         return ctx.label.workspace_root + "/" + path
     return path
@@ -28,10 +32,10 @@ def _hip_toolchain_impl(ctx):
     return [platform_common.ToolchainInfo(
         hip = HipToolchainInfo(
             unavailable = a.unavailable,
-            rocm_path = _toolkit_path(ctx, a.rocm_path),
+            rocm_path = toolkit_path(ctx, a.rocm_path),
             rocm_version = a.rocm_version,
-            device_lib_path = _toolkit_path(ctx, a.device_lib_path),
-            runtime_lib_dir = _toolkit_path(ctx, a.runtime_lib_dir),
+            device_lib_path = toolkit_path(ctx, a.device_lib_path),
+            runtime_lib_dir = toolkit_path(ctx, a.runtime_lib_dir),
             files = depset(ctx.files.files),
             runtime_files = depset(ctx.files.runtime_files),
             host_offload_arch = a.host_offload_arch,

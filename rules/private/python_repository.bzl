@@ -13,14 +13,23 @@ DEFAULT_PYTHON_VERSIONS = ["3.11", "3.12", "3.13", "3.14"]
 def _version_key(v):
     return [int(p) for p in v.split(".")]
 
+def is_minor_version(v):
+    """Whether `v` is a CPython 3 minor version such as "3.12" (no leading zeros)."""
+    parts = v.split(".")
+    if len(parts) != 2:
+        return False
+    for p in parts:
+        if not p.isdigit() or (len(p) > 1 and p[0] == "0"):
+            return False
+    return parts[0] == "3"
+
 def check_python_versions(versions, where):
     """Fails naming `where` when a version is not a CPython 3 minor version or repeats."""
     if not versions:
         fail("{}: no Python version given; list at least one, e.g. [\"3.12\"]".format(where))
     seen = {}
     for v in versions:
-        parts = v.split(".")
-        if len(parts) != 2 or parts[0] != "3" or not parts[1].isdigit():
+        if not is_minor_version(v):
             fail("{}: '{}' is not a Python minor version such as \"3.12\"".format(where, v))
         if v in seen:
             fail("{}: Python {} is listed twice".format(where, v))

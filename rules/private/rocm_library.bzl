@@ -8,6 +8,7 @@ include directory and link flags C++ users need. A library missing from the
 installation fails the analysis of whatever uses it, naming the package.
 """
 
+load(":hip_toolchain.bzl", "toolkit_path")
 load(":providers.bzl", "RocmLibraryInfo")
 
 # The globals rules_cc re-exports (rules_cc 0.0.11 has no cc/common yet).
@@ -22,7 +23,7 @@ def _rocm_library_impl(ctx):
         info = dep[RocmLibraryInfo]
         for t, why in info.refused.items():
             refused.setdefault(t, "{} {}: {}".format(info.name, info.version, why))
-    includes = [_toolkit_path(ctx, ctx.attr.include_dir)] if ctx.attr.include_dir else []
+    includes = [toolkit_path(ctx, ctx.attr.include_dir)] if ctx.attr.include_dir else []
     return [
         RocmLibraryInfo(
             name = ctx.attr.display_name,
@@ -45,17 +46,12 @@ def _rocm_library_impl(ctx):
         ),
     ]
 
-def _toolkit_path(ctx, path):
-    # A toolkit inside its repository (a downloaded archive): paths relative
-    # to the execution root, files declared as inputs.
-    return ctx.label.workspace_root + "/" + path if ctx.attr.in_repository else path
-
 def _linking_context(ctx):
     if not ctx.attr.link:
         return _cc_common.create_linking_context(linker_inputs = depset())
     return _cc_common.create_linking_context(linker_inputs = depset([_cc_common.create_linker_input(
         owner = ctx.label,
-        user_link_flags = depset(["-L" + _toolkit_path(ctx, ctx.attr.lib_dir), "-l" + ctx.attr.link]),
+        user_link_flags = depset(["-L" + toolkit_path(ctx, ctx.attr.lib_dir), "-l" + ctx.attr.link]),
         additional_inputs = depset(ctx.files.shared_libraries),
     )]))
 

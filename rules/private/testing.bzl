@@ -2,6 +2,7 @@
 Python version and runs a check script there."""
 
 load(":providers.bzl", "PythonFactsInfo")
+load(":python_repository.bzl", "is_minor_version")
 load(":shell.bzl", "INSTALL_TEST_ATTRS", "install_test_header", "install_test_script", "shell_quote", "venv_install_check_lines")
 load(":transitions.bzl", "ALLOWLIST_ATTRS", "python_versions_attr_split")
 
@@ -21,8 +22,7 @@ def _check_versions(ctx):
     if ctx.attr.interpreters and ctx.attr.python_versions:
         fail("{}: give `interpreters` (explicit paths) or `python_versions` (rules_python's interpreters), not both".format(ctx.label))
     for v in ctx.attr.python_versions:
-        parts = v.split(".")
-        if len(parts) != 2 or parts[0] != "3" or not parts[1].isdigit():
+        if not is_minor_version(v):
             fail("{}: python_versions entry '{}' is not a minor version such as \"3.12\"".format(ctx.label, v))
 
 def _wheel_install_test_impl(ctx):
