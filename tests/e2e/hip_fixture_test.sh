@@ -199,7 +199,6 @@ extern "C" __global__ void blas_user_kernel(int* x) { x[0] = 1; }
 extern "C" int blas_user(void) { return hipblasFixtureCall(); }
 EOF
 
-bz() { "$BAZEL" --output_base="$ob" "$@"; }
 # The checkout's own rocm-wheel (the fixture module builds no wheel).
 source "$root/tests/lib/rocm_wheel.sh"
 RW=$(cd "$root" && BAZEL=$BAZEL rocm_wheel_path) || fail "cannot build //tools:rocm-wheel"

@@ -13,7 +13,6 @@ cd "$(dirname "$0")/../.."
 source tests/lib/common.sh
 # The workspace's own output base: its external repositories (the
 # cargo-built tool) and server are shared with `make bazel-test`.
-bz() { bazel "$@"; }
 FLAGS=(--disk_cache= --remote_cache=)
 PYFLAG=--@rules_python//python/config_settings:python_version
 

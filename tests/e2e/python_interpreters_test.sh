@@ -180,7 +180,6 @@ EOF
 mkdir -p probe/interpreters_probe
 echo 'from interpreters_probe._probe import compiled_for' >probe/interpreters_probe/__init__.py
 
-bz() { "$BAZEL" --output_base="$ob" "$@"; }
 
 # build_and_check MODE FLAGS...: the wheel set of //:wheels, one per given
 # version, each installed into a venv of its own interpreter.

@@ -5,13 +5,13 @@
 # Python-independent action ran exactly once.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+source tests/lib/common.sh
 # The workspace's own output base: its external repositories (the
 # cargo-built tool) and server are shared with `make bazel-test`.
-bz() { bazel "$@"; }
 OB="$(bazel info output_base 2>/dev/null)"
 FLAGS=(--disk_cache= --remote_cache=)
 PY=.venv/bin/python
-[[ -x $PY ]] || { echo "FAIL: $PY missing; run \`make setup\` first" >&2; exit 1; }
+[[ -x $PY ]] || fail "$PY missing; run \`make setup\` first"
 
 # What the machine has, listed independently of the declared versions and
 # the local-runtime registration; the matrix users need (3.11-3.14) must be
@@ -20,7 +20,7 @@ source tests/lib/pythons.sh
 mapfile -t versions < <(expected_python_versions)
 echo "versions on this machine: ${versions[*]}"
 for v in 3.11 3.12 3.13 3.14; do
-  [[ " ${versions[*]} " == *" $v "* ]] || { echo "FAIL: no Python $v with headers on this machine (make setup)" >&2; exit 1; }
+  [[ " ${versions[*]} " == *" $v "* ]] || fail "no Python $v with headers on this machine (make setup)"
 done
 
 log="$OB/python_once.exec.json"
@@ -36,9 +36,9 @@ for dist in example_jaxlib jax_rocm7_plugin; do
   for v in "${versions[@]}"; do
     tag="cp${v/./}-cp${v/./}-manylinux_2_[0-9]+_x86_64"
     n=$(printf '%s\n' "${wheels[@]}" | grep -cE "/${dist}-[^/]*-${tag}\.whl$" || true)
-    [[ $n == 1 ]] || { echo "FAIL: $n ${dist} wheels tagged $tag in ${wheels[*]}" >&2; exit 1; }
+    [[ $n == 1 ]] || fail "$n ${dist} wheels tagged $tag in ${wheels[*]}"
   done
 done
 n=$(printf '%s\n' "${wheels[@]}" | grep -c '/jax_rocm7_pjrt-[^/]*\.whl$' || true)
-[[ $n == 1 ]] || { echo "FAIL: $n jax_rocm7_pjrt wheels in ${wheels[*]}" >&2; exit 1; }
+[[ $n == 1 ]] || fail "$n jax_rocm7_pjrt wheels in ${wheels[*]}"
 echo "ok: ${#wheels[@]} wheels"

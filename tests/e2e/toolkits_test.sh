@@ -96,10 +96,6 @@ rocm_wheel(
 BUILD
 
 ob="$ws/ob1"
-real_bazel=$BAZEL
-bz() { "$real_bazel" --output_base="$ob" "$@"; }
-# bz_fails LOG ARGS...: `bz build ARGS` must fail (expect_build_failure on bz).
-bz_fails() { BAZEL=bz expect_build_failure "$@"; }
 therock=(--@rules_rocm//rocm:toolkit=therock_6_4)
 system=(--@rules_rocm//rocm:toolkit=system)
 bz build @rules_rocm//tools:rocm-wheel 2>"$ws/build.err" || { tail -20 "$ws/build.err" >&2; fail "cannot build @rules_rocm//tools:rocm-wheel"; }
@@ -141,7 +137,7 @@ expect_in "$ws/aquery.txt" "external/rules_rocm~~rules_rocm~rocm_toolkit_therock
 ! grep -qF -- "$ob" "$ws/aquery.txt" || fail "a device compile command line names the output base $ob"
 
 echo "--- 2. rocPRIM 6.4 refuses gfx950; the system ROCm 7.2 builds it"
-bz_fails "$ws/refuse.log" --nobuild "${therock[@]}" --@rules_rocm//:gfx=gfx950 //:rocprim_user
+expect_build_failure "$ws/refuse.log" --nobuild "${therock[@]}" --@rules_rocm//:gfx=gfx950 //:rocprim_user
 expect_in "$ws/refuse.log" "rocPRIM 3.4" "(ROCm 6.4) cannot compile device code for gfx950"
 marker=$(ls "$ob"/external/@rules_rocm~~rules_rocm~rocm_toolkit_therock_6_4.marker)
 before=$(stat -c %Y "$marker")
@@ -154,9 +150,9 @@ bz build "${therock[@]}" --@rules_rocm//:gfx=gfx1100 //:vadd 2>"$ws/build.err" |
 [[ $(stat -c %Y "$marker") == "$before" ]] || fail "switching toolkits refetched therock_6_4"
 
 echo "--- 3. a wrong sha256, an undeclared toolkit"
-bz_fails "$ws/sum.log" --nobuild --@rules_rocm//rocm:toolkit=wrong_sum //:vadd
+expect_build_failure "$ws/sum.log" --nobuild --@rules_rocm//rocm:toolkit=wrong_sum //:vadd
 expect_in "$ws/sum.log" "$sha" "$bad_sha"
-bz_fails "$ws/name.log" --nobuild --@rules_rocm//rocm:toolkit=therock_7 //:vadd
+expect_build_failure "$ws/name.log" --nobuild --@rules_rocm//rocm:toolkit=therock_7 //:vadd
 expect_in "$ws/name.log" "--@rules_rocm//rocm:toolkit=therock_7 names no declared ROCm toolkit; declared: local, system, therock_6_4, wrong_sum"
 
 echo "--- 4. server stopped: a new output base from the repository cache; a broken python3.13 first on PATH"

@@ -6,11 +6,21 @@ fail() {
   exit 1
 }
 
-# expect_build_failure LOG BAZEL_ARGS...: the build must fail; its output goes to LOG.
+# bz ARGS...: Bazel (${BAZEL:-bazel}), on the script's own output base when
+# it sets $ob (a scratch module's, kept apart from the checkout's server).
+bz() {
+  if [[ -n ${ob:-} ]]; then
+    "${BAZEL:-bazel}" --output_base="$ob" "$@"
+  else
+    "${BAZEL:-bazel}" "$@"
+  fi
+}
+
+# expect_build_failure LOG BAZEL_ARGS...: `bz build` must fail; its output goes to LOG.
 expect_build_failure() {
   local log=$1
   shift
-  if "${BAZEL:-bazel}" build "$@" >"$log" 2>&1; then
+  if bz build "$@" >"$log" 2>&1; then
     fail "bazel build $* succeeded; it must fail"
   fi
 }
