@@ -223,7 +223,7 @@ fn build_output_does_not_depend_on_jobs() {
 /// A wheel written member by member: RECORD (with correct hashes),
 /// METADATA and WHEEL are generated for `dist`-`version`, so the only
 /// fault is the one a test puts in. `symlinks` are (name, target) pairs.
-fn crafted_wheel(
+pub(crate) fn crafted_wheel(
     path: &Path,
     dist: &str,
     version: &str,
@@ -269,12 +269,16 @@ fn crafted_wheel(
     z.finish().unwrap();
 }
 
-/// `check` (exit 2, bad input) and `inspect` (exit 1) both refuse `whl`
+/// `check` (exit 2, bad input), `inspect` and `repair` (exit 1, no output)
+/// all refuse `whl`
 /// with a message containing `needle`.
 #[track_caller]
 fn readers_refuse(dir: &Path, whl: &str, needle: &str) {
     rw(dir, &["check", whl]).fails(2, needle);
     rw(dir, &["inspect", whl]).fails(1, needle);
+    let before = snapshot(dir);
+    rw(dir, &["repair", whl, "-o", "."]).fails(1, needle);
+    assert_unchanged(dir, &before);
 }
 
 #[test]
