@@ -2,7 +2,7 @@
 //! build-tree search paths: what is kept and dropped, purelib, the tag,
 //! the bytes outside the dynamic strings, idempotence and the refusals.
 
-use crate::hardening::crafted_wheel;
+use crate::hardening::{bomb_wheel, crafted_wheel, fixture, rw_rss, WHL};
 use crate::*;
 use serde_json::Value;
 use std::path::Path;
@@ -258,4 +258,35 @@ fn plat_older_than_the_symbols_allow_is_refused() {
     assert!(dir
         .join("out/demo-1.0-py3-none-manylinux_2_39_x86_64.whl")
         .exists());
+}
+
+/// The hardening corpus's zip bombs: a member whose ZIP64 size lies, and a
+/// 256 MiB ELF member in a small wheel. repair reads them like `check`
+/// (a clean error, or a result) within `check`'s memory bound, and leaves
+/// nothing behind on error.
+#[test]
+fn zip_bombs_give_clean_errors_within_the_memory_bound() {
+    let d = tempdir();
+    let dir = d.path();
+    std::fs::create_dir(dir.join("out")).unwrap();
+    let tiny = fixture("tiny-none.so");
+    bomb_wheel(&dir.join(WHL), &tiny, 1 << 20, Some(1 << 40));
+    let before = snapshot(dir);
+    let (code, err, rss) = rw_rss(dir, &["repair", WHL, "-o", "out"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains("shorter than the 1099511627776 bytes"),
+        "{err}"
+    );
+    assert!(rss < 64, "peak RSS {rss} MiB");
+    assert_unchanged(dir, &before);
+    bomb_wheel(&dir.join(WHL), &tiny, 256 << 20, None);
+    let (code, err, rss) = rw_rss(dir, &["repair", WHL, "-o", "out"]);
+    assert!(
+        !err.contains("memory allocation") && !err.contains("panicked"),
+        "{err}"
+    );
+    assert!(code == Some(0) || code == Some(1), "{code:?} {err}");
+    eprintln!("repair of a 256 MiB ELF member: exit {code:?}, peak RSS {rss} MiB");
+    assert!(rss < 100, "peak RSS {rss} MiB");
 }
