@@ -194,3 +194,29 @@ fn refuse_errors(input: &str, check: &Report, target: Option<&str>) -> Result<()
         errors.join("\n")
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_claim_holds_when_it_is_no_more_compatible_than_the_proven_tag() {
+        let p = Policies::x86_64();
+        let holds = |claimed: &[&str], proven: &str| {
+            let claimed: Vec<String> = claimed.iter().map(|s| s.to_string()).collect();
+            claim_holds(&claimed, proven, &p)
+        };
+        let m27 = "manylinux_2_27_x86_64";
+        assert!(holds(&[m27], m27));
+        assert!(holds(&["manylinux_2_28_x86_64"], "manylinux_2_17_x86_64"));
+        assert!(holds(&["manylinux2014_x86_64", m27], m27));
+        assert!(!holds(
+            &["manylinux_2_17_x86_64", "manylinux2014_x86_64"],
+            m27
+        ));
+        assert!(!holds(&["linux_x86_64"], "manylinux_2_17_x86_64"));
+        assert!(!holds(&["any"], "manylinux_2_17_x86_64"));
+        assert!(!holds(&["manylinux_2_28_aarch64"], "manylinux_2_17_x86_64"));
+        assert!(!holds(&["manylinux_2_28_x86_64"], "linux_x86_64"));
+    }
+}
