@@ -23,23 +23,7 @@ out=$repo/bench/out/thin
 rm -rf "$out"; mkdir -p "$out"
 results=$out/results.tsv
 : >"$results"
-measure() {
-  local name=$1; shift
-  sync
-  "$venv/bin/python" - "$name" "$results" "$@" <<'PY'
-import os, subprocess, sys, time
-name, results, argv = sys.argv[1], sys.argv[2], sys.argv[3:]
-t = time.perf_counter()
-p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-err = p.stderr.read()
-_, status, ru = os.wait4(p.pid, 0)
-wall = time.perf_counter() - t
-if os.waitstatus_to_exitcode(status) != 0:
-    sys.exit(f"{name}: {err.decode(errors='replace')}")
-with open(results, "a") as f:
-    f.write(f"{name}\t{wall:.3f}\t{ru.ru_maxrss}\n")
-PY
-}
+source bench/lib/measure.sh
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 for i in $(seq 1 "$runs"); do
   rm -rf "$out/thin" "$out/tree" "$out/rezip.whl" "$out/copy.whl"; mkdir -p "$out/thin" "$out/tree"

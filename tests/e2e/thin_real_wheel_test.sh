@@ -16,6 +16,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source tests/lib/common.sh
+source tests/lib/pypi_wheel.sh
+source tests/lib/elf_compare.sh
 VENV=${ROCM_WHEEL_VENV:-$PWD/.venv}
 LLVM=$(llvm_bin)
 for t in "$VENV/bin/pip" "$VENV/bin/wheel" "$LLVM/llvm-readelf" "$LLVM/clang-offload-bundler" "$LLVM/llvm-objcopy"; do
@@ -23,17 +25,7 @@ for t in "$VENV/bin/pip" "$VENV/bin/wheel" "$LLVM/llvm-readelf" "$LLVM/clang-off
 done
 WHL=jax_rocm7_pjrt-0.10.2-py3-none-manylinux_2_27_x86_64.whl
 SHA=2e61678a00bfb72a616c555f1acabccc7cd8e64bb36b90b09d6f991c426b24f0
-cache=$HOME/.cache/rules_rocm/wheels
-mkdir -p "$cache"
-if ! echo "$SHA  $cache/$WHL" | sha256sum -c --status 2>/dev/null; then
-  dl=$(mktemp -d "$cache/.download.XXXXXX")
-  "$VENV/bin/pip" download --quiet --no-deps --only-binary=:all: --python-version 3.12 \
-    --platform manylinux_2_27_x86_64 -d "$dl" jax-rocm7-pjrt==0.10.2 || fail "pip download jax-rocm7-pjrt==0.10.2"
-  echo "$SHA  $dl/$WHL" | sha256sum -c --status || fail "downloaded $WHL does not have sha256 $SHA"
-  mv "$dl/$WHL" "$cache/$WHL"
-  rm -rf "$dl"
-fi
-fat=$cache/$WHL
+fat=$(cached_pypi_wheel jax-rocm7-pjrt==0.10.2 "$WHL" "$SHA" --python-version 3.12 --platform manylinux_2_27_x86_64)
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -76,22 +68,12 @@ echo "size: $fat_size -> $thin_size bytes ($((100 - thin_size * 100 / fat_size))
 so=jax_rocm7_pjrt-0.10.2/jax_plugins/xla_rocm7/xla_rocm_plugin.so
 a=$tmp/fat/$so b=$tmp/thin/$so
 [[ -f $b ]] || fail "$so missing from the thinned wheel"
-for opts in "-h -S -l" "-r" "--dyn-syms -s" "-d -V -n"; do
-  # shellcheck disable=SC2086
-  diff <("$LLVM/llvm-readelf" --wide $opts "$a") <("$LLVM/llvm-readelf" --wide $opts "$b") >"$tmp/readelf.diff" ||
-    fail "llvm-readelf $opts differs: $(head -5 "$tmp/readelf.diff")"
-done
-read -r off size < <("$LLVM/llvm-readelf" --wide -S "$a" | awk '{ for (i = 1; i < NF; i++) if ($i == ".hip_fatbin") print $(i + 3), $(i + 4) }') ||
-  fail "no .hip_fatbin in $so"
-off=$((16#$off)) size=$((16#$size))
-[[ $(stat -c %s "$a") == $(stat -c %s "$b") ]] || fail "the plugin changed size"
-cmp -n "$off" "$a" "$b" >/dev/null || fail "the plugin differs before .hip_fatbin (offset $off)"
-cmp -i "$((off + size))" "$a" "$b" >/dev/null || fail "the plugin differs after .hip_fatbin"
+identical_outside_section "$a" "$b" .hip_fatbin "-h -S -l" "-r" "--dyn-syms -s" "-d -V -n"
 cmp -s "$a" "$b" && fail "the plugin's .hip_fatbin did not change"
 for f in $(cd "$tmp/fat" && find . -type f ! -name "$(basename "$so")" ! -path "*.dist-info/RECORD"); do
   cmp -s "$tmp/fat/$f" "$tmp/thin/$f" || fail "$f changed"
 done
-echo "plugin: identical outside .hip_fatbin (bytes $off..$((off + size))); headers, relocations, symbols equal"
+echo "plugin: identical outside .hip_fatbin; headers, relocations, symbols equal"
 
 # clang-offload-bundler reads every bundle of the thinned section.
 "$LLVM/llvm-objcopy" --dump-section .hip_fatbin="$tmp/fatbin" "$b" /dev/null

@@ -15,7 +15,10 @@ pub mod wheel;
 mod analyze;
 mod report;
 
-pub use analyze::{check_wheel, check_wheel_file, Options, DEFAULT_ALLOWED_EXTERNALS};
+pub use analyze::{
+    check_wheel, check_wheel_file, expand_origin, is_build_tree_rpath, Options,
+    DEFAULT_ALLOWED_EXTERNALS, DEFAULT_ALLOWED_RPATHS,
+};
 pub use report::{
     ElfReport, Finding, Report, Severity, Summary, EXIT_BAD_INPUT, EXIT_CLEAN, EXIT_FINDINGS,
     SCHEMA_VERSION,

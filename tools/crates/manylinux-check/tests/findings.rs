@@ -59,7 +59,9 @@ fn fixtures() -> &'static Fixtures {
         rp("rp_solib", "$ORIGIN/../_solib_k8/_U_S_Sfoo", "-Wl,--enable-new-dtags");
         rp("rp_bazelout", "/home/u/.cache/bazel/_bazel_u/1/execroot/_main/bazel-out/k8-opt/bin/lib", "-Wl,--enable-new-dtags");
         rp("rp_tmp", "/tmp/build/lib", "-Wl,--enable-new-dtags");
-        rp("rp_abs", "/opt/rocm/lib", "-Wl,--enable-new-dtags");
+        rp("rp_abs", "/usr/local/lib", "-Wl,--enable-new-dtags");
+        rp("rp_rocm", "/opt/rocm/lib", "-Wl,--enable-new-dtags");
+        rp("rp_rocm_versioned", "/opt/rocm-7.2.0/lib", "-Wl,--enable-new-dtags");
         rp("rp_missing", "$ORIGIN/missing_dir", "-Wl,--enable-new-dtags");
         rp("rp_outside", "$ORIGIN/../rocm_sdk_core/lib", "-Wl,--enable-new-dtags");
         rp("rp_dup", "$ORIGIN:${ORIGIN}/", "-Wl,--enable-new-dtags");
@@ -331,6 +333,8 @@ fn rpath_hygiene() {
         "rp_bazelout",
         "rp_tmp",
         "rp_abs",
+        "rp_rocm",
+        "rp_rocm_versioned",
         "rp_missing",
         "rp_outside",
         "rp_dup",
@@ -363,6 +367,9 @@ fn rpath_hygiene() {
     assert_eq!(rpath_codes("rp_bazelout"), vec!["rpath-build-tree"]);
     assert_eq!(rpath_codes("rp_tmp"), vec!["rpath-build-tree"]);
     assert_eq!(rpath_codes("rp_abs"), vec!["rpath-absolute"]);
+    // /opt/rocm/lib is allowed by default; a versioned one is not.
+    assert_eq!(rpath_codes("rp_rocm"), Vec::<&str>::new());
+    assert_eq!(rpath_codes("rp_rocm_versioned"), vec!["rpath-absolute"]);
     assert_eq!(rpath_codes("rp_missing"), vec!["rpath-missing-target"]);
     assert_eq!(rpath_codes("rp_outside"), vec!["rpath-outside-wheel"]);
     assert_eq!(rpath_codes("rp_dup"), vec!["rpath-duplicate"]);
@@ -385,11 +392,20 @@ fn rpath_hygiene() {
 
     // An allowed prefix silences the absolute-path finding.
     let opts = Options {
-        allow_rpath_prefixes: vec!["/opt/rocm".into()],
+        allow_rpath_prefixes: vec!["/usr/local".into()],
         ..Options::default()
     };
     let r2 = check_wheel_file(&w, &opts).unwrap();
-    assert!(!r2.findings.iter().any(|f| f.code == "rpath-absolute"));
+    let absolute: Vec<&str> = (r2.findings.iter())
+        .filter(|f| f.code == "rpath-absolute")
+        .filter_map(|f| f.file.as_deref())
+        .collect();
+    // The list replaces the default one: /opt/rocm/lib is no longer allowed.
+    assert_eq!(absolute.len(), 2, "{absolute:?}");
+    assert!(
+        absolute.iter().all(|f| f.contains("rp_rocm")),
+        "{absolute:?}"
+    );
 }
 
 /// A missing directory in a namespace package (no __init__.py, shared with

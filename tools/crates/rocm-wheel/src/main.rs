@@ -46,6 +46,25 @@ enum Command {
     /// least one of its targets), a wheel without device code, and a bundle
     /// that would keep no code object.
     Thin(cmd::thin::Args),
+    /// Fix a ROCm wheel's search paths, Root-Is-Purelib and platform tag.
+    ///
+    /// Each ELF file's DT_RUNPATH (or DT_RPATH) keeps only the entries that
+    /// work where the wheel is installed: $ORIGIN-relative directories the
+    /// wheel installs files in, /opt/rocm/lib, and $ORIGIN/… paths that
+    /// reach TheRock's pip SDK next to site-packages (_rocm_sdk_core/lib,
+    /// _rocm_sdk_libraries[_<family>]/lib). Build-tree, absolute, relative,
+    /// empty and duplicate entries are dropped. Only the dynamic strings
+    /// change (elf-edit); every other byte of each file stays.
+    ///
+    /// A wheel with native code gets Root-Is-Purelib: false. The platform
+    /// tag is kept if rocm-wheel check proves it, else (or with --plat)
+    /// set; RECORD is rewritten.
+    ///
+    /// Refused, with no output file: anything rocm-wheel check still finds
+    /// an error in after these fixes (a library to bundle, symbols too new
+    /// for the tag). Repairing a repaired wheel changes nothing: the
+    /// output is then a byte copy of the input.
+    Repair(cmd::repair::Args),
     /// Check that a HIP host object's kernels are in its code objects.
     Kernels(cmd::kernels::Args),
 }
@@ -60,6 +79,7 @@ fn main() -> std::process::ExitCode {
         Command::Inspect(a) => cmd::inspect::run(a),
         Command::Thin(a) => cmd::thin::run(a),
         Command::Kernels(a) => cmd::kernels::run(a),
+        Command::Repair(a) => cmd::repair::run(a),
     };
     // Returning (not `process::exit`) runs every destructor first.
     match result {

@@ -33,5 +33,5 @@ pub use record::{
 };
 pub use tags::{parse_tags, wheel_file_name, Tag};
 pub use version::{normalize_version, validate_version};
-pub use wheel_file::{retag_wheel_file, WheelFile};
+pub use wheel_file::{retag_wheel_file, set_wheel_field, WheelFile};
 pub use wheel_name::WheelName;

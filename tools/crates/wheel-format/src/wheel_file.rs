@@ -68,11 +68,23 @@ impl WheelFile {
     }
 }
 
+/// WHEEL `text` with the header `key` set to `value` (where it was, else
+/// at the end of the headers); every other line as it was.
+pub fn set_wheel_field(text: &str, key: &str, value: &str) -> String {
+    replace_headers(text, key, &format!("{key}: {value}\n"))
+}
+
 /// WHEEL `text` with its `Tag` headers replaced by `tags` (where the first
 /// one was, or at the end of the headers); every other line as it was.
 pub fn retag_wheel_file(text: &str, tags: &[String]) -> String {
     let new_tags: String = tags.iter().map(|t| format!("Tag: {t}\n")).collect();
-    let mut out = String::with_capacity(text.len() + new_tags.len());
+    replace_headers(text, "Tag", &new_tags)
+}
+
+/// `text` with every header line named `key` replaced by `lines` (where
+/// the first was, else at the end of the headers).
+fn replace_headers(text: &str, key: &str, lines: &str) -> String {
+    let mut out = String::with_capacity(text.len() + lines.len());
     let mut placed = false;
     let mut rest = text;
     while let Some(line) = rest.split_inclusive('\n').next() {
@@ -80,13 +92,13 @@ pub fn retag_wheel_file(text: &str, tags: &[String]) -> String {
             break;
         }
         rest = &rest[line.len()..];
-        let is_tag = line
+        let is_key = line
             .split_once(':')
-            .is_some_and(|(k, _)| k.trim().eq_ignore_ascii_case("Tag"));
-        if !is_tag {
+            .is_some_and(|(k, _)| k.trim().eq_ignore_ascii_case(key));
+        if !is_key {
             out.push_str(line);
         } else if !placed {
-            out.push_str(&new_tags);
+            out.push_str(lines);
             placed = true;
         }
     }
@@ -94,7 +106,7 @@ pub fn retag_wheel_file(text: &str, tags: &[String]) -> String {
         if !out.is_empty() && !out.ends_with('\n') {
             out.push('\n');
         }
-        out.push_str(&new_tags);
+        out.push_str(lines);
     }
     out.push_str(rest);
     out
@@ -103,6 +115,19 @@ pub fn retag_wheel_file(text: &str, tags: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn set_a_field_in_place_or_at_the_end() {
+        let w = "Wheel-Version: 1.0\nroot-is-purelib: true\nTag: py3-none-any\n\nbody\n";
+        assert_eq!(
+            set_wheel_field(w, "Root-Is-Purelib", "false"),
+            "Wheel-Version: 1.0\nRoot-Is-Purelib: false\nTag: py3-none-any\n\nbody\n"
+        );
+        assert_eq!(
+            set_wheel_field("Wheel-Version: 1.0", "Root-Is-Purelib", "false"),
+            "Wheel-Version: 1.0\nRoot-Is-Purelib: false\n"
+        );
+    }
 
     #[test]
     fn fields() {

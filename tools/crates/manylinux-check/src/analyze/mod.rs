@@ -19,7 +19,9 @@ mod rpath;
 mod tags;
 mod violations;
 
+pub use resolve::expand_origin;
 use resolve::{ElfEval, Resolution};
+pub use rpath::is_build_tree_rpath;
 use violations::Against;
 
 /// Runtime libraries a ROCm wheel may load from the ROCm installation
@@ -53,6 +55,12 @@ pub const DEFAULT_ALLOWED_EXTERNALS: &[&str] = &[
     "librocm-core.so.*",
 ];
 
+/// Absolute search path entries a ROCm wheel may keep without
+/// `--allow-rpath-prefix`: the documented ROCm install location
+/// (`/opt/rocm` is the link every ROCm install maintains; versioned
+/// `/opt/rocm-X.Y.Z` paths are not allowed, they pin one release).
+pub const DEFAULT_ALLOWED_RPATHS: &[&str] = &["/opt/rocm/lib"];
+
 #[derive(Debug, Clone)]
 pub struct Options {
     /// Policy to check against (`manylinux_2_28`, `manylinux2014_x86_64`,
@@ -60,12 +68,13 @@ pub struct Options {
     pub policy: Option<String>,
     /// Glob patterns of sonames that may stay external (not bundled).
     pub allow_external: Vec<String>,
-    /// Absolute rpath prefixes that are acceptable (e.g. `/opt/rocm`).
+    /// Absolute rpath prefixes that are acceptable (e.g. `/opt/rocm`),
+    /// matched by whole path components.
     pub allow_rpath_prefixes: Vec<String>,
 }
 
 impl Default for Options {
-    /// The ROCm defaults for the external allowlist, nothing else.
+    /// The ROCm defaults: the external allowlist and the allowed rpaths.
     fn default() -> Self {
         Self {
             policy: None,
@@ -73,7 +82,10 @@ impl Default for Options {
                 .iter()
                 .map(|s| s.to_string())
                 .collect(),
-            allow_rpath_prefixes: Vec::new(),
+            allow_rpath_prefixes: DEFAULT_ALLOWED_RPATHS
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
         }
     }
 }

@@ -172,7 +172,9 @@ fn origin_dirs(member: &Member, facts: &ElfFacts) -> Vec<String> {
         .collect()
 }
 
-pub(super) fn expand_origin(entry: &str, origin: &str) -> Option<String> {
+/// `entry` with a leading `$ORIGIN` / `${ORIGIN}` replaced by `origin`;
+/// `None` for an entry that does not start with one.
+pub fn expand_origin(entry: &str, origin: &str) -> Option<String> {
     for token in ["$ORIGIN", "${ORIGIN}"] {
         if let Some(rest) = entry.strip_prefix(token) {
             if rest.is_empty() || rest.starts_with('/') {

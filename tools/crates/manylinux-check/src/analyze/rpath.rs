@@ -24,6 +24,13 @@ const BUILD_TREE_MARKERS: &[&str] = &[
 ];
 const TEMP_PREFIXES: &[&str] = &["/tmp/", "/var/tmp/", "/dev/shm/"];
 
+/// Whether a search path entry points into a build tree or a temporary
+/// directory (finding `rpath-build-tree`).
+pub fn is_build_tree_rpath(entry: &str) -> bool {
+    BUILD_TREE_MARKERS.iter().any(|m| entry.contains(m))
+        || TEMP_PREFIXES.iter().any(|t| entry.starts_with(t))
+}
+
 const FIX_TOOL: &str =
     "rewrite it during wheel assembly (rocm-wheel rpath, or patchelf --set-rpath)";
 
@@ -112,9 +119,7 @@ fn entry_finding(
             format!("drop the duplicate; {FIX_TOOL}"),
         ));
     }
-    if BUILD_TREE_MARKERS.iter().any(|m| entry.contains(m))
-        || TEMP_PREFIXES.iter().any(|t| entry.starts_with(t))
-    {
+    if is_build_tree_rpath(entry) {
         return Some((
             Severity::Error,
             "rpath-build-tree",
@@ -144,7 +149,7 @@ fn entry_finding(
     if !opts
         .allow_rpath_prefixes
         .iter()
-        .any(|p| entry.starts_with(p.as_str()))
+        .any(|p| under_prefix(entry, p))
     {
         return Some((
             Severity::Error,
@@ -154,6 +159,16 @@ fn entry_finding(
         ));
     }
     None
+}
+
+/// Whether `entry` is the directory `prefix` or below it (`/opt/rocm`
+/// covers `/opt/rocm/lib`, not `/opt/rocm-7.2.0/lib`).
+pub(crate) fn under_prefix(entry: &str, prefix: &str) -> bool {
+    let prefix = prefix.trim_end_matches('/');
+    match entry.strip_prefix(prefix) {
+        Some(rest) => rest.is_empty() || rest.starts_with('/') || prefix.is_empty(),
+        None => false,
+    }
 }
 
 /// A `$ORIGIN` entry, expanded to `dir`: fine if the wheel installs
@@ -222,6 +237,15 @@ fn owned_by_wheel(dir: &str, installed: &BTreeSet<&str>) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn prefixes_match_whole_components() {
+        assert!(under_prefix("/opt/rocm/lib", "/opt/rocm/lib"));
+        assert!(under_prefix("/opt/rocm/lib/", "/opt/rocm/lib"));
+        assert!(under_prefix("/opt/rocm/lib", "/opt/rocm/"));
+        assert!(!under_prefix("/opt/rocm-7.2.0/lib", "/opt/rocm"));
+        assert!(!under_prefix("/opt/rocm/lib64", "/opt/rocm/lib"));
+    }
 
     #[test]
     fn missing_directories_owned_by_the_wheel() {

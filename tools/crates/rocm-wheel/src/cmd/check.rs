@@ -5,7 +5,9 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use manylinux_check::{check_wheel_file, Options, DEFAULT_ALLOWED_EXTERNALS, EXIT_BAD_INPUT};
+use manylinux_check::{
+    check_wheel_file, Options, DEFAULT_ALLOWED_EXTERNALS, DEFAULT_ALLOWED_RPATHS, EXIT_BAD_INPUT,
+};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -20,10 +22,12 @@ pub struct Args {
     /// (repeatable), added to the built-in ROCm list.
     #[arg(long = "allow-external", value_name = "GLOB")]
     pub allow_external: Vec<String>,
-    /// Do not use the built-in ROCm list of allowed external libraries.
+    /// Do not use the built-in ROCm lists: allowed external libraries, and
+    /// the allowed absolute rpath /opt/rocm/lib.
     #[arg(long)]
     pub no_default_allow: bool,
-    /// Absolute rpath prefix that is acceptable, e.g. /opt/rocm (repeatable).
+    /// Absolute rpath prefix that is acceptable, e.g. /opt/rocm-7.2.0
+    /// (repeatable; whole path components; /opt/rocm/lib is built in).
     #[arg(long = "allow-rpath-prefix", value_name = "PREFIX")]
     pub allow_rpath_prefix: Vec<String>,
     /// Print the report as JSON (schema: tools/crates/manylinux-check/README.md).
@@ -38,19 +42,21 @@ pub fn run(args: Args) -> u8 {
 
 /// Run the check, print the report, and return the exit code.
 fn execute(args: Args, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
-    let mut allow_external: Vec<String> = if args.no_default_allow {
-        Vec::new()
-    } else {
-        DEFAULT_ALLOWED_EXTERNALS
-            .iter()
-            .map(|s| s.to_string())
-            .collect()
+    let defaults = |list: &[&str]| -> Vec<String> {
+        if args.no_default_allow {
+            Vec::new()
+        } else {
+            list.iter().map(|s| s.to_string()).collect()
+        }
     };
+    let mut allow_external = defaults(DEFAULT_ALLOWED_EXTERNALS);
     allow_external.extend(args.allow_external);
+    let mut allow_rpath_prefixes = defaults(DEFAULT_ALLOWED_RPATHS);
+    allow_rpath_prefixes.extend(args.allow_rpath_prefix);
     let opts = Options {
         policy: args.policy,
         allow_external,
-        allow_rpath_prefixes: args.allow_rpath_prefix,
+        allow_rpath_prefixes,
     };
     let report = match check_wheel_file(&args.wheel, &opts) {
         Ok(r) => r,

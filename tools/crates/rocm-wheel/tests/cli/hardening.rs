@@ -223,7 +223,7 @@ fn build_output_does_not_depend_on_jobs() {
 /// A wheel written member by member: RECORD (with correct hashes),
 /// METADATA and WHEEL are generated for `dist`-`version`, so the only
 /// fault is the one a test puts in. `symlinks` are (name, target) pairs.
-fn crafted_wheel(
+pub(crate) fn crafted_wheel(
     path: &Path,
     dist: &str,
     version: &str,
@@ -269,12 +269,16 @@ fn crafted_wheel(
     z.finish().unwrap();
 }
 
-/// `check` (exit 2, bad input) and `inspect` (exit 1) both refuse `whl`
+/// `check` (exit 2, bad input), `inspect` and `repair` (exit 1, no output)
+/// all refuse `whl`
 /// with a message containing `needle`.
 #[track_caller]
 fn readers_refuse(dir: &Path, whl: &str, needle: &str) {
     rw(dir, &["check", whl]).fails(2, needle);
     rw(dir, &["inspect", whl]).fails(1, needle);
+    let before = snapshot(dir);
+    rw(dir, &["repair", whl, "-o", "."]).fails(1, needle);
+    assert_unchanged(dir, &before);
 }
 
 #[test]
@@ -429,7 +433,7 @@ fn check_and_inspect_agree_on_name_and_version() {
 
 /// Runs the binary and returns its exit code, stderr and peak RSS in MiB
 /// (getrusage of exactly this child via wait4).
-fn rw_rss(cwd: &Path, args: &[&str]) -> (Option<i32>, String, u64) {
+pub(crate) fn rw_rss(cwd: &Path, args: &[&str]) -> (Option<i32>, String, u64) {
     let bin = std::env::var_os("ROCM_WHEEL_TEST_BIN").unwrap_or_else(|| BIN.into());
     let err = cwd.join(".stderr");
     #[allow(clippy::zombie_processes)] // reaped by wait4 below
@@ -523,7 +527,7 @@ fn raw_zip(path: &Path, entries: &[RawEntry]) {
 /// A wheel `demo-1.0` holding `elf_name` = `head` followed by `zeros` zero
 /// bytes, deflated without ever materialising the member; `claim`
 /// overrides the size the headers record.
-fn bomb_wheel(path: &Path, head: &[u8], zeros: u64, claim: Option<u64>) {
+pub(crate) fn bomb_wheel(path: &Path, head: &[u8], zeros: u64, claim: Option<u64>) {
     use base64::Engine;
     use flate2::{Compress, Compression, Crc, FlushCompress};
     use sha2::Digest;
@@ -602,7 +606,7 @@ fn bomb_wheel(path: &Path, head: &[u8], zeros: u64, claim: Option<u64>) {
     raw_zip(path, &entries);
 }
 
-fn fixture(name: &str) -> Vec<u8> {
+pub(crate) fn fixture(name: &str) -> Vec<u8> {
     std::fs::read(
         Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../elf-edit/tests/data")
@@ -611,7 +615,7 @@ fn fixture(name: &str) -> Vec<u8> {
     .unwrap()
 }
 
-const WHL: &str = "demo-1.0-py3-none-manylinux_2_17_x86_64.whl";
+pub(crate) const WHL: &str = "demo-1.0-py3-none-manylinux_2_17_x86_64.whl";
 
 #[test]
 fn a_lying_zip64_size_is_an_error_not_an_allocation() {

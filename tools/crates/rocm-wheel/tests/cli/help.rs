@@ -15,7 +15,10 @@ fn flags(help: &str) -> Vec<String> {
 fn every_subcommand_has_help() {
     let d = tempdir();
     let cases: &[(&[&str], &[&str])] = &[
-        (&[], &["build", "rpath", "check", "bundle", "inspect"]),
+        (
+            &[],
+            &["build", "rpath", "check", "bundle", "inspect", "repair"],
+        ),
         (
             &["build"],
             &["--manifest", "--output", "--compression-level", "--jobs"],
@@ -52,6 +55,7 @@ fn every_subcommand_has_help() {
             &["--target", "--output", "--bundle"],
         ),
         (&["inspect"], &["--json", "<PATH>"]),
+        (&["repair"], &["--output", "--plat", "--json", "<INPUT>"]),
     ];
     for (cmd, want) in cases {
         let mut argv: Vec<&str> = cmd.to_vec();

@@ -12,6 +12,7 @@ mod build;
 mod bundle;
 mod hardening;
 mod help;
+mod repair;
 mod rpath;
 mod thin;
 mod wheel_readers;

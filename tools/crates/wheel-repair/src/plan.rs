@@ -1,0 +1,222 @@
+//! Planning a repair on the checker's model of the wheel: the new search
+//! path of each ELF file, `Root-Is-Purelib`, the platform tag, and the
+//! proof: the checker run on the model as repaired must find no error.
+//! Nothing is written here.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use anyhow::{bail, Context, Result};
+use manylinux_check::policy::{classify_platform_tag, PlatformTag, Policies, ARCH};
+use manylinux_check::wheel::{parent, read_wheel, Wheel};
+use manylinux_check::{check_wheel, Options, Report, Severity};
+use wheel_format::WheelName;
+
+use crate::entries::judge_all;
+use crate::report::{ElfChange, Entry};
+
+/// What a repair will do, proven on the model.
+pub struct Plan {
+    pub output_name: String,
+    pub elfs: Vec<ElfChange>,
+    pub purelib_before: Option<bool>,
+    /// `Root-Is-Purelib: false` is to be written.
+    pub set_platlib: bool,
+    pub tags_before: Vec<String>,
+    /// The new `Tag` lines, if the wheel is retagged.
+    pub retag: Option<Vec<String>>,
+    /// The check of the repaired model (no errors).
+    pub check: Report,
+}
+
+impl Plan {
+    pub fn changes_anything(&self) -> bool {
+        self.set_platlib || self.retag.is_some() || !self.elfs.is_empty()
+    }
+}
+
+/// Plans the repair of `input`; `plat`: the platform tag to meet (default:
+/// the claimed manylinux tag if it holds, else the one the check proves).
+pub fn plan(input: &Path, plat: Option<&str>) -> Result<Plan> {
+    let policies = Policies::x86_64();
+    let plat = match plat {
+        Some(p) => Some(
+            policies
+                .find(p)
+                .map(|p| p.tag())
+                .with_context(|| unknown_plat(p, &policies))?,
+        ),
+        None => None,
+    };
+    let mut wheel = read_wheel(input)?;
+    let input_name = wheel.file_name.clone();
+    let tags_before = wheel.claimed_platform_tags();
+    let elfs = fix_search_paths(&mut wheel);
+    let purelib_before = wheel.root_is_purelib;
+    let has_native = wheel.elfs.iter().any(|(_, f)| f.is_x86_64);
+    let set_platlib = has_native && purelib_before == Some(true);
+    if set_platlib {
+        wheel.root_is_purelib = Some(false);
+    }
+    let opts = Options::default();
+    let proven = check_wheel(&wheel, &opts)?.platform_tag;
+    let target = match (plat, &proven) {
+        (Some(p), _) => Some(p),
+        (None, Some(p)) if !claim_holds(&tags_before, p, &policies) => Some(p.clone()),
+        _ => None,
+    };
+    let retag = match &target {
+        Some(t) if tags_before != [t.clone()] => Some(retag_model(&mut wheel, t)?),
+        _ => None,
+    };
+    let check = check_wheel(&wheel, &opts)?;
+    refuse_errors(&input_name, &check, target.as_deref())?;
+    Ok(Plan {
+        output_name: wheel.file_name.clone(),
+        elfs,
+        purelib_before,
+        set_platlib,
+        tags_before,
+        retag,
+        check,
+    })
+}
+
+fn unknown_plat(p: &str, policies: &Policies) -> String {
+    format!(
+        "--plat {p}: unknown platform tag; known: {} (legacy names manylinux2014 etc. work too)",
+        policies.known_names().join(", ")
+    )
+}
+
+/// Judges every x86_64 ELF file's search path and sets the model's to
+/// the kept entries; returns the files whose search path changes.
+fn fix_search_paths(wheel: &mut Wheel) -> Vec<ElfChange> {
+    let installed: Vec<String> = wheel.members.iter().map(|m| m.installed.clone()).collect();
+    let installed: BTreeSet<&str> = installed.iter().map(String::as_str).collect();
+    let mut changes = Vec::new();
+    for (member, facts) in &mut wheel.elfs {
+        if !facts.is_x86_64 {
+            continue;
+        }
+        let runpath = !facts.runpath.is_empty();
+        let list = if runpath {
+            &facts.runpath
+        } else {
+            &facts.rpath
+        };
+        let reasons = judge_all(list, parent(&member.installed), &installed);
+        if reasons.iter().all(|r| r.keeps()) {
+            continue;
+        }
+        let entries: Vec<Entry> = list
+            .iter()
+            .zip(reasons)
+            .map(|(e, reason)| Entry {
+                value: e.clone(),
+                kept: reason.keeps(),
+                reason,
+            })
+            .collect();
+        let after: Vec<String> = (entries.iter().filter(|e| e.kept))
+            .map(|e| e.value.clone())
+            .collect();
+        // elf-edit writes one value into both tags when a file has both.
+        for l in [&mut facts.runpath, &mut facts.rpath] {
+            if !l.is_empty() {
+                l.clone_from(&after);
+            }
+        }
+        changes.push(ElfChange {
+            path: member.name.clone(),
+            kind: if runpath { "DT_RUNPATH" } else { "DT_RPATH" },
+            after,
+            entries,
+            method: None,
+        });
+    }
+    changes
+}
+
+/// The claimed tags hold `proven`: one of them is an x86_64 manylinux tag
+/// no more compatible than it.
+fn claim_holds(claimed: &[String], proven: &str, policies: &Policies) -> bool {
+    let Some(needed) = policies.find(proven).map(|p| p.glibc) else {
+        return false;
+    };
+    claimed.iter().any(|t| match classify_platform_tag(t) {
+        PlatformTag::Manylinux { glibc, arch, .. } => arch == ARCH && glibc >= needed,
+        _ => false,
+    })
+}
+
+/// Gives the model the platform tag `plat` (python and ABI tags kept);
+/// returns the new `Tag` lines' compressed form.
+fn retag_model(wheel: &mut Wheel, plat: &str) -> Result<Vec<String>> {
+    let name = WheelName::parse(&wheel.file_name)?;
+    let tags = vec![format!("{}-{}-{plat}", name.python, name.abi)];
+    let file_name = WheelName {
+        platform: plat,
+        ..name
+    }
+    .to_string();
+    wheel.file_name = file_name;
+    wheel.name_platform_tags = Some(vec![plat.to_string()]);
+    wheel.metadata_platform_tags = vec![plat.to_string()];
+    Ok(tags)
+}
+
+/// Refuses a repaired model the checker still finds errors in: what
+/// `repair` cannot fix (a library to bundle, symbol versions too new for
+/// the tag, a binary under `.data/purelib`, …).
+fn refuse_errors(input: &str, check: &Report, target: Option<&str>) -> Result<()> {
+    let errors: Vec<String> = (check.findings.iter())
+        .filter(|f| f.severity == Severity::Error)
+        .map(|f| {
+            let file = f.file.as_deref().unwrap_or(input);
+            format!(
+                "  {}[{}] {file}: {}; fix: {}",
+                "error", f.code, f.message, f.hint
+            )
+        })
+        .collect();
+    if errors.is_empty() {
+        return Ok(());
+    }
+    let goal = match target {
+        Some(t) => format!("platform tag {t}"),
+        None => "its claimed platform tag".into(),
+    };
+    bail!(
+        "{input}: cannot be repaired to {goal}; with its search paths and Root-Is-Purelib \
+         fixed, rocm-wheel check still finds:\n{}\nrepair only rewrites search paths, \
+         Root-Is-Purelib and the tag; it does not bundle libraries or rebuild code",
+        errors.join("\n")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_claim_holds_when_it_is_no_more_compatible_than_the_proven_tag() {
+        let p = Policies::x86_64();
+        let holds = |claimed: &[&str], proven: &str| {
+            let claimed: Vec<String> = claimed.iter().map(|s| s.to_string()).collect();
+            claim_holds(&claimed, proven, &p)
+        };
+        let m27 = "manylinux_2_27_x86_64";
+        assert!(holds(&[m27], m27));
+        assert!(holds(&["manylinux_2_28_x86_64"], "manylinux_2_17_x86_64"));
+        assert!(holds(&["manylinux2014_x86_64", m27], m27));
+        assert!(!holds(
+            &["manylinux_2_17_x86_64", "manylinux2014_x86_64"],
+            m27
+        ));
+        assert!(!holds(&["linux_x86_64"], "manylinux_2_17_x86_64"));
+        assert!(!holds(&["any"], "manylinux_2_17_x86_64"));
+        assert!(!holds(&["manylinux_2_28_aarch64"], "manylinux_2_17_x86_64"));
+        assert!(!holds(&["manylinux_2_28_x86_64"], "linux_x86_64"));
+    }
+}
