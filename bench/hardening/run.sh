@@ -51,27 +51,15 @@ print(json.dumps({
 PY
 
 # measure NAME CODES CMD...: wall seconds and the child's own peak RSS
-# (wait4's ru_maxrss), appended to results.tsv; CODES are the exit codes
-# accepted (`check` and `inspect` exit 1 on findings).
+# (wait4's ru_maxrss, from a small Python parent), appended to
+# results.tsv; CODES are the exit codes accepted (`check` and `inspect` exit
+# 1 on findings).
 results=$out/results.tsv
 : > "$results"
 measure() {
   local name=$1 codes=$2; shift 2
   sync
-  "$venv/bin/python" - "$name" "$codes" "$results" "$@" <<'PY'
-import os, subprocess, sys, time
-name, codes, results, argv = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
-t = time.perf_counter()
-p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-err = p.stderr.read()
-_, status, ru = os.wait4(p.pid, 0)
-wall = time.perf_counter() - t
-code = os.waitstatus_to_exitcode(status)
-if str(code) not in codes.split(","):
-    sys.exit(f"{name}: exit {code}: {err.decode(errors='replace')}")
-with open(results, "a") as f:
-    f.write(f"{name}\t{wall:.3f}\t{ru.ru_maxrss}\t{code}\n")
-PY
+  "$venv/bin/python" "$repo/bench/lib/measure_rss.py" "$results" "$codes" "$name" -- "$@"
 }
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 for i in $(seq 1 "$runs"); do

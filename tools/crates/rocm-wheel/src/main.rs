@@ -4,6 +4,7 @@
 use clap::{Parser, Subcommand};
 
 mod cmd;
+mod memory;
 
 #[derive(Parser)]
 #[command(
@@ -70,6 +71,7 @@ enum Command {
 }
 
 fn main() -> std::process::ExitCode {
+    memory::return_freed_buffers();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Build(a) => cmd::build::run(a),

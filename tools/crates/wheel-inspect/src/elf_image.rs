@@ -3,15 +3,17 @@
 //! A member can only be read front to back (it is deflated), its header's
 //! size may lie, and a ROCm library can be hundreds of MB of code the
 //! readers never look at. [`elf_image`] never allocates what a header
-//! claims: it streams the member, keeps it whole only while it stays within
-//! [`ImageOptions::whole_max`], and otherwise keeps only the byte ranges
-//! the parsers need (headers, dynamic section and symbol/version tables,
-//! notes, section names, and sections asked for by name), at most
-//! [`ImageOptions::keep_max`] bytes. The result is an image of the real
+//! claims beyond [`ImageOptions::whole_max`]: a member whose header says it
+//! fits is read whole in one pass; a larger one is streamed, keeping only
+//! the byte ranges the parsers need (headers, dynamic section and
+//! symbol/version tables, notes, section names, and sections asked for by
+//! name), at most [`ImageOptions::keep_max`] bytes. Its image has the real
 //! length with everything else zero: zero pages of a large zeroed
 //! allocation are never touched, so they cost address space, not memory,
-//! and offsets stay valid for the ELF parsers. Works for ELF32 and ELF64 of
-//! either byte order.
+//! and offsets stay valid for the ELF parsers. Ranges fetched after the
+//! length is known are written straight into the image, so each kept byte
+//! is held once, and those passes stop after the last byte they need.
+//! Works for ELF32 and ELF64 of either byte order.
 
 use std::io::{self, Read, Write};
 
@@ -64,11 +66,6 @@ const PT_LOAD: u32 = 1;
 const PT_DYNAMIC: u32 = 2;
 const PT_NOTE: u32 = 4;
 const SMALL_HEAD: u64 = 64 << 10;
-
-#[cfg(test)]
-thread_local! {
-    pub(crate) static EXTRA_PASSES: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
-}
 
 /// ELF class and byte order, for reading header fields.
 #[derive(Clone, Copy)]
@@ -150,20 +147,92 @@ fn header(f: Fmt, b: &[u8]) -> Header {
     }
 }
 
-/// Sorted, merged byte ranges and the bytes kept of each.
+/// What has been read of the member: an image of its real length, zero
+/// outside `covered` (sorted, merged byte ranges). Bytes are written
+/// straight into the image, so each kept byte is held once.
 struct Kept {
-    ranges: Vec<(u64, u64)>,
-    data: Vec<Vec<u8>>,
+    covered: Vec<(u64, u64)>,
+    image: Vec<u8>,
 }
 
 impl Kept {
-    fn get(&self, a: u64, b: u64) -> Option<&[u8]> {
-        self.ranges.iter().zip(&self.data).find_map(|(&(x, _), d)| {
-            (x <= a && b <= x + d.len() as u64).then(|| &d[(a - x) as usize..(b - x) as usize])
+    /// Places what pass 2 kept into an image of the member's length,
+    /// freeing each buffer once copied.
+    fn assemble(s: Streamed) -> Result<Kept> {
+        let mut image = zeroed(s.len)?;
+        let mut covered = Vec::with_capacity(s.ranges.len());
+        for (&(a, _), d) in s.ranges.iter().zip(s.data) {
+            image[a as usize..a as usize + d.len()].copy_from_slice(&d);
+            covered.push((a, a + d.len() as u64));
+        }
+        Ok(Kept {
+            covered: merge(covered),
+            image,
         })
     }
+
+    fn get(&self, a: u64, b: u64) -> Option<&[u8]> {
+        self.covered
+            .iter()
+            .any(|&(x, y)| x <= a && b <= y)
+            .then(|| &self.image[a as usize..b as usize])
+    }
+
     fn covers(&self, a: u64, b: u64) -> bool {
         a >= b || self.get(a, b).is_some()
+    }
+
+    /// Reads `needed` (ranges within the image) into the image, streaming
+    /// the member only as far as the last byte still missing.
+    fn fetch(&mut self, reopen: &mut Reopen, needed: &[(u64, u64)], keep_max: u64) -> Result<()> {
+        let covered = merge(self.covered.iter().chain(needed).copied().collect());
+        if covered.iter().map(|&(a, b)| b - a).sum::<u64>() > keep_max {
+            bail!(too_large(keep_max));
+        }
+        let missing: Vec<(u64, u64)> = merge(needed.to_vec())
+            .into_iter()
+            .filter(|&(a, b)| !self.covers(a, b))
+            .collect();
+        let end = missing.last().map_or(0, |&(_, b)| b);
+        let image = &mut self.image;
+        reopen(&mut |r: &mut dyn Read| {
+            let mut buf = vec![0u8; 64 << 10];
+            let mut pos = 0u64;
+            while pos < end {
+                let n = r.read(&mut buf)?;
+                if n == 0 {
+                    break;
+                }
+                copy_overlap(&missing, pos, &buf[..n], |at, bytes| {
+                    if let Some(dst) = image.get_mut(at as usize..at as usize + bytes.len()) {
+                        dst.copy_from_slice(bytes);
+                    }
+                });
+                pos += n as u64;
+            }
+            Ok(())
+        })?;
+        self.covered = covered;
+        Ok(())
+    }
+}
+
+fn too_large(keep_max: u64) -> String {
+    format!(
+        "the ELF tables to read are larger than {} MiB",
+        keep_max >> 20
+    )
+}
+
+/// Calls `put(offset, bytes)` for the parts of `buf` (read from `pos`)
+/// that fall in `ranges`.
+fn copy_overlap(ranges: &[(u64, u64)], pos: u64, buf: &[u8], mut put: impl FnMut(u64, &[u8])) {
+    let end = pos + buf.len() as u64;
+    for &(a, b) in ranges {
+        let (lo, hi) = (a.max(pos), b.min(end));
+        if lo < hi {
+            put(lo, &buf[(lo - pos) as usize..(hi - pos) as usize]);
+        }
     }
 }
 
@@ -180,49 +249,42 @@ fn merge(mut r: Vec<(u64, u64)>) -> Vec<(u64, u64)> {
     out
 }
 
-/// Streams the member, keeping `keep` (and everything while the member is
-/// at most `whole_max` bytes). Returns the kept ranges, the whole member
-/// if it was small, and its real length.
-fn stream(
-    reopen: &mut Reopen,
-    keep: &[(u64, u64)],
-    whole_max: u64,
-    keep_max: u64,
-) -> Result<(Kept, Option<Vec<u8>>, u64)> {
+/// What pass 2 read: merged ranges, the bytes read of each (`data[i]`
+/// from `ranges[i].0`), and the member's real length.
+struct Streamed {
+    ranges: Vec<(u64, u64)>,
+    data: Vec<Vec<u8>>,
+    len: u64,
+}
+
+/// Streams the whole member (its length is not known yet), keeping `keep`.
+fn stream_ranges(reopen: &mut Reopen, keep: &[(u64, u64)], keep_max: u64) -> Result<Streamed> {
     struct Sink<'a> {
         ranges: &'a [(u64, u64)],
         data: Vec<Vec<u8>>,
-        whole: Option<Vec<u8>>,
-        whole_max: u64,
         kept: u64,
         keep_max: u64,
         pos: u64,
     }
     impl Write for Sink<'_> {
         fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-            let (start, end) = (self.pos, self.pos + buf.len() as u64);
-            if end > self.whole_max {
-                self.whole = None;
+            let Sink {
+                ranges,
+                data,
+                kept,
+                keep_max,
+                pos,
+            } = self;
+            copy_overlap(ranges, *pos, buf, |at, bytes| {
+                let i = ranges.partition_point(|&(_, b)| b <= at);
+                // Grows with the data actually read, not with the range.
+                data[i].extend_from_slice(bytes);
+                *kept += bytes.len() as u64;
+            });
+            if *kept > *keep_max {
+                return Err(io::Error::other(too_large(*keep_max)));
             }
-            if let Some(w) = &mut self.whole {
-                w.extend_from_slice(buf);
-            }
-            for (i, &(a, b)) in self.ranges.iter().enumerate() {
-                let (lo, hi) = (a.max(start), b.min(end));
-                if lo < hi {
-                    self.kept += hi - lo;
-                    if self.kept > self.keep_max {
-                        return Err(io::Error::other(format!(
-                            "the ELF tables to read are larger than {} MiB",
-                            self.keep_max >> 20
-                        )));
-                    }
-                    // Grows with the data actually read, not with the range.
-                    self.data[i]
-                        .extend_from_slice(&buf[(lo - start) as usize..(hi - start) as usize]);
-                }
-            }
-            self.pos = end;
+            *pos += buf.len() as u64;
             Ok(buf.len())
         }
         fn flush(&mut self) -> io::Result<()> {
@@ -233,8 +295,6 @@ fn stream(
     let mut sink = Sink {
         ranges: &ranges,
         data: vec![Vec::new(); ranges.len()],
-        whole: Some(Vec::new()),
-        whole_max,
         kept: 0,
         keep_max,
         pos: 0,
@@ -244,8 +304,27 @@ fn stream(
         io::copy(r, &mut sink)?;
         Ok(())
     })?;
-    let (data, whole, len) = (sink.data, sink.whole, sink.pos);
-    Ok((Kept { ranges, data }, whole, len))
+    let (data, len) = (sink.data, sink.pos);
+    Ok(Streamed { ranges, data, len })
+}
+
+/// Reads a member of at most `whole_max` bytes in one pass. The buffer is
+/// sized from `declared`, which callers bound by `whole_max`.
+fn whole(reopen: &mut Reopen, declared: u64) -> Result<(Vec<u8>, u64)> {
+    let mut data = Vec::new();
+    let mut len = 0;
+    reopen(&mut |r: &mut dyn Read| {
+        data = Vec::with_capacity(declared as usize);
+        (&mut *r).take(declared + 1).read_to_end(&mut data)?;
+        len = data.len() as u64;
+        if len > declared {
+            // Only to say how long it really is.
+            data = Vec::new();
+            len += io::copy(r, &mut io::sink())?;
+        }
+        Ok(())
+    })?;
+    Ok((data, len))
 }
 
 /// A zeroed buffer of `len` bytes, or an error if the system refuses the
@@ -267,25 +346,28 @@ fn zeroed(len: u64) -> Result<Vec<u8>> {
     }
 }
 
-fn assemble(kept: &Kept, len: u64) -> Result<Vec<u8>> {
-    let mut image = zeroed(len)?;
-    for (&(a, _), d) in kept.ranges.iter().zip(&kept.data) {
-        image[a as usize..a as usize + d.len()].copy_from_slice(d);
+/// The error for a member whose real length `got` is not the `declared`
+/// one its zip header records.
+fn check_len(got: u64, declared: u64) -> Result<()> {
+    if got < declared {
+        bail!("the zip entry is shorter than the {declared} bytes its header records ({got} bytes)")
     }
-    Ok(image)
+    if got > declared {
+        bail!("the zip entry holds {got} bytes, more than the {declared} its header records")
+    }
+    Ok(())
 }
 
 /// Reads an ELF member for parsing with bounded memory; see the module
 /// docs. `declared` is the size the zip header records: a member of
-/// another length is an error (it is never used to allocate).
+/// another length is an error (it is never used to allocate more than
+/// `whole_max`).
 pub fn elf_image(reopen: &mut Reopen, declared: u64, opts: &ImageOptions) -> Result<Vec<u8>> {
-    let mismatch = |got: u64| {
-        if got < declared {
-            anyhow!("the zip entry is shorter than the {declared} bytes its header records ({got} bytes)")
-        } else {
-            anyhow!("the zip entry holds {got} bytes, more than the {declared} its header records")
-        }
-    };
+    if declared <= opts.whole_max {
+        let (data, len) = whole(reopen, declared)?;
+        check_len(len, declared)?;
+        return Ok(data);
+    }
     // Pass 1: the first bytes decide what pass 2 keeps.
     let mut head = Vec::new();
     reopen(&mut |r: &mut dyn Read| {
@@ -298,17 +380,14 @@ pub fn elf_image(reopen: &mut Reopen, declared: u64, opts: &ImageOptions) -> Res
     if let Some(f) = fmt {
         keep.extend(table_ranges(f, &head, opts.head_cap));
     }
-    // Pass 2.
-    let (mut kept, whole, len) = stream(reopen, &keep, opts.whole_max, opts.keep_max)?;
-    if len != declared {
-        return Err(mismatch(len));
-    }
-    if let Some(w) = whole {
-        return Ok(w);
-    }
+    // Pass 2: the whole member, for its length and the tables.
+    let streamed = stream_ranges(reopen, &keep, opts.keep_max)?;
+    let len = streamed.len;
+    check_len(len, declared)?;
+    let mut kept = Kept::assemble(streamed)?;
     let Some(f) = fmt else {
         // The parser reports the broken header from what was kept.
-        return assemble(&kept, len);
+        return Ok(kept.image);
     };
     let t = Sections {
         f,
@@ -325,14 +404,10 @@ pub fn elf_image(reopen: &mut Reopen, declared: u64, opts: &ImageOptions) -> Res
         if needed.iter().all(|&(a, b)| kept.covers(a, b)) {
             break;
         }
-        #[cfg(test)]
-        EXTRA_PASSES.with(|c| c.set(c.get() + 1));
-        keep.extend(needed);
-        kept = stream(reopen, &keep, 0, opts.keep_max)?.0;
+        kept.fetch(reopen, &needed, opts.keep_max)?;
     }
-    let mut image = assemble(&kept, len)?;
-    t.blank_unread(&mut image, &kept, len);
-    Ok(image)
+    t.blank_unread(&mut kept, len);
+    Ok(kept.image)
 }
 
 /// What pass 2 keeps besides the head: the section header table, the bytes
@@ -444,19 +519,114 @@ impl Sections {
     /// Sections that were not read are zeros; marks them empty so parsers
     /// do not walk them (a zeroed string table parses as many empty
     /// strings).
-    fn blank_unread(&self, image: &mut [u8], kept: &Kept, len: u64) {
+    fn blank_unread(&self, kept: &mut Kept, len: u64) {
         let (f, h) = (self.f, &self.h);
         if h.shentsize < self.shmin {
             return;
         }
-        for i in 0..h.shnum {
-            if let Some((_, ty, off, sz, _)) = self.get(kept, i) {
-                if ty != SHT_NOBITS && !kept.covers(off.min(len), off.saturating_add(sz).min(len)) {
-                    let o = (h.shoff + i * h.shentsize) as usize + if f.is64 { 32 } else { 20 };
-                    let n = if f.is64 { 8 } else { 4 };
-                    image[o..o + n].fill(0);
-                }
-            }
+        let size_at = |i: u64| (h.shoff + i * h.shentsize) as usize + if f.is64 { 32 } else { 20 };
+        let unread: Vec<usize> = (0..h.shnum)
+            .filter(|&i| {
+                self.get(kept, i).is_some_and(|(_, ty, off, sz, _)| {
+                    ty != SHT_NOBITS && !kept.covers(off.min(len), off.saturating_add(sz).min(len))
+                })
+            })
+            .map(size_at)
+            .collect();
+        let n = if f.is64 { 8 } else { 4 };
+        for o in unread {
+            kept.image[o..o + n].fill(0);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::RefCell;
+
+    /// Counts the bytes a pass reads.
+    struct Counting<'a> {
+        inner: &'a [u8],
+        n: u64,
+    }
+
+    impl Read for Counting<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let n = self.inner.read(buf)?;
+            self.n += n as u64;
+            Ok(n)
+        }
+    }
+
+    /// Runs [`elf_image`] over `data`; returns the result and the bytes
+    /// each pass read.
+    fn image_of(data: &[u8], declared: u64, opts: &ImageOptions) -> (Result<Vec<u8>>, Vec<u64>) {
+        let reads = RefCell::new(Vec::new());
+        let mut reopen = |f: &mut dyn FnMut(&mut dyn Read) -> Result<()>| {
+            let mut r = Counting { inner: data, n: 0 };
+            let res = f(&mut r);
+            reads.borrow_mut().push(r.n);
+            res
+        };
+        let image = elf_image(&mut reopen, declared, opts);
+        (image, reads.into_inner())
+    }
+
+    #[test]
+    fn members_that_fit_are_read_whole_in_one_pass() {
+        let data: Vec<u8> = (0..5000u32).map(|i| i as u8).collect();
+        let opts = ImageOptions {
+            whole_max: 8192,
+            ..ImageOptions::default()
+        };
+        let (image, reads) = image_of(&data, 5000, &opts);
+        assert_eq!(image.unwrap(), data);
+        assert_eq!(reads, [5000]);
+        let (image, _) = image_of(&data, 4000, &opts);
+        let e = image.unwrap_err().to_string();
+        assert!(e.contains("holds 5000 bytes, more than the 4000"), "{e}");
+        let (image, _) = image_of(&data, 6000, &opts);
+        let e = image.unwrap_err().to_string();
+        assert!(e.contains("shorter than the 6000 bytes"), "{e}");
+    }
+
+    /// A wanted section of a real library comes out as in the file, a
+    /// section nobody asked for as zeros, and the pass that fetches it
+    /// stops before the end of the file.
+    #[test]
+    fn wanted_sections_are_fetched_and_the_rest_stays_zero() {
+        let Ok(data) = std::fs::read("/usr/lib/x86_64-linux-gnu/libc.so.6") else {
+            panic!("this test reads the machine's libc.so.6 (run it inside scripts/buildroot)");
+        };
+        let elf = goblin::elf::Elf::parse(&data).unwrap();
+        let range = |name: &str| {
+            let s = elf
+                .section_headers
+                .iter()
+                .find(|s| elf.shdr_strtab.get_at(s.sh_name) == Some(name))
+                .unwrap();
+            s.sh_offset as usize..(s.sh_offset + s.sh_size) as usize
+        };
+        let (rodata, text) = (range(".rodata"), range(".text"));
+        let opts = ImageOptions {
+            whole_max: 0,
+            head_cap: 0,
+            want_sections: &[".rodata"],
+            ..ImageOptions::default()
+        };
+        let (image, reads) = image_of(&data, data.len() as u64, &opts);
+        let image = image.unwrap();
+        assert_eq!(image.len(), data.len());
+        assert_eq!(image[rodata.clone()], data[rodata]);
+        assert!(image[text.clone()].iter().all(|&b| b == 0));
+        assert!(data[text].iter().any(|&b| b != 0));
+        assert_eq!(
+            reads[1],
+            data.len() as u64,
+            "pass 2 reads it all: {reads:?}"
+        );
+        let last = *reads.last().unwrap();
+        assert!(reads.len() > 2 && last < data.len() as u64, "{reads:?}");
     }
 }

@@ -432,27 +432,37 @@ fn check_and_inspect_agree_on_name_and_version() {
 }
 
 /// Runs the binary and returns its exit code, stderr and peak RSS in MiB
-/// (getrusage of exactly this child via wait4).
+/// (getrusage of exactly this child via wait4). A small Python process
+/// starts it and reads its rusage: the kernel counts the peak RSS of the
+/// process that spawned a program in the program's own (exec records the
+/// old memory map's high-water mark), and this test process may have been
+/// large.
 pub(crate) fn rw_rss(cwd: &Path, args: &[&str]) -> (Option<i32>, String, u64) {
+    const WAIT4: &str = "import os, subprocess, sys\n\
+        p = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL)\n\
+        _, status, ru = os.wait4(p.pid, 0)\n\
+        print(os.waitstatus_to_exitcode(status), ru.ru_maxrss)";
     let bin = std::env::var_os("ROCM_WHEEL_TEST_BIN").unwrap_or_else(|| BIN.into());
     let err = cwd.join(".stderr");
-    #[allow(clippy::zombie_processes)] // reaped by wait4 below
-    let child = Command::new(bin)
+    let out = Command::new(venv_bin("python"))
+        .args(["-c", WAIT4])
+        .arg(bin)
         .args(args)
         .current_dir(cwd)
-        .stdout(std::process::Stdio::null())
         .stderr(std::fs::File::create(&err).unwrap())
-        .spawn()
+        .output()
         .unwrap();
-    let mut status = 0;
-    // SAFETY: zeroed rusage is a valid value; wait4 fills it.
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    let pid = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut ru) };
-    assert_eq!(pid, child.id() as i32);
-    let code = libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status));
     let stderr = std::fs::read_to_string(&err).unwrap();
     std::fs::remove_file(&err).unwrap();
-    (code, stderr, ru.ru_maxrss as u64 / 1024)
+    let text = String::from_utf8(out.stdout).unwrap();
+    let (code, kib) = text
+        .trim()
+        .split_once(' ')
+        .unwrap_or_else(|| panic!("{args:?}: no rusage ({text:?}): {stderr}"));
+    let code: i32 = code.parse().unwrap();
+    // A negative code is a signal.
+    let code = (code >= 0).then_some(code);
+    (code, stderr, kib.parse::<u64>().unwrap() / 1024)
 }
 
 /// One member of a hand-written zip: stored or raw-deflated bytes, the
@@ -726,4 +736,278 @@ fn bundle_readers_hold_at_most_one_bundle() {
         std::fs::metadata(dir.join("x.co")).unwrap().len(),
         128 << 20
     );
+}
+
+/// A wheel `demo-1.0` (manylinux tag) with `count` members made one at a
+/// time by `member(i)` (name, bytes), so only one is ever held here.
+fn generated_wheel(path: &Path, count: usize, mut member: impl FnMut(usize) -> (String, Vec<u8>)) {
+    use base64::Engine;
+    use sha2::Digest;
+    use std::io::Write;
+    let di = "demo-1.0.dist-info";
+    let mut z = zip::ZipWriter::new(std::fs::File::create(path).unwrap());
+    let opts = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated)
+        .compression_level(Some(1))
+        .large_file(true);
+    let mut record = String::new();
+    let mut add = |z: &mut zip::ZipWriter<std::fs::File>, name: &str, data: &[u8]| {
+        let h = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(sha2::Sha256::digest(data));
+        record.push_str(&format!("{name},sha256={h},{}\n", data.len()));
+        z.start_file(name, opts).unwrap();
+        z.write_all(data).unwrap();
+    };
+    for i in 0..count {
+        let (name, data) = member(i);
+        add(&mut z, &name, &data);
+    }
+    add(
+        &mut z,
+        &format!("{di}/METADATA"),
+        b"Metadata-Version: 2.1\nName: demo\nVersion: 1.0\n",
+    );
+    add(
+        &mut z,
+        &format!("{di}/WHEEL"),
+        b"Wheel-Version: 1.0\nRoot-Is-Purelib: false\nTag: py3-none-manylinux_2_17_x86_64\n",
+    );
+    record.push_str(&format!("{di}/RECORD,,\n"));
+    z.start_file(format!("{di}/RECORD"), opts).unwrap();
+    z.write_all(record.as_bytes()).unwrap();
+    z.finish().unwrap();
+}
+
+/// Little-endian stores into a buffer being laid out.
+fn p16(v: &mut [u8], o: usize, x: u16) {
+    v[o..o + 2].copy_from_slice(&x.to_le_bytes());
+}
+fn p32(v: &mut [u8], o: usize, x: u32) {
+    v[o..o + 4].copy_from_slice(&x.to_le_bytes());
+}
+fn p64(v: &mut [u8], o: usize, x: u64) {
+    v[o..o + 8].copy_from_slice(&x.to_le_bytes());
+}
+
+/// What [`synthetic_so`] puts in a shared object.
+struct SoShape<'a> {
+    soname: &'a str,
+    /// Bytes of `.dynstr` (symbol-like names after the needed ones).
+    dynstr: usize,
+    /// Where `.hip_fatbin` starts and its size (the caller fills it).
+    fatbin: Option<(u64, u64)>,
+    /// Total file size; zeros fill what the parts do not.
+    size: usize,
+}
+
+/// An x86-64 shared object as linkers lay one out: headers, `.dynsym`,
+/// `.dynstr` and `.dynamic` at the start of one `PT_LOAD` that covers the
+/// file, `.hip_fatbin` where asked, `.shstrtab` and the section headers at
+/// the end. `DT_NEEDED` libc.so.6, `DT_SONAME`, `DT_RUNPATH` `$ORIGIN`.
+fn synthetic_so(s: &SoShape) -> Vec<u8> {
+    let mut f = vec![0u8; s.size];
+    let mut dynstr = b"\0libc.so.6\0$ORIGIN\0".to_vec();
+    let soname_at = dynstr.len() as u64;
+    dynstr.extend_from_slice(s.soname.as_bytes());
+    dynstr.push(0);
+    let mut k = 0;
+    while dynstr.len() < s.dynstr {
+        dynstr.extend_from_slice(format!("_ZN4demo6kernel{k:08}Ev\0").as_bytes());
+        k += 1;
+    }
+    let (dynsym, nsyms) = (176usize, 4usize);
+    let dynstr_off = dynsym + 24 * nsyms;
+    let dynamic = (dynstr_off + dynstr.len() + 7) & !7;
+    let tags: [(u64, u64); 8] = [
+        (1, 1), // DT_NEEDED libc.so.6
+        (14, soname_at),
+        (29, 11), // DT_RUNPATH $ORIGIN
+        (5, dynstr_off as u64),
+        (10, dynstr.len() as u64),
+        (6, dynsym as u64),
+        (11, 24),
+        (0, 0),
+    ];
+    f[dynstr_off..dynstr_off + dynstr.len()].copy_from_slice(&dynstr);
+    for (i, (t, v)) in tags.iter().enumerate() {
+        p64(&mut f, dynamic + 16 * i, *t);
+        p64(&mut f, dynamic + 16 * i + 8, *v);
+    }
+    let names = b"\0.dynsym\0.dynstr\0.dynamic\0.hip_fatbin\0.shstrtab\0";
+    let nsec = 6;
+    let shoff = (s.size - 64 * nsec) & !7;
+    let shstrtab = shoff - names.len();
+    f[shstrtab..shstrtab + names.len()].copy_from_slice(names);
+    // (name, type, flags, offset, size, link, entsize)
+    let mut secs = [
+        (1, 11, 2, dynsym, 24 * nsyms, 2, 24),
+        (9, 3, 2, dynstr_off, dynstr.len(), 0, 0),
+        (17, 6, 3, dynamic, 16 * tags.len(), 2, 16),
+        (26, 1, 2, 0, 0, 0, 0),
+        (38, 3, 0, shstrtab, names.len(), 0, 0),
+    ];
+    if let Some((at, len)) = s.fatbin {
+        secs[3] = (26, 1, 2, at as usize, len as usize, 0, 0);
+    }
+    for (i, &(name, ty, flags, off, size, link, entsize)) in secs.iter().enumerate() {
+        let o = shoff + 64 * (i + 1);
+        p32(&mut f, o, name);
+        p32(&mut f, o + 4, ty);
+        p64(&mut f, o + 8, flags);
+        p64(&mut f, o + 16, off as u64);
+        p64(&mut f, o + 24, off as u64);
+        p64(&mut f, o + 32, size as u64);
+        p32(&mut f, o + 40, link);
+        p32(&mut f, o + 44, u32::from(ty == 11));
+        p64(&mut f, o + 48, 8);
+        p64(&mut f, o + 56, entsize);
+    }
+    elf_headers(&mut f, shoff, nsec as u16, (dynamic, 16 * tags.len()));
+    f
+}
+
+/// The ELF header of [`synthetic_so`] and its program headers: `PT_LOAD`
+/// over the whole file and `PT_DYNAMIC` at `dynamic` (offset, size).
+fn elf_headers(f: &mut [u8], shoff: usize, nsec: u16, dynamic: (usize, usize)) {
+    let size = f.len();
+    f[..7].copy_from_slice(b"\x7fELF\x02\x01\x01");
+    p16(f, 16, 3); // ET_DYN
+    p16(f, 18, 62); // EM_X86_64
+    p32(f, 20, 1);
+    p64(f, 32, 64); // e_phoff
+    p64(f, 40, shoff as u64);
+    for (o, v) in [(52, 64), (54, 56), (56, 2), (58, 64), (60, nsec), (62, 5)] {
+        p16(f, o, v);
+    }
+    // PT_LOAD over the file, PT_DYNAMIC.
+    for (o, ty, flags, off, size) in [(64, 1u32, 5u32, 0, size), (120, 2, 6, dynamic.0, dynamic.1)]
+    {
+        p32(f, o, ty);
+        p32(f, o + 4, flags);
+        for k in [8, 16, 24] {
+            p64(f, o + k, off as u64);
+        }
+        p64(f, o + 32, size as u64);
+        p64(f, o + 40, size as u64);
+        p64(f, o + 48, 0x1000);
+    }
+}
+
+/// Copies the file at `src` to the start of `dst`, skipping runs of zeros:
+/// `dst` is a fresh zeroed buffer whose untouched pages are not resident,
+/// so this process's peak stays small (it counts in what `rw_rss` reports).
+fn copy_nonzero(src: &Path, dst: &mut [u8]) {
+    use std::io::Read;
+    let mut f = std::fs::File::open(src).unwrap();
+    let mut buf = vec![0u8; 1 << 16];
+    let mut at = 0;
+    loop {
+        let n = f.read(&mut buf).unwrap();
+        if n == 0 {
+            break;
+        }
+        if buf[..n].iter().any(|&b| b != 0) {
+            dst[at..at + n].copy_from_slice(&buf[..n]);
+        }
+        at += n;
+    }
+}
+
+/// `inspect` and `check` of `whl` (in `dir`): both succeed (check may
+/// report findings) within `bound` MiB of peak RSS; returns inspect's JSON.
+#[track_caller]
+fn readers_within(dir: &Path, whl: &str, bound: u64) -> serde_json::Value {
+    let mut report = None;
+    for argv in [["inspect", "--json", whl], ["check", "--json", whl]] {
+        let (code, err, rss) = rw_rss(dir, &argv);
+        eprintln!("{argv:?}: peak RSS {rss} MiB");
+        assert!(
+            code == Some(0) || code == Some(1),
+            "{argv:?}: {code:?} {err}"
+        );
+        assert!(
+            rss <= bound,
+            "{argv:?}: peak RSS {rss} MiB, bound {bound} MiB"
+        );
+        if argv[0] == "inspect" {
+            assert_eq!(code, Some(0), "{err}");
+            let out = rw(dir, &argv);
+            report = Some(serde_json::from_str(&out.stdout).unwrap());
+        }
+    }
+    report.unwrap()
+}
+
+/// 64 shared objects of 8 to 40 MiB, no offload bundles: members up to
+/// 32 MiB are read whole, larger ones sparsely, and each is dropped before
+/// the next, so memory does not grow with the wheel (the readers used to
+/// keep a previous member's buffer resident).
+#[test]
+fn many_elf_members_stay_within_64_mb() {
+    let d = tempdir();
+    let dir = d.path();
+    let mut rng = Rng(0x5eed);
+    generated_wheel(&dir.join(WHL), 64, |i| {
+        let mib = if i % 2 == 0 {
+            8 + rng.below(24)
+        } else {
+            33 + rng.below(8)
+        };
+        let soname = format!("libm{i}.so");
+        let so = synthetic_so(&SoShape {
+            soname: &soname,
+            dynstr: (1 << 20) + rng.below(2 << 20) as usize,
+            fatbin: None,
+            size: (mib << 20) as usize - rng.below(4096) as usize,
+        });
+        (format!("demo/{soname}"), so)
+    });
+    let r = readers_within(dir, WHL, 64);
+    let elf = r["elf_files"].as_array().unwrap();
+    assert_eq!(elf.len(), 64);
+    for (i, e) in elf.iter().enumerate() {
+        assert_eq!(e["soname"], format!("libm{i}.so"), "{e}");
+        assert_eq!(e["needed"], serde_json::json!(["libc.so.6"]), "{e}");
+        assert_eq!(e["runpath"], serde_json::json!(["$ORIGIN"]), "{e}");
+    }
+}
+
+/// A 200 MiB shared object whose `.hip_fatbin` holds a 96 MiB bundle
+/// (made of zeros that this process never touches, see [`copy_nonzero`]):
+/// `inspect` holds the section once (not also in a read buffer) and
+/// stays within 64 MB plus it; `check` does not read it.
+#[test]
+fn a_large_hip_fatbin_is_held_once() {
+    let d = tempdir();
+    let dir = d.path();
+    std::fs::write(dir.join("k.co"), padded_code_object(96 << 20)).unwrap();
+    rw(
+        dir,
+        &[
+            "bundle",
+            "write",
+            "--output",
+            "k.hipfb",
+            "--host-triple",
+            "x86_64-unknown-linux-gnu",
+            "--entry",
+            "hipv4-amdgcn-amd-amdhsa--gfx90a=k.co",
+        ],
+    )
+    .success();
+    std::fs::remove_file(dir.join("k.co")).unwrap();
+    let fatbin_len = std::fs::metadata(dir.join("k.hipfb")).unwrap().len();
+    generated_wheel(&dir.join(WHL), 1, |_| {
+        let mut so = synthetic_so(&SoShape {
+            soname: "libk.so",
+            dynstr: 1 << 20,
+            fatbin: Some((32 << 20, fatbin_len)),
+            size: 200 << 20,
+        });
+        copy_nonzero(&dir.join("k.hipfb"), &mut so[32 << 20..]);
+        ("demo/libk.so".into(), so)
+    });
+    let r = readers_within(dir, WHL, 64 + 96);
+    let e = &r["elf_files"][0];
+    assert_eq!(e["targets"], serde_json::json!({"gfx90a": 1}), "{e}");
+    assert_eq!(e["bundles"][0]["entries"][1]["size"], 96 << 20, "{e}");
 }
