@@ -2,10 +2,11 @@
 # bench/thin/run.sh [RUNS]: `rocm-wheel thin --gfx gfx120X-all` on the real
 # jax-rocm7-pjrt 0.10.2 wheel (154 MB; 503 MB plugin, 55 MB .hip_fatbin of
 # 43 zstd bundles for 27 targets), the cached download of
-# tests/e2e/thin_real_wheel_test.sh. Anchor, in the same run: what any
-# rewrite of one member must at least do, `unzip` the wheel and `zip -6` it
-# again (Info-ZIP, one thread), and a plain `cp` of the wheel. Peak RSS
-# from wait4; each figure the fastest of RUNS, runs alternating. Writes
+# tests/e2e/thin_real_wheel_test.sh. Anchor, in the same run: what a
+# rewrite that deflates the member again does, `unzip` the wheel and
+# `zip -6` it again (Info-ZIP, one thread), and a plain `cp` of the wheel.
+# Peak RSS and CPU time from wait4; each figure the fastest of RUNS, runs
+# alternating. Writes
 # docs/benchmarks-thin.md. Run inside scripts/buildroot after `make setup`
 # (the test downloads the wheel).
 set -euo pipefail
@@ -89,17 +90,17 @@ Where the time goes: each bundle is decoded as a stream only up to the
 end of its last kept entry (the entries in between are decoded into a
 scratch buffer and dropped; the CCOB hash, which covers the whole payload,
 is therefore not checked), the kept entries are laid out and recompressed,
-bundles on both cores. By difference that is now about 2 s of CPU; the
-rest, about 9 s, is the plugin's round trip: inflating its 503 MB and deflating them again
-at level 6 (`rocm-wheel build` needs 8.8 s of CPU for 470 MB, see
-[benchmarks-wheel-build.md](benchmarks-wheel-build.md)) plus its SHA-256.
-Only the 55 MB `.hip_fatbin` (bytes 91.5–146.5 MB of the plugin) changes,
-so reusing the input's deflate stream before and after it (raw blocks up
-to a block boundary; after it from the first block boundary 32 KiB past
-the section, bit-shifted to a byte boundary, with an empty stored block
-closing the prefix) would leave about 60 MB to deflate; that needs the
-bit offsets of block boundaries while inflating (zlib's `Z_BLOCK` and
-`data_type`, which zlib-rs's stable API does not expose). Not done yet.
+bundles on both cores. The plugin is inflated once (to a temporary file),
+noting its deflate stream's byte-aligned block boundaries; only its
+`.hip_fatbin` (bytes 91.5–146.5 MB of 503 MB) changes, so the output
+copies the input's deflate blocks before the section (closed by an empty
+stored block), deflates the section and its surroundings up to the first
+mapped boundary 32 KiB past it (the 55 MB and about a MiB around them:
+boundaries are noted about every MiB), in parallel chunks, and
+copies the input's blocks from there on. The rest of the CPU time is the
+inflate, the SHA-256 of the 503 MB for RECORD, and the temporary file's
+writes and reads (the `sys` share). The output is smaller than a full
+re-deflate would be, as most of the plugin keeps the input's compression.
 
 Memory: the `.hip_fatbin` section (55 MB), the thinned bundles until all
 are done (at most the section again), and per core one bundle's kept
