@@ -24,6 +24,8 @@ use zlib_rs::{InflateConfig, InflateFlush, ReturnCode};
 pub struct Boundary {
     pub bit: u64,
     pub out: u64,
+    /// CRC-32 of the output before it.
+    pub crc: u32,
 }
 
 /// Byte-aligned block boundaries of a raw deflate stream (the stream's
@@ -41,6 +43,12 @@ pub struct DeflateMap {
     pub crc: u32,
 }
 
+const START: Boundary = Boundary {
+    bit: 0,
+    out: 0,
+    crc: 0,
+};
+
 /// Spacing of the recorded boundaries in the output.
 pub const MAP_STEP: u64 = 1 << 20;
 /// How far back deflate matches reach.
@@ -57,13 +65,24 @@ impl DeflateMap {
             .rev()
             .find(|b| b.out <= changed.start)
             .copied()
-            .unwrap_or(Boundary { bit: 0, out: 0 });
+            .unwrap_or(START);
         let suffix = self
             .boundaries
             .iter()
             .find(|b| b.out >= changed.end.saturating_add(WINDOW) && b.out < self.size)
             .copied();
         (prefix, suffix)
+    }
+
+    /// CRC-32 of the output from `b` to the end (from the whole's and the
+    /// part before `b`: CRC-32 is linear).
+    pub fn crc_after(&self, b: &Boundary) -> u32 {
+        let mut before = crc32fast::Hasher::new_with_initial_len(b.crc, b.out);
+        before.combine(&crc32fast::Hasher::new_with_initial_len(
+            0,
+            self.size - b.out,
+        ));
+        self.crc ^ before.finalize()
     }
 }
 
@@ -133,7 +152,7 @@ pub fn inflate_mapped(src: &mut dyn Read, dst: &mut dyn Write) -> Result<Deflate
     let (mut in_len, mut in_pos, mut eof) = (0usize, 0usize, false);
     let (mut total_in, mut total_out) = (0u64, 0u64);
     let mut crc = Crc::new();
-    let mut map = vec![Boundary { bit: 0, out: 0 }];
+    let mut map = vec![START];
     // Where the final block ends: seen at the boundary after it, before
     // the decoder skips the padding to the next byte.
     let mut end_bit = None;
@@ -171,6 +190,7 @@ pub fn inflate_mapped(src: &mut dyn Read, dst: &mut dyn Write) -> Result<Deflate
             map.push(Boundary {
                 bit,
                 out: total_out,
+                crc: crc.sum(),
             });
         }
         if used == 0 && made == 0 && eof {

@@ -79,6 +79,22 @@ pub struct RawEntry {
     pub dos: (u16, u16),
 }
 
+impl RawEntry {
+    /// An entry still to be deflated (no CRC or sizes yet), with the
+    /// default time.
+    pub fn to_deflate(name: String, mode: u32) -> RawEntry {
+        RawEntry {
+            name,
+            method: 8,
+            crc: 0,
+            compressed_size: 0,
+            size: 0,
+            mode,
+            dos: dos_datetime(None),
+        }
+    }
+}
+
 struct CdEntry {
     name: String,
     method: u16,
@@ -291,7 +307,7 @@ impl<W: Write + Seek> ParallelZipWriter<W> {
         if self.level == 0 {
             bail!("{}: splicing needs a deflating writer (level 1-9)", e.name);
         }
-        let (pre, post) = map.cuts(changed);
+        let (pre, post) = map.cuts(changed.clone());
         let size = map.size;
         let zip64 = size >= self.zip64_local_min;
         let offset = self.pos;
@@ -300,6 +316,20 @@ impl<W: Write + Seek> ParallelZipWriter<W> {
         let (mut sha, mut crc) = (Sha256::new(), Crc::new());
         let mut csize = copy_prefix(raw, pre.bit, &mut self.out)?;
         let dict = hash_through(src, pre.out, (&mut sha, &mut crc), &e.name)?;
+        // The reused blocks decode to the old bytes: the new ones must be
+        // the same there.
+        let differs = |what: &str| {
+            anyhow::anyhow!(
+                "{}: the new content differs from the member's {what} the bytes given as \
+                 changed ({}..{}); only those may differ",
+                e.name,
+                changed.start,
+                changed.end
+            )
+        };
+        if crc.sum() != pre.crc {
+            return Err(differs("before"));
+        }
         let mid = post.map_or(size, |b| b.out) - pre.out;
         let (n, c) = self.copy_chunked(
             &e.name,
@@ -316,7 +346,12 @@ impl<W: Write + Seek> ParallelZipWriter<W> {
         }
         csize += c;
         if let Some(b) = post {
-            hash_through(src, size - b.out, (&mut sha, &mut crc), &e.name)?;
+            let mut tail = Crc::new();
+            hash_through(src, size - b.out, (&mut sha, &mut tail), &e.name)?;
+            if tail.sum() != map.crc_after(&b) {
+                return Err(differs("after"));
+            }
+            crc.combine(&tail);
             let consumed = pre.bit / 8;
             csize += copy_tail(raw, consumed, b.bit, map.end_bit, &mut self.out)?;
         }
@@ -955,6 +990,11 @@ pub(crate) mod tests {
         (raw, map)
     }
 
+    /// What `add_spliced` needs of the member: its name, mode and time.
+    fn spliced_entry(mode: u32) -> RawEntry {
+        RawEntry::to_deflate("lib.so".into(), mode)
+    }
+
     #[test]
     fn spliced_entries_equal_the_new_content_and_reuse_the_old_stream() {
         let data = sample(8 << 20);
@@ -976,15 +1016,7 @@ pub(crate) mod tests {
             let mut z = ParallelZipWriter::new(Cursor::new(Vec::new()), None, 6);
             z.set_jobs(2);
             (z.chunked_min, z.chunk) = (256 * 1024, 64 * 1024);
-            let e = RawEntry {
-                name: "lib.so".into(),
-                method: 8,
-                crc: 0,
-                compressed_size: 0,
-                size: 0,
-                mode: 0o755,
-                dos: dos_datetime(None),
-            };
+            let e = spliced_entry(0o755);
             let w = z
                 .add_spliced(&e, &mut &raw[..], &map, a..b, &mut &new[..])
                 .unwrap();
@@ -1021,6 +1053,27 @@ pub(crate) mod tests {
                     "{a}..{b}: the old stream's tail is not reused"
                 );
             }
+        }
+    }
+
+    #[test]
+    fn a_change_outside_the_declared_range_is_refused() {
+        let data = sample(4 << 20);
+        let (raw, map) = foreign_stream(&data);
+        let declared = (2 << 20)..(2 << 20) + 100;
+        for (at, what) in [(100usize, "before"), ((4 << 20) - 100, "after")] {
+            let mut new = data.clone();
+            new[at] ^= 1;
+            let mut z = ParallelZipWriter::new(Cursor::new(Vec::new()), None, 6);
+            let e = spliced_entry(0o644);
+            let err = z
+                .add_spliced(&e, &mut &raw[..], &map, declared.clone(), &mut &new[..])
+                .unwrap_err();
+            let msg = format!("{err:#}");
+            assert!(
+                msg.contains(&format!("differs from the member's {what}")),
+                "{msg}"
+            );
         }
     }
 

@@ -351,15 +351,7 @@ impl WheelRewriter {
             }
             let mut added_rows = Vec::new();
             for (name, src, mode) in std::mem::take(added) {
-                let e = RawEntry {
-                    name,
-                    method: 8,
-                    crc: 0,
-                    compressed_size: 0,
-                    size: 0,
-                    mode,
-                    dos: dos_datetime(None),
-                };
+                let e = RawEntry::to_deflate(name, mode);
                 let (hash, size) = write_source(&mut w, &e, src)?;
                 added_rows.push(RecordRow {
                     path: e.name,
