@@ -50,25 +50,18 @@ print(json.dumps({
 }))
 PY
 
-# measure NAME CODES CMD...: wall seconds and the child's own peak RSS
-# (wait4's ru_maxrss, from a small Python parent), appended to
-# results.tsv; CODES are the exit codes accepted (`check` and `inspect` exit
-# 1 on findings).
+# `check` and `inspect` exit 1 on findings.
 results=$out/results.tsv
 : > "$results"
-measure() {
-  local name=$1 codes=$2; shift 2
-  sync
-  "$venv/bin/python" "$repo/bench/lib/measure_rss.py" "$results" "$codes" "$name" -- "$@"
-}
+source "$repo/bench/lib/measure.sh"
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 for i in $(seq 1 "$runs"); do
   rm -rf "$out/ours" "$out/theirs"; mkdir -p "$out/ours" "$out/theirs"
-  measure inspect 0,1 "$tool" inspect "$out/$whl"
-  measure check 0,1 "$tool" check "$out/$whl"
-  measure auditwheel-show 0 "$venv/bin/auditwheel" show "$out/$whl"
-  measure build 0 "$tool" build --compression-level 6 --manifest "$out/manifest.json" --output "$out/ours/$whl"
-  measure wheel-pack 0 "$venv/bin/wheel" pack -d "$out/theirs" "$tree"
+  measure_fields 0,1 inspect -- "$tool" inspect "$out/$whl"
+  measure_fields 0,1 check -- "$tool" check "$out/$whl"
+  measure auditwheel-show "$venv/bin/auditwheel" show "$out/$whl"
+  measure build "$tool" build --compression-level 6 --manifest "$out/manifest.json" --output "$out/ours/$whl"
+  measure wheel-pack "$venv/bin/wheel" pack -d "$out/theirs" "$tree"
   echo "run $i/$runs: $(tail -5 "$results" | cut -f1,2 | tr '\n\t' '  ')" >&2
 done
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -95,7 +88,7 @@ import datetime, sys
 (results, runs, so, whl, ours, theirs, cpu, ncpu, tool, wheel, aw, lb, la) = sys.argv[1:]
 rows = {}
 for line in open(results):
-    name, wall, rss, code = line.split("\t")
+    name, wall, rss, code, _ = line.split("\t")
     rows.setdefault(name, []).append((float(wall), int(rss), int(code)))
 best = {n: (min(r[0] for r in v), min(r[1] for r in v), v[0][2]) for n, v in rows.items()}
 mib = lambda kib: f"{kib / 1024:.1f} MiB"

@@ -53,23 +53,17 @@ cargo=$(command -v cargo || echo "$HOME/.cargo/bin/cargo")
 "$cargo" build --quiet --release --locked --manifest-path "$repo/tools/Cargo.toml" -p rocm-wheel >&2
 tool=$repo/tools/target/release/rocm-wheel
 
-# measure WHEEL NAME CODES CMD...: wall seconds and the child's own peak RSS
-# (wait4's ru_maxrss, from a small Python parent), appended to results.tsv;
-# CODES are the exit codes accepted (`check` exits 1 on findings).
+# `check` exits 1 on findings.
 results=$out/results.tsv
 : > "$results"
-measure() {
-  local whl=$1 name=$2 codes=$3; shift 3
-  sync
-  "$venv/bin/python" "$repo/bench/lib/measure_rss.py" "$results" "$codes" "$whl" "$name" -- "$@"
-}
+source "$repo/bench/lib/measure.sh"
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 for i in $(seq 1 "$runs"); do
   for w in "${wheels[@]}"; do
     whl=${w%% *}
-    measure "$whl" inspect 0 "$tool" inspect --json "$cache/$whl"
-    measure "$whl" check 0,1 "$tool" check "$cache/$whl"
-    measure "$whl" auditwheel-show 0,1 "$venv/bin/auditwheel" show "$cache/$whl"
+    measure_fields 0 "$whl" inspect -- "$tool" inspect --json "$cache/$whl"
+    measure_fields 0,1 "$whl" check -- "$tool" check "$cache/$whl"
+    measure_fields 0,1 "$whl" auditwheel-show -- "$venv/bin/auditwheel" show "$cache/$whl"
   done
   echo "run $i/$runs done" >&2
 done
@@ -89,7 +83,7 @@ import datetime, json, os, sys
 results, runs, out, cache, cpu, ncpu, tool, aw, lb, la, *wheels = sys.argv[1:]
 rows = {}
 for line in open(results):
-    whl, name, wall, rss, code = line.rstrip("\n").split("\t")
+    whl, name, wall, rss, code, _ = line.rstrip("\n").split("\t")
     rows.setdefault((whl, name), []).append((float(wall), int(rss), int(code)))
 best = {k: (min(r[0] for r in v), min(r[1] for r in v), v[0][2]) for k, v in rows.items()}
 mib = lambda kib: f"{kib / 1024:.1f} MiB"

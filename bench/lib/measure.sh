@@ -1,22 +1,19 @@
-# Sourced by bench scripts. measure NAME CMD...: runs CMD once (stdout
-# discarded), appends "NAME<TAB>wall seconds<TAB>peak RSS KiB" to $results
-# (peak RSS of exactly this child, from wait4); a failing CMD stops the
-# benchmark with its stderr. Needs $venv (its python) and $results.
+# Sourced by bench scripts; each run is one line of $results (tab-separated,
+# written by bench/lib/measure_rss.py): the given fields, wall seconds, peak
+# RSS KiB (of exactly this command), exit code, CPU seconds (user + sys).
+# Needs $venv (its python), $results and $repo.
+
+# measure_fields CODES FIELD... -- CMD...: runs CMD once (stdout discarded);
+# an exit code not in CODES (comma-separated) stops the benchmark with
+# CMD's stderr.
+measure_fields() {
+  # Flush the previous run's dirty pages so their writeback is not billed here.
+  sync
+  "$venv/bin/python" "$repo/bench/lib/measure_rss.py" "$results" "$@"
+}
+
+# measure NAME CMD...: measure_fields for a command that must exit 0.
 measure() {
   local name=$1; shift
-  # Flush the previous run's dirty pages so its writeback is not billed here.
-  sync
-  "$venv/bin/python" - "$name" "$results" "$@" <<'PY'
-import os, subprocess, sys, time
-name, results, argv = sys.argv[1], sys.argv[2], sys.argv[3:]
-t = time.perf_counter()
-p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-err = p.stderr.read()
-_, status, ru = os.wait4(p.pid, 0)
-wall = time.perf_counter() - t
-if os.waitstatus_to_exitcode(status) != 0:
-    sys.exit(f"{name}: {err.decode(errors='replace')}")
-with open(results, "a") as f:
-    f.write(f"{name}\t{wall:.3f}\t{ru.ru_maxrss}\n")
-PY
+  measure_fields 0 "$name" -- "$@"
 }

@@ -64,7 +64,7 @@ import datetime, sys
  aw_rc, aw_wall, aw_what, aw_size, load_aw, aw_version) = sys.argv[1:]
 rows = {}
 for line in open(results):
-    n, w, r = line.split("\t")
+    n, w, r, _, _ = line.split("\t")
     rows.setdefault(n, []).append((float(w), int(r)))
 best = {n: (min(x[0] for x in v), min(x[1] for x in v)) for n, v in rows.items()}
 mib = lambda k: f"{k / 1024:.1f} MiB"

@@ -9,7 +9,6 @@ runs=${1:-5}; mib=${2:-420}
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 venv=${ROCM_WHEEL_VENV:-$repo/.venv}
 [[ -x $venv/bin/wheel ]] || { echo "run \`make setup\` first ($venv/bin/wheel missing)" >&2; exit 1; }
-[[ -x /usr/bin/time ]] || { echo "/usr/bin/time (GNU time) is required" >&2; exit 1; }
 out=$repo/bench/out/wheel_build
 mkdir -p "$out"
 cargo=$(command -v cargo || echo "$HOME/.cargo/bin/cargo")
@@ -50,13 +49,7 @@ sed "s|\"src\": \"bigpkg/|\"src\": \"$tree/bigpkg/|g; s|\"src\": \"README.md\"|\
 
 results=$out/results.tsv
 : > "$results"
-measure() { # name cmd...
-  local name=$1; shift
-  sync
-  /usr/bin/time -f "%e %M %U %S" -o "$out/time.txt" "$@" >/dev/null
-  read -r wall rss user sys < "$out/time.txt"
-  printf '%s\t%s\t%s\t%s\t%s\n' "$name" "$wall" "$rss" "$user" "$sys" >> "$results"
-}
+source "$repo/bench/lib/measure.sh"
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 for i in $(seq 1 "$runs"); do
   rm -rf "$out/ours" "$out/ours3" "$out/theirs"; mkdir -p "$out/ours" "$out/ours3" "$out/theirs"
@@ -104,8 +97,8 @@ t = med["wheel-pack"]
 table = []
 for n in ["rocm-wheel", "wheel-pack", "rocm-wheel-3"]:
     m = med[n]
-    table.append(f"| {labels[n]} | {m[0]:.2f} s | {t[0] / m[0]:.2f}x | {m[2] + m[3]:.2f} s | "
-                 f"{(t[2] + t[3]) / (m[2] + m[3]):.2f}x | {sizes[n] / 1e6:.1f} MB | "
+    table.append(f"| {labels[n]} | {m[0]:.2f} s | {t[0] / m[0]:.2f}x | {m[3]:.2f} s | "
+                 f"{t[3] / m[3]:.2f}x | {sizes[n] / 1e6:.1f} MB | "
                  f"{sizes[n] / sizes['wheel-pack']:.3f}x | {m[1] / 1024:.1f} MB |")
 table = "\n".join(table)
 print(f"""## Wheel build: `rocm-wheel build` vs `wheel pack`
@@ -114,8 +107,8 @@ Same run, same unpacked wheel (a {int(so) / 1e6:.1f} MB shared library from
 `bench/lib/make_big_so.sh` plus a 43-file Python package), deflate level 6
 for both (`wheel pack` uses zipfile's default, zlib level 6). Runs alternate
 between the tools; medians of {runs} runs. Speed-ups and size ratios are
-against `wheel pack` in the same run; peak RSS is GNU time's maximum
-resident set size. Goals (level 6): >= 4x faster, <= 1.05x size, <= 64 MB RSS.
+against `wheel pack` in the same run; peak RSS is wait4's maximum
+resident set size of the command. Goals (level 6): >= 4x faster, <= 1.05x size, <= 64 MB RSS.
 
 | | wall time | speed-up | CPU (user+sys) | CPU ratio | size | size ratio | peak RSS |
 |---|---:|---:|---:|---:|---:|---:|---:|

@@ -21,6 +21,7 @@ mod elf_layout;
 pub mod families;
 #[cfg(feature = "elf")]
 pub mod kernels;
+mod partial;
 pub mod read;
 pub mod thin;
 pub mod write;

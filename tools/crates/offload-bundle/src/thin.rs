@@ -6,11 +6,17 @@
 //! the bundles moves.
 
 use std::io::{Read, Seek, SeekFrom};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 
 use anyhow::{bail, Context, Result};
 
-use crate::read::{read_bundle, BundleIter, Limits};
+use crate::partial::read_entries;
+use crate::read::{Bundle, BundleIter, Entry, Limits};
 use crate::write::{compress, layout_uncompressed};
+
+/// Which processors' code objects stay (shared by the threads that thin).
+pub type Keep<'a> = dyn Fn(&str) -> bool + Sync + 'a;
 
 /// What thinning did to one bundle.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -43,18 +49,59 @@ pub fn section_targets(section: &[u8], limits: &Limits) -> Result<Vec<Vec<String
 }
 
 /// Rewrites every bundle of `section` to keep only device entries whose
-/// processor `keep` accepts. Every bundle is checked before any byte is
-/// changed: a bundle that would lose all its code objects is an error and
-/// leaves `section` as it was. A later error (a corrupt payload) may leave
-/// it partly rewritten; callers work on a copy.
+/// processor `keep` accepts. Bundles are thinned on all cores, each
+/// decoding only as far as its kept entries reach, and written back only
+/// when all of them succeeded: any error (a bundle that would lose all its
+/// code objects, a corrupt payload) leaves `section` as it was.
 pub fn thin_section(
     section: &mut [u8],
-    keep: &dyn Fn(&str) -> bool,
+    keep: &Keep<'_>,
     limits: &Limits,
 ) -> Result<Vec<ThinnedBundle>> {
     let heads: Vec<_> = BundleIter::new(section, limits)
         .headers_only()
         .collect::<Result<_>>()?;
+    let mut plan = plan(&heads, keep)?;
+    let todo: Vec<usize> = (0..plan.len())
+        .filter(|&i| !plan[i].dropped.is_empty())
+        .collect();
+    let shared: &[u8] = section;
+    let thinned = parallel_map(&todo, |&i| {
+        let (start, end) = (
+            plan[i].offset as usize,
+            (plan[i].offset + plan[i].old_size) as usize,
+        );
+        thinned_bundle(&heads[i], &shared[start..end], keep)
+            .with_context(|| format!("bundle #{i} at offset {start}"))
+    });
+    let thinned: Vec<Vec<u8>> = thinned.into_iter().collect::<Result<_>>()?;
+    for (&i, bytes) in todo.iter().zip(&thinned) {
+        let t = &plan[i];
+        if bytes.len() as u64 > t.old_size {
+            bail!(
+                "bundle #{} at offset {}: the thinned bundle ({} bytes) is larger than the \
+                 original ({} bytes) and cannot stay in place; this wheel cannot be thinned \
+                 to these targets",
+                t.index,
+                t.offset,
+                bytes.len(),
+                t.old_size
+            );
+        }
+    }
+    for (&i, bytes) in todo.iter().zip(thinned) {
+        let t = &mut plan[i];
+        let (start, end) = (t.offset as usize, (t.offset + t.old_size) as usize);
+        section[start..start + bytes.len()].copy_from_slice(&bytes);
+        section[start + bytes.len()..end].fill(0);
+        t.new_size = bytes.len() as u64;
+    }
+    Ok(plan)
+}
+
+/// What to keep and drop of each bundle (from their entry lists); refuses
+/// to empty a bundle of its code objects.
+fn plan(heads: &[Bundle], keep: &Keep<'_>) -> Result<Vec<ThinnedBundle>> {
     let mut plan = Vec::with_capacity(heads.len());
     for (index, b) in heads.iter().enumerate() {
         let (mut kept, mut dropped) = (Vec::new(), Vec::new());
@@ -88,43 +135,60 @@ pub fn thin_section(
             dropped,
         });
     }
-    for t in plan.iter_mut().filter(|t| !t.dropped.is_empty()) {
-        let (start, end) = (t.offset as usize, (t.offset + t.old_size) as usize);
-        let bytes = {
-            let full = read_bundle(&section[start..end], limits)
-                .with_context(|| format!("bundle #{} at offset {start}", t.index))?;
-            let entries: Vec<(&str, &[u8])> = full
-                .entries
-                .iter()
-                .filter(|e| {
-                    let id = e.parsed_id();
-                    id.is_host() || keep(id.processor())
-                })
-                .map(|e| (e.id.as_str(), full.entry_data(e)))
-                .collect();
-            let plain = layout_uncompressed(&entries);
-            match &full.compressed {
-                None => plain,
-                // The level of the original is not recorded; LLVM's default
-                // with long-distance matching is what clang writes.
-                Some(h) => compress(&plain, h.method, h.version, None)?,
-            }
-        };
-        if bytes.len() > end - start {
-            bail!(
-                "bundle #{} at offset {start}: the thinned bundle ({} bytes) is larger than the \
-                 original ({} bytes) and cannot stay in place; this wheel cannot be thinned \
-                 to these targets",
-                t.index,
-                bytes.len(),
-                end - start
-            );
-        }
-        section[start..start + bytes.len()].copy_from_slice(&bytes);
-        section[start + bytes.len()..end].fill(0);
-        t.new_size = bytes.len() as u64;
-    }
     Ok(plan)
+}
+
+/// The bundle `head` (whose bytes are `bytes`) with only the host entry and
+/// the device entries `keep` accepts, in its own format. Only the kept
+/// entries are decoded ([`read_entries`]).
+fn thinned_bundle(head: &Bundle, bytes: &[u8], keep: &Keep<'_>) -> Result<Vec<u8>> {
+    let kept: Vec<&Entry> = head
+        .entries
+        .iter()
+        .filter(|e| {
+            let id = e.parsed_id();
+            id.is_host() || keep(id.processor())
+        })
+        .collect();
+    let data = read_entries(head, bytes, &kept)?;
+    let entries: Vec<(&str, &[u8])> = kept
+        .iter()
+        .zip(&data)
+        .map(|(e, d)| (e.id.as_str(), d.as_slice()))
+        .collect();
+    let plain = layout_uncompressed(&entries);
+    match &head.compressed {
+        None => Ok(plain),
+        // The level of the original is not recorded; LLVM's default with
+        // long-distance matching is what clang writes.
+        Some(h) => compress(&plain, h.method, h.version, None),
+    }
+}
+
+/// `f` of every item, on all cores (each worker takes the next item), in
+/// the items' order.
+fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let jobs = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(items.len());
+    if jobs <= 1 {
+        return items.iter().map(f).collect();
+    }
+    let next = AtomicUsize::new(0);
+    let results: Vec<Mutex<Option<R>>> = items.iter().map(|_| Mutex::new(None)).collect();
+    std::thread::scope(|s| {
+        for _ in 0..jobs {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(item) = items.get(i) else { break };
+                *results[i].lock().unwrap() = Some(f(item));
+            });
+        }
+    });
+    results
+        .into_iter()
+        .map(|r| r.into_inner().unwrap().expect("every item was mapped"))
+        .collect()
 }
 
 /// The `.hip_fatbin` section at `(offset, size)` (from

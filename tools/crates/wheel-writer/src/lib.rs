@@ -3,6 +3,7 @@
 //! existing wheels ([`rewrite`]), both through the parallel deflate writer
 //! ([`parallel_zip`]).
 
+pub mod deflate_map;
 pub mod manifest;
 pub mod metadata;
 pub mod parallel_zip;

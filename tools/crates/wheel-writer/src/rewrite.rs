@@ -9,7 +9,7 @@
 //! changed and is written last. The output appears atomically or not at
 //! all.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::Path;
@@ -21,6 +21,7 @@ use wheel_format::{
     validate_name, wheel_identity, RecordEdits, RecordRow, WheelName,
 };
 
+use crate::deflate_map::{inflate_mapped, DeflateMap};
 use crate::parallel_zip::{dos_datetime, ParallelZipWriter, RawEntry};
 
 /// The input archive, read through the zip crate.
@@ -35,6 +36,9 @@ pub enum Source {
 
 enum Edit {
     Replace(Source),
+    /// A member unpacked by [`WheelRewriter::unpack_if`] and edited in
+    /// these bytes only.
+    Splice(File, std::ops::Range<u64>),
     Remove,
 }
 
@@ -55,6 +59,8 @@ pub struct WheelRewriter {
     edits: BTreeMap<String, Edit>,
     added: Vec<(String, Source, u32)>,
     jobs: usize,
+    /// Deflate block maps of the members [`Self::unpack_if`] inflated.
+    maps: HashMap<usize, DeflateMap>,
 }
 
 impl WheelRewriter {
@@ -85,6 +91,7 @@ impl WheelRewriter {
             edits: BTreeMap::new(),
             added: Vec::new(),
             jobs: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            maps: HashMap::new(),
         })
     }
 
@@ -104,8 +111,10 @@ impl WheelRewriter {
     }
 
     /// Inflates member `i` into an anonymous temporary file in `dir` (to
-    /// edit and [`Self::replace`] it) if its content starts with `magic`;
-    /// `None`, having inflated no more than `magic`'s length, if not.
+    /// edit and [`Self::replace`] or [`Self::replace_unpacked`] it) if its
+    /// content starts with `magic`; `None`, having inflated no more than
+    /// `magic`'s length, if not. A deflated member's block boundaries are
+    /// noted on the way, for [`Self::replace_unpacked`].
     pub fn unpack_if(&mut self, i: usize, magic: &[u8], dir: &Path) -> Result<Option<File>> {
         let mut m = self.zip.by_index(i)?;
         let mut head = Vec::new();
@@ -113,14 +122,57 @@ impl WheelRewriter {
         if head != magic {
             return Ok(None);
         }
+        let deflated = m.compression() == zip::CompressionMethod::Deflated;
         let mut file = tempfile::tempfile_in(dir)
             .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
-        let mut w = BufWriter::new(&mut file);
-        w.write_all(&head)?;
-        std::io::copy(&mut m, &mut w).with_context(|| format!("cannot unpack {}", m.name()))?;
+        let mut w = BufWriter::with_capacity(1 << 20, &mut file);
+        if deflated {
+            drop(m);
+            let mut raw = self.zip.by_index_raw(i)?;
+            let name = raw.name().to_string();
+            let map = inflate_mapped(&mut raw, &mut w)
+                .with_context(|| format!("cannot unpack {name}"))?;
+            if map.crc != raw.crc32() || map.size != raw.size() {
+                bail!(
+                    "{name}: inflates to {} bytes with CRC {:08x}, the archive says {} bytes \
+                     with CRC {:08x}; the wheel is corrupt",
+                    map.size,
+                    map.crc,
+                    raw.size(),
+                    raw.crc32()
+                );
+            }
+            self.maps.insert(i, map);
+        } else {
+            w.write_all(&head)?;
+            std::io::copy(&mut m, &mut w).with_context(|| format!("cannot unpack {}", m.name()))?;
+        }
         w.flush()?;
         drop(w);
         Ok(Some(file))
+    }
+
+    /// Gives the member `member`, unpacked by [`Self::unpack_if`] into
+    /// `file`, the content `file` has now, which differs from the original
+    /// only in the bytes `changed` (same size): the parts of its deflate
+    /// stream before and well after them are reused as they are
+    /// ([`ParallelZipWriter::add_spliced`]).
+    pub fn replace_unpacked(
+        &mut self,
+        member: &str,
+        file: File,
+        changed: std::ops::Range<u64>,
+    ) -> Result<()> {
+        self.check_member(member)?;
+        let mapped = (self.names.iter().position(|n| n == member))
+            .is_some_and(|i| self.maps.contains_key(&i));
+        let edit = if mapped {
+            Edit::Splice(file, changed)
+        } else {
+            Edit::Replace(Source::File(file))
+        };
+        self.edits.insert(member.to_string(), edit);
+        Ok(())
     }
 
     /// The distribution's name as METADATA spells it.
@@ -231,6 +283,7 @@ impl WheelRewriter {
             let member = dist_info_path(&self.dist, "METADATA");
             let text = match self.edits.remove(&member) {
                 Some(Edit::Replace(s)) => source_text(&member, s)?,
+                Some(Edit::Splice(f, _)) => source_text(&member, Source::File(f))?,
                 _ => self.metadata.clone(),
             };
             let text = rename_metadata(&text, new_name)?;
@@ -241,6 +294,7 @@ impl WheelRewriter {
             let member = dist_info_path(&self.dist, "WHEEL");
             let text = match self.edits.remove(&member) {
                 Some(Edit::Replace(s)) => source_text(&member, s)?,
+                Some(Edit::Splice(f, _)) => source_text(&member, Source::File(f))?,
                 _ => read_text(&mut self.zip, &member)?,
             };
             let text = retag_wheel_file(&text, tags);
@@ -269,7 +323,7 @@ impl WheelRewriter {
             .filter(|(_, e)| matches!(e, Edit::Remove))
             .map(|(n, _)| n.clone())
             .collect();
-        let (zip, jobs, added) = (&mut self.zip, self.jobs, &mut self.added);
+        let (zip, jobs, added, maps) = (&mut self.zip, self.jobs, &mut self.added, &self.maps);
         atomic_write::AtomicFile::write_with(output, 0o644, |out| {
             let mut w = ParallelZipWriter::new(BufWriter::new(out), None, 6);
             w.set_jobs(jobs);
@@ -283,6 +337,12 @@ impl WheelRewriter {
                         let e = raw_entry(zip, i, new_name.clone())?;
                         changed.insert(new_name, write_source(&mut w, &e, src)?);
                     }
+                    Some(Edit::Splice(file, range)) => {
+                        let e = raw_entry(zip, i, new_name.clone())?;
+                        let map = &maps[&i];
+                        let raw = zip.by_index_raw(i)?;
+                        changed.insert(new_name, write_spliced(&mut w, &e, raw, map, range, file)?);
+                    }
                     None => {
                         let m = zip.by_index_raw(i)?;
                         w.add_raw(&raw_entry_of(&m, new_name)?, m)?;
@@ -291,15 +351,7 @@ impl WheelRewriter {
             }
             let mut added_rows = Vec::new();
             for (name, src, mode) in std::mem::take(added) {
-                let e = RawEntry {
-                    name,
-                    method: 8,
-                    crc: 0,
-                    compressed_size: 0,
-                    size: 0,
-                    mode,
-                    dos: dos_datetime(None),
-                };
+                let e = RawEntry::to_deflate(name, mode);
                 let (hash, size) = write_source(&mut w, &e, src)?;
                 added_rows.push(RecordRow {
                     path: e.name,
@@ -342,6 +394,23 @@ fn write_source<W: Write + Seek>(
             w.add_reader_dated(&e.name, r, size, mode, e.dos)?
         }
     };
+    Ok((record_hash(&written.sha256), written.size))
+}
+
+/// Writes `file`, an edited copy of the input member `raw` (mapped by
+/// `map`), reusing `raw`'s deflate stream outside the bytes `changed`;
+/// returns its RECORD hash and size.
+fn write_spliced<W: Write + Seek>(
+    w: &mut ParallelZipWriter<W>,
+    e: &RawEntry,
+    mut raw: impl Read,
+    map: &DeflateMap,
+    changed: std::ops::Range<u64>,
+    mut file: File,
+) -> Result<(String, u64)> {
+    file.seek(SeekFrom::Start(0))?;
+    let mut r = BufReader::with_capacity(1 << 20, file);
+    let written = w.add_spliced(e, &mut raw, map, changed, &mut r)?;
     Ok((record_hash(&written.sha256), written.size))
 }
 
@@ -397,6 +466,7 @@ fn source_text(member: &str, src: Source) -> Result<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sha2::{Digest, Sha256};
     use std::path::PathBuf;
     use wheel_format::RecordWriter;
 
@@ -526,6 +596,68 @@ mod tests {
         assert!(rw.unpack_if(i, b"\x7fELF", dir.path()).unwrap().is_none());
         // The last member is RECORD.
         assert_eq!(b.by_index(5).unwrap().name(), format!("{DIST}/RECORD"));
+    }
+
+    #[test]
+    fn an_unpacked_member_edited_in_place_reuses_its_stream_around_the_edit() {
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("demo-1.0-py3-none-any.whl");
+        let lib = crate::parallel_zip::tests::sample(3 << 20);
+        {
+            // One zlib stream for the library, as another tool writes it.
+            let mut w = ParallelZipWriter::new(File::create(&input).unwrap(), None, 6);
+            let mut rec = RecordWriter::new();
+            let meta: &[u8] = b"Metadata-Version: 2.1\nName: demo\nVersion: 1.0\n";
+            let wheel: &[u8] = b"Wheel-Version: 1.0\nRoot-Is-Purelib: false\nTag: py3-none-any\n";
+            for (n, b) in [
+                ("demo/lib.so", &lib[..]),
+                ("demo-1.0.dist-info/METADATA", meta),
+                ("demo-1.0.dist-info/WHEEL", wheel),
+            ] {
+                let x = w.add_bytes(n, b, 0o755).unwrap();
+                rec.hashed(n, &record_hash(&x.sha256), x.size);
+            }
+            rec.unhashed(&format!("{DIST}/RECORD"));
+            w.add_bytes(&format!("{DIST}/RECORD"), rec.finish().as_bytes(), 0o644)
+                .unwrap();
+            w.finish().unwrap();
+        }
+        let mut rw = WheelRewriter::open(&input).unwrap();
+        let mut f = rw.unpack_if(0, &lib[..4], dir.path()).unwrap().unwrap();
+        let edit = 1_500_000..1_500_100u64;
+        let mut new = lib.clone();
+        new[edit.start as usize..edit.end as usize].fill(0);
+        f.seek(SeekFrom::Start(edit.start)).unwrap();
+        f.write_all(&new[edit.start as usize..edit.end as usize])
+            .unwrap();
+        rw.replace_unpacked("demo/lib.so", f, edit).unwrap();
+        let out = dir.path().join("out").join("demo-1.0-py3-none-any.whl");
+        std::fs::create_dir(out.parent().unwrap()).unwrap();
+        rw.finish(&out).unwrap();
+        let mut z = read(&out);
+        let mut back = Vec::new();
+        z.by_name("demo/lib.so")
+            .unwrap()
+            .read_to_end(&mut back)
+            .unwrap();
+        assert!(back == new, "the edited member differs");
+        assert_eq!(
+            z.by_name("demo/lib.so").unwrap().unix_mode(),
+            Some(0o100755)
+        );
+        let row = format!(
+            "demo/lib.so,{},{}",
+            record_hash(&<[u8; 32]>::from(Sha256::digest(&new))),
+            new.len()
+        );
+        assert!(text(&mut z, &format!("{DIST}/RECORD")).contains(&row));
+        // The stream before the edit is the input's, byte for byte.
+        let (old, now) = (
+            raw(&mut read(&input), "demo/lib.so"),
+            raw(&mut z, "demo/lib.so"),
+        );
+        let same = old.iter().zip(&now).take_while(|(a, b)| a == b).count();
+        assert!(same > 300_000, "only {same} bytes of the old stream reused");
     }
 
     #[test]

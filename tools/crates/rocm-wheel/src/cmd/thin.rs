@@ -4,7 +4,9 @@
 //! to the output, its `.hip_fatbin` section (only) read into memory,
 //! thinned in place and written back; the wheel rewriter
 //! ([`wheel_writer::rewrite`]) copies every other member as its compressed
-//! bytes, deflates the thinned ones in parallel and rewrites RECORD.
+//! bytes, reuses the thinned members' deflate streams outside
+//! `.hip_fatbin` (deflating only the section and its surroundings again, in
+//! parallel) and rewrites RECORD.
 
 use std::collections::{BTreeSet, HashMap};
 use std::fs::File;
@@ -19,7 +21,7 @@ use offload_bundle::thin::{
     find_hip_fatbin, read_hip_fatbin, section_targets, thin_section, ThinnedBundle,
 };
 use offload_bundle::Limits;
-use wheel_writer::rewrite::{Source, WheelRewriter};
+use wheel_writer::rewrite::WheelRewriter;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -185,7 +187,8 @@ fn thin_members(
         if thinned.iter().any(|t| !t.dropped.is_empty()) {
             u.file.seek(SeekFrom::Start(u.section.0))?;
             u.file.write_all(&data)?;
-            wheel.replace(&name, Source::File(u.file))?;
+            let (off, len) = u.section;
+            wheel.replace_unpacked(&name, u.file, off..off + len)?;
             report.push((name, thinned));
         }
     }
