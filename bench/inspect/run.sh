@@ -22,31 +22,18 @@ for t in pip auditwheel python; do
 done
 out=$repo/bench/out/inspect
 mkdir -p "$out"
-cache=$HOME/.cache/rules_rocm/wheels
-mkdir -p "$cache"
-
-# fetch FILE SHA256 PYTHON PLATFORM REQUIREMENT: the wheel, from the cache
-# or PyPI, checked by sha256.
-fetch() {
-  local whl=$1 sha=$2 py=$3 plat=$4 req=$5
-  if ! echo "$sha  $cache/$whl" | sha256sum -c --status 2>/dev/null; then
-    local dl
-    dl=$(mktemp -d "$cache/.download.XXXXXX")
-    "$venv/bin/pip" download --quiet --no-deps --only-binary=:all: --python-version "$py" \
-      --platform "$plat" -d "$dl" "$req" >&2
-    echo "$sha  $dl/$whl" | sha256sum -c --status || { echo "$whl: not sha256 $sha" >&2; exit 1; }
-    mv "$dl/$whl" "$cache/$whl"
-    rm -rf "$dl"
-  fi
-}
+cache=${RULES_ROCM_CACHE:-$HOME/.cache/rules_rocm}/wheels
+source "$repo/tests/lib/common.sh"
+source "$repo/tests/lib/pypi_wheel.sh"
+VENV=$venv
 wheels=(
   "jax_rocm7_pjrt-0.10.2-py3-none-manylinux_2_27_x86_64.whl 2e61678a00bfb72a616c555f1acabccc7cd8e64bb36b90b09d6f991c426b24f0 3.12 manylinux_2_27_x86_64 jax-rocm7-pjrt==0.10.2"
   "rocm_llvm_python-7.2.2.562.46-cp312-cp312-manylinux_2_27_x86_64.manylinux_2_28_x86_64.whl f88c1b684fb97d0be363088f4913d48cbfe8cb4da2f27d395e197a6f6d0c8e6e 3.12 manylinux_2_28_x86_64 rocm-llvm-python==7.2.2.562.46"
   "cupy_rocm_5_0-13.3.0-cp311-cp311-manylinux2014_x86_64.whl 00907762735d182737bee317f532dc381337fb8e978bd846acb268df463b2d7b 3.11 manylinux2014_x86_64 cupy-rocm-5-0==13.3.0"
 )
 for w in "${wheels[@]}"; do
-  # shellcheck disable=SC2086 # the fields are words
-  fetch $w
+  read -r whl sha py plat req <<<"$w"
+  cached_pypi_wheel "$req" "$whl" "$sha" --python-version "$py" --platform "$plat" >/dev/null
 done
 
 cargo=$(command -v cargo || echo "$HOME/.cargo/bin/cargo")
