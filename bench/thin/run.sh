@@ -1,23 +1,24 @@
 #!/usr/bin/env bash
 # bench/thin/run.sh [RUNS]: `rocm-wheel thin --gfx gfx120X-all` on the real
 # jax-rocm7-pjrt 0.10.2 wheel (154 MB; 503 MB plugin, 55 MB .hip_fatbin of
-# 43 zstd bundles for 27 targets), the cached download of
-# tests/e2e/thin_real_wheel_test.sh. Anchor, in the same run: what a
+# 43 zstd bundles for 27 targets), downloaded once and checked by sha256
+# (tests/lib/pypi_wheel.sh, shared with the e2e tests). Anchor, in the same run: what a
 # rewrite that deflates the member again does, `unzip` the wheel and
 # `zip -6` it again (Info-ZIP, one thread), and a plain `cp` of the wheel.
 # Peak RSS and CPU time from wait4; each figure the fastest of RUNS, runs
 # alternating. Writes
-# docs/benchmarks-thin.md. Run inside scripts/buildroot after `make setup`
-# (the test downloads the wheel).
+# docs/benchmarks-thin.md. Run inside scripts/buildroot after `make setup`.
 set -euo pipefail
 runs=${1:-3}
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 venv=${ROCM_WHEEL_VENV:-$repo/.venv}
-whl=jax_rocm7_pjrt-0.10.2-py3-none-manylinux_2_27_x86_64.whl
-fat=$HOME/.cache/rules_rocm/wheels/$whl
-[[ -f $fat ]] || { echo "no $fat: run tests/e2e/thin_real_wheel_test.sh first (it downloads and verifies it)" >&2; exit 1; }
 for t in unzip zip; do command -v $t >/dev/null || { echo "$t missing" >&2; exit 1; }; done
 cd "$repo"
+source tests/lib/common.sh
+source tests/lib/pypi_wheel.sh
+VENV=$venv
+whl=$PJRT_WHEEL
+fat=$(cached_pjrt_wheel)
 source tests/lib/rocm_wheel.sh
 tool=$(rocm_wheel_path)
 out=$repo/bench/out/thin

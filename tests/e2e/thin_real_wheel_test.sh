@@ -23,9 +23,8 @@ LLVM=$(llvm_bin)
 for t in "$VENV/bin/pip" "$VENV/bin/wheel" "$LLVM/llvm-readelf" "$LLVM/clang-offload-bundler" "$LLVM/llvm-objcopy"; do
   [[ -x $t ]] || fail "$t missing (run make setup; run inside scripts/buildroot)"
 done
-WHL=jax_rocm7_pjrt-0.10.2-py3-none-manylinux_2_27_x86_64.whl
-SHA=2e61678a00bfb72a616c555f1acabccc7cd8e64bb36b90b09d6f991c426b24f0
-fat=$(cached_pypi_wheel jax-rocm7-pjrt==0.10.2 "$WHL" "$SHA" --python-version 3.12 --platform manylinux_2_27_x86_64)
+WHL=$PJRT_WHEEL
+fat=$(cached_pjrt_wheel)
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

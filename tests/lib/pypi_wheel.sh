@@ -23,3 +23,14 @@ cached_pypi_wheel() {
   fi
   echo "$cache/$whl"
 }
+
+# The real ROCm wheel the thin and repair tests and benches run on:
+# jax-rocm7-pjrt 0.10.2 (154 MB; a 503 MB plugin whose .hip_fatbin holds 43
+# zstd bundles for 27 targets).
+PJRT_WHEEL=jax_rocm7_pjrt-0.10.2-py3-none-manylinux_2_27_x86_64.whl
+
+# cached_pjrt_wheel: cached_pypi_wheel of $PJRT_WHEEL.
+cached_pjrt_wheel() {
+  cached_pypi_wheel jax-rocm7-pjrt==0.10.2 "$PJRT_WHEEL" 2e61678a00bfb72a616c555f1acabccc7cd8e64bb36b90b09d6f991c426b24f0 \
+    --python-version 3.12 --platform manylinux_2_27_x86_64
+}
