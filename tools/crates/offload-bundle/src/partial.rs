@@ -13,7 +13,7 @@ use std::io::Read;
 
 use anyhow::{bail, Context, Result};
 
-use crate::read::{Bundle, Entry};
+use crate::read::{stream_decoder, stream_error, Bundle, Entry};
 use crate::Method;
 
 /// Scratch buffer for decoded bytes that are not kept.
@@ -36,7 +36,9 @@ pub fn read_entries(head: &Bundle, bytes: &[u8], wanted: &[&Entry]) -> Result<Ve
         .context("truncated compressed bundle: shorter than its header")?;
     let mut order: Vec<usize> = (0..wanted.len()).collect();
     order.sort_by_key(|&i| wanted[i].offset);
-    let mut reader = decoder(h.method, stream)?;
+    // LLVM's long-distance matching uses windows beyond zstd's default
+    // decoding limit; what is decoded here is used.
+    let mut reader = stream_decoder(h.method, stream, Some(31))?;
     let mut out = vec![Vec::new(); wanted.len()];
     let mut pos = 0u64;
     for i in order {
@@ -70,23 +72,6 @@ pub fn read_entries(head: &Bundle, bytes: &[u8], wanted: &[&Entry]) -> Result<Ve
     Ok(out)
 }
 
-/// A streaming decoder of a CCOB payload.
-fn decoder<'a>(method: Method, stream: &'a [u8]) -> Result<Box<dyn Read + 'a>> {
-    Ok(match method {
-        Method::Zstd => {
-            let mut d = zstd::stream::read::Decoder::with_buffer(stream)
-                .context("cannot start zstd decompression")?
-                .single_frame();
-            // LLVM's long-distance matching uses windows beyond zstd's
-            // default decoding limit.
-            d.window_log_max(31)
-                .context("cannot set the zstd window limit")?;
-            Box::new(d)
-        }
-        Method::Zlib => Box::new(flate2::read::ZlibDecoder::new(stream)),
-    })
-}
-
 /// Decodes and drops `n` bytes (the entries nobody keeps).
 fn skip(r: &mut dyn Read, mut n: u64, method: Method, next: &str) -> Result<()> {
     let mut buf = vec![0u8; SKIP_BUF.min(n as usize)];
@@ -105,13 +90,6 @@ fn skip(r: &mut dyn Read, mut n: u64, method: Method, next: &str) -> Result<()> 
         n -= k as u64;
     }
     Ok(())
-}
-
-fn stream_error(method: Method, e: std::io::Error) -> anyhow::Error {
-    anyhow::anyhow!(
-        "corrupt compressed bundle: {} stream does not decompress: {e}",
-        method.name()
-    )
 }
 
 #[cfg(test)]

@@ -431,18 +431,43 @@ fn header_len(d: &[u8]) -> Option<usize> {
     Some(pos)
 }
 
+/// A streaming decoder of a CCOB payload (one zstd frame, or a zlib
+/// stream); `zstd_window_log_max` raises zstd's window limit above its
+/// default (27).
+pub(crate) fn stream_decoder<'a>(
+    method: Method,
+    stream: &'a [u8],
+    zstd_window_log_max: Option<u32>,
+) -> Result<Box<dyn Read + 'a>> {
+    Ok(match method {
+        Method::Zstd => {
+            let mut d = zstd::stream::read::Decoder::with_buffer(stream)
+                .context("cannot start zstd decompression")?
+                .single_frame();
+            if let Some(log) = zstd_window_log_max {
+                d.window_log_max(log)
+                    .context("cannot set the zstd window limit")?;
+            }
+            Box::new(d)
+        }
+        Method::Zlib => Box::new(flate2::read::ZlibDecoder::new(stream)),
+    })
+}
+
+/// The error of a stream that does not decode.
+pub(crate) fn stream_error(method: Method, e: std::io::Error) -> anyhow::Error {
+    anyhow::anyhow!(
+        "corrupt compressed bundle: {} stream does not decompress: {e}",
+        method.name()
+    )
+}
+
 /// Decodes only the start of a compressed bundle: up to its inner header
 /// (at most [`HEADER_KEEP`] bytes and at most `expected`). Decoding stops
 /// there, so a streaming decoder touches little of its window.
 fn decompress_prefix(method: Method, stream: &[u8], expected: u64) -> Result<Vec<u8>> {
-    let mut r: Box<dyn Read> = match method {
-        Method::Zstd => Box::new(
-            zstd::stream::read::Decoder::with_buffer(stream)
-                .context("cannot start zstd decompression")?
-                .single_frame(),
-        ),
-        Method::Zlib => Box::new(flate2::read::ZlibDecoder::new(stream)),
-    };
+    // zstd's default window limit: a prefix is not worth a large window.
+    let mut r = stream_decoder(method, stream, None)?;
     let cap = expected.min(HEADER_KEEP as u64) as usize;
     let mut head = Vec::new();
     let mut buf = vec![0u8; 1 << 12];
@@ -452,10 +477,7 @@ fn decompress_prefix(method: Method, stream: &[u8], expected: u64) -> Result<Vec
             Ok(0) => break,
             Ok(k) => k,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => bail!(
-                "corrupt compressed bundle: {} stream does not decompress: {e}",
-                method.name()
-            ),
+            Err(e) => return Err(stream_error(method, e)),
         };
         head.extend_from_slice(&buf[..k]);
         if !MAGIC.starts_with(&head[..head.len().min(MAGIC.len())]) {
