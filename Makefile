@@ -5,6 +5,11 @@ BUILDROOT ?= scripts/buildroot
 BAZEL ?= $(BUILDROOT) bazel
 CARGO ?= $(BUILDROOT) cargo
 CARGO_FLAGS ?= --manifest-path tools/Cargo.toml --locked
+# Bazel's disk cache for the builds that do not test a cold build: shared by
+# `bazel test //...`, the e2e tests' own output bases and later runs (action
+# keys do not depend on the checkout's path). Bounded in size.
+DISK_CACHE ?= $(HOME)/.cache/rules_rocm/e2e-disk-cache
+DISK_CACHE_FLAGS ?= --disk_cache=$(DISK_CACHE) --experimental_disk_cache_gc_max_size=4G
 # Docstring Args:/Returns: sections are not required for internal helpers;
 # WORKSPACE macros (register_toolchains) take no name.
 BUILDIFIER_WARNINGS ?= -warnings=-function-docstring-args,-function-docstring-return,-unnamed-macro
@@ -23,17 +28,19 @@ rust-test: setup
 	$(CARGO) test $(CARGO_FLAGS) --workspace
 
 bazel-test: setup
-	$(BAZEL) test //...
+	$(BAZEL) test $(DISK_CACHE_FLAGS) //...
 
 # WORKSPACE mode on the same Bazel, for WORKSPACE consumers (XLA, JAX): the
-# rocm-wheel tool is a prebuilt binary there (rules/repositories.bzl).
+# rocm-wheel tool is a prebuilt binary there (rules/repositories.bzl); the
+# dev-profile one `cargo test` builds (WORKSPACE mode is tested here, not the
+# tool's speed).
 workspace-test: setup
-	$(CARGO) build $(CARGO_FLAGS) --release --bin rocm-wheel
-	$(BAZEL) build --enable_workspace --noenable_bzlmod --repo_env=ROCM_WHEEL=$(CURDIR)/tools/target/release/rocm-wheel //:wheels
+	$(CARGO) build $(CARGO_FLAGS) --bin rocm-wheel
+	$(BAZEL) build --enable_workspace --noenable_bzlmod --repo_env=ROCM_WHEEL=$(CURDIR)/tools/target/debug/rocm-wheel //:wheels
 
 # Tests that drive bazel themselves (aquery, execution logs, clean builds).
 e2e: setup
-	$(BUILDROOT) tests/e2e/run_all.sh
+	$(BUILDROOT) env RULES_ROCM_DISK_CACHE=$(DISK_CACHE) tests/e2e/run_all.sh
 
 # What `make wheels` leaves in dist/ (the README's main job), and that a
 # second setup changes nothing.

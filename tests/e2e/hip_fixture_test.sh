@@ -27,6 +27,7 @@ export LC_ALL=C
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 BAZEL=${BAZEL:-bazel}
 source "$root/tests/lib/common.sh"
+source "$root/tests/lib/rocm_wheel.sh"
 PY="${ROCM_WHEEL_VENV:-$root/.venv}/bin/python"
 [[ -x $PY ]] || fail "$PY missing: run \`make setup\` first (bundle_targets.py needs its zstandard)"
 LLVM=$(llvm_bin)
@@ -117,6 +118,7 @@ mkdir -p "$ws/main"
 cd "$ws/main"
 cp "$root/tests/gfx/vadd.hip" "$root/tests/gfx/rocprim_sum.hip" .
 scratch_module hip_fixture_probe "$root"
+use_prebuilt_tool "$root" || fail "no rocm-wheel to use as a prebuilt tool"
 echo "build --@rules_rocm//:gfx=gfx1201" >>.bazelrc
 echo "build $(shared_disk_cache)" >>.bazelrc
 cat >BUILD.bazel <<'EOF'
@@ -200,7 +202,6 @@ extern "C" int blas_user(void) { return hipblasFixtureCall(); }
 EOF
 
 # The checkout's own rocm-wheel (the fixture module builds no wheel).
-source "$root/tests/lib/rocm_wheel.sh"
 RW=$(cd "$root" && BAZEL=$BAZEL rocm_wheel_path) || fail "cannot build //tools:rocm-wheel"
 with_fixture() { echo --repo_env=ROCM_PATH="$1" --repo_env=HIP_CLANG_PATH="$1/lib/llvm/bin"; }
 

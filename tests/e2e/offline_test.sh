@@ -9,12 +9,16 @@
 #   3. //:wheels from a fresh output base with that cache, inside a network
 #      namespace that has only loopback (cargo-bazel reads the crates.io index
 #      that the prefetch left in its CARGO_HOME, with CARGO_NET_OFFLINE).
+#      Every repository is fetched anew there; the actions come from the
+#      e2e tests' shared disk cache (`make bazel-test` fills it) where they
+#      can: a download happens in a repository rule, and that actions
+#      rebuild the same bytes from nothing is clean_builds_test.sh's job.
 # Any other http_archive (even one pinned by sha256, which a shared
 # repository cache would serve), toolchain download or pip call fails it.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-command -v unshare >/dev/null || { echo "offline_test: unshare (util-linux) missing" >&2; exit 1; }
-fail() { echo "offline_test: $*" >&2; exit 1; }
+source tests/lib/common.sh
+command -v unshare >/dev/null || fail "offline_test: unshare (util-linux) missing"
 
 base=$(mktemp -d "${TMPDIR:-/tmp}/rules_rocm_offline.XXXXXX")
 cleanup() {
@@ -65,10 +69,11 @@ if unshare --net sh -c 'ip link set lo up; exec getent hosts pypi.org' >/dev/nul
   fail "the network namespace can still resolve pypi.org"
 fi
 before=$(find "$base/repository_cache" -type f | sort)
+read -ra cache_flags <<<"$(shared_disk_cache)"
 unshare --net env CARGO_NET_OFFLINE=true bash -c '
   ip link set lo up
   exec bazel --output_base="$1/ob-offline" build --repository_cache="$1/repository_cache" --distdir= //:wheels "${@:2}"
-' _ "$base" "$@"
+' _ "$base" "${cache_flags[@]}" "$@"
 after=$(find "$base/repository_cache" -type f | sort)
 [[ $before == "$after" ]] || { diff <(echo "$before") <(echo "$after") >&2; fail "the offline build changed the repository cache"; }
 echo "offline_test: //:wheels built with no network, from a repository cache holding only the $n pinned crates"

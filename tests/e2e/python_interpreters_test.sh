@@ -18,6 +18,7 @@ export LC_ALL=C
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 BAZEL=${BAZEL:-bazel}
 source "$root/tests/lib/common.sh"
+source "$root/tests/lib/rocm_wheel.sh"
 
 pyenv_root=${PYENV_ROOT:-$HOME/.pyenv}
 py312=$(ls -d "$pyenv_root"/versions/3.12.*/bin/python3.12 2>/dev/null | sort -V | tail -1)
@@ -36,6 +37,7 @@ mkdir -p "$ws/main/probe"
 cd "$ws/main"
 
 scratch_module interpreters_probe "$root"
+use_prebuilt_tool "$root" || fail "no rocm-wheel to use as a prebuilt tool"
 cat >>MODULE.bazel <<EOF
 
 bazel_dep(name = "rules_python", version = "1.4.0")
@@ -218,7 +220,6 @@ echo "ok: //probe:import_test_312 and _314 import the extension built for their 
 
 build_and_check "bzlmod (rules_python local runtimes)"
 # WORKSPACE mode takes a prebuilt rocm-wheel: the checkout's (bzlmod) one.
-source "$root/tests/lib/rocm_wheel.sh"
 rw=$(cd "$root" && BAZEL=$BAZEL rocm_wheel_path) || fail "cannot build //tools:rocm-wheel"
 build_and_check "WORKSPACE mode (rules_python WORKSPACE API)" --enable_workspace --noenable_bzlmod --repo_env=ROCM_WHEEL="$rw"
 echo "PASS"

@@ -2,7 +2,7 @@
 # Stamping: --stamp --workspace_status_command puts the commit into the
 # generated version module and METADATA; unstamped builds carry no commit,
 # and a stamped build in between leaves them byte-for-byte as they were.
-# (Byte-identical clean builds in two output bases: reproducible_test.sh.)
+# (Byte-identical clean builds in two output bases: clean_builds_test.sh.)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source tests/lib/common.sh

@@ -21,6 +21,7 @@ export LC_ALL=C
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 BAZEL=${BAZEL:-bazel}
 source "$root/tests/lib/common.sh"
+source "$root/tests/lib/rocm_wheel.sh"
 PY="${ROCM_WHEEL_VENV:-$root/.venv}/bin/python"
 [[ -x $PY ]] || fail "$PY missing: run \`make setup\` first"
 
@@ -49,6 +50,7 @@ bad_sha=$(printf '%s' "$sha" | tr '0-9a-f' '1-9a-f0')
 mkdir -p "$ws/main"
 cd "$ws/main"
 scratch_module toolkits_probe "$root"
+use_prebuilt_tool "$root" || fail "no rocm-wheel to use as a prebuilt tool"
 cat >>MODULE.bazel <<MOD
 
 rocm = use_extension("@rules_rocm//rules:extensions.bzl", "rules_rocm")

@@ -51,11 +51,12 @@ llvm_bin() {
   echo "$best"
 }
 
-# shared_disk_cache: flags for a disk cache shared by the e2e tests that use
-# their own output base but do not test a cold build (the rocm-wheel tool's
-# Rust compiles are then done once, not once per test), bounded in size.
+# shared_disk_cache: flags for the disk cache shared by the builds that do
+# not test a cold build (the Makefile's DISK_CACHE, passed as
+# $RULES_ROCM_DISK_CACHE: `bazel test //...` and the e2e tests that use their
+# own output base), bounded in size.
 shared_disk_cache() {
-  echo "--disk_cache=${RULES_ROCM_CACHE:-$HOME/.cache/rules_rocm}/e2e-disk-cache --experimental_disk_cache_gc_max_size=4G"
+  echo "--disk_cache=${RULES_ROCM_DISK_CACHE:-$HOME/.cache/rules_rocm/e2e-disk-cache} --experimental_disk_cache_gc_max_size=4G"
 }
 
 # serve_directory DIR LOG: serves DIR over HTTP on 127.0.0.1 (a free port) in

@@ -14,3 +14,35 @@ rocm_wheel_path() {
     *) echo "$("$bazel" "$@" info execution_root 2>/dev/null)/$rel" ;;
   esac
 }
+
+# use_prebuilt_tool ROOT: the scratch module in the current directory takes
+# rocm-wheel as a prebuilt binary (the one the checkout at ROOT builds,
+# copied here) through a rocm_wheel_toolchain registered ahead of
+# rules_rocm's default, instead of compiling the tool's crates with
+# rules_rust in its own output base: for tests of other things than the
+# tool's build (clean_builds_test.sh and gfx_downstream_test.sh build it
+# cold, as a new user does).
+use_prebuilt_tool() {
+  local root=$1 bin
+  bin=$(cd "$root" && rocm_wheel_path) || {
+    echo "use_prebuilt_tool: cannot build //tools:rocm-wheel in $root" >&2
+    return 1
+  }
+  mkdir -p prebuilt_rocm_wheel
+  cp "$bin" prebuilt_rocm_wheel/rocm-wheel
+  cat >prebuilt_rocm_wheel/BUILD.bazel <<'BUILD'
+load("@rules_rocm//rules:defs.bzl", "rocm_wheel_toolchain")
+
+rocm_wheel_toolchain(
+    name = "rocm_wheel",
+    rocm_wheel = "rocm-wheel",
+)
+
+toolchain(
+    name = "toolchain",
+    toolchain = ":rocm_wheel",
+    toolchain_type = "@rules_rocm//rules:rocm_wheel_toolchain_type",
+)
+BUILD
+  echo 'register_toolchains("//prebuilt_rocm_wheel:toolchain")' >>MODULE.bazel
+}

@@ -1,4 +1,4 @@
-# Shared by tests/e2e/remote_cache_test.sh, remote_execution_test.sh and reproducible_test.sh
+# Shared by tests/e2e/clean_builds_test.sh and remote_execution_test.sh
 # (sourced, not run). Builds in this checkout use its normal output base (as
 # `make bazel-test` left it: the cargo-built rocm-wheel tool is already there,
 # which saves a ~2 min compile), or RULES_ROCM_E2E_OUTPUT_BASE when set.

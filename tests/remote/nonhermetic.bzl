@@ -1,5 +1,5 @@
 """Deliberately non-hermetic actions: the negative controls of
-tests/e2e/remote_cache_test.sh and reproducible_test.sh. Test-only; never
+tests/e2e/clean_builds_test.sh. Test-only; never
 part of //:wheels.
 
 Each leaks host state the way real rules do by accident:
@@ -11,7 +11,7 @@ Each leaks host state the way real rules do by accident:
   - "env": the command reads the client environment through
     `use_default_shell_env` (what `--action_env` passes, e.g. a PATH or
     HOME), so the action key itself differs: a remote cache miss.
-  - "time" (not a path, for tests/e2e/reproducible_test.sh): the output
+  - "time" (not a path): the output
     holds the time it was written, so two clean builds differ.
   - "host_path" (for tests/e2e/remote_execution_test.sh): reads a file of the checkout by
     its absolute host path, found through its declared input. The local

@@ -1,0 +1,172 @@
+#!/usr/bin/env bash
+# Every from-scratch build of //:wheels that `make test` needs, done once:
+# a real REAPI server (BuildGrid) on 127.0.0.1, //:wheels built in this
+# checkout, then in a copy of it at another path with its own output base:
+#   A  this checkout, `bazel clean`, remote cache (empty server): every
+#      action executes once and is uploaded. Its execution log shows every
+#      Python-independent action ran exactly once, with per-Python wheels for
+#      every interpreter on this machine and one pjrt wheel.
+#   B  copy, fresh output base, remote cache: hit rate >= 99 % of cacheable
+#      spawns, no Rustc executed, the same tool and wheels
+#   B' copy, remote cache, --//:python_versions listed in another order: same
+#   C  copy, `bazel clean --expunge`, no cache: every action (the rules_rust-
+#      built tool, every repository) re-created at the other path gives the
+#      same bytes as A (a cache hit would hide an output that embeds the
+#      checkout path or the time); built with --config=rbe minus the
+#      executor, so every spawn must resolve to the RBE exec platform
+# and the negative controls (//tests/remote:leak_*: the checkout path in an
+# output or the environment, a timestamp) must FAIL the same checks: proof
+# that they can fail.
+#
+# Environment: CLEAN_BUILDS_TEST_TARGETS (default //:wheels),
+# CLEAN_BUILDS_TEST_MIN_HIT_RATE (0.99), CLEAN_BUILDS_TEST_TIMEOUT (s, 2400).
+set -euo pipefail
+source "$(dirname "$0")/../remote/lib.sh"
+source "$E2E_ROOT/tests/lib/pythons.sh"
+
+read -r -a TARGETS <<<"${CLEAN_BUILDS_TEST_TARGETS:-//:wheels}"
+MIN_HIT_RATE=${CLEAN_BUILDS_TEST_MIN_HIT_RATE:-0.99}
+LEAKS=(//tests/remote:leak_output //tests/remote:leak_env //tests/remote:leak_time)
+
+e2e_require_tools
+e2e_deadline "${CLEAN_BUILDS_TEST_TIMEOUT:-2400}"
+
+# What the machine has, listed independently of the declared versions and
+# the local-runtime registration; the matrix users need (3.11-3.14) must be
+# among it.
+mapfile -t versions < <(expected_python_versions)
+echo "Python versions on this machine: ${versions[*]}"
+for v in 3.11 3.12 3.13 3.14; do
+  [[ " ${versions[*]} " == *" $v "* ]] || e2e_fail "no Python $v with headers on this machine (make setup)"
+done
+
+mkdir -p "$E2E_TMP"
+RUN=$(mktemp -d "$E2E_TMP/clean-builds.XXXXXX")
+COPY=$RUN/copy-$RANDOM/rules_rocm_copy
+OB2=$RUN/ob-copy
+ok=0
+cleanup() {
+  e2e_stop_buildgrid
+  [[ -d $OB2 ]] && (cd / && timeout 300 "$BAZEL" --output_base="$OB2" clean --expunge >/dev/null 2>&1 9>&- || true)
+  e2e_shutdown_servers
+  # Bazel leaves read-only directories when --expunge did not finish.
+  [[ -d $OB2 ]] && chmod -R u+w "$OB2" 2>/dev/null
+  if ((ok)); then
+    rm -rf "$RUN"
+    rmdir "$E2E_TMP" 2>/dev/null || true
+  else
+    rm -rf "$COPY" "$RUN/cas" "$OB2"
+    echo "clean_builds_test: logs kept in $RUN" >&2
+  fi
+}
+e2e_traps cleanup
+
+e2e_start_buildgrid "$RUN"
+REMOTE=(--config=remote-cache "--remote_cache=grpc://127.0.0.1:$E2E_CACHE_PORT")
+
+# A: reference build in this checkout. `bazel clean` drops the outputs and
+# the local action cache, so every action (the Rustc ones of the tool among
+# them) executes and is uploaded to the empty server.
+e2e_bazel "$E2E_ROOT" "$E2E_MAIN_OB" clean >/dev/null 2>&1
+e2e_build "$RUN" A "$E2E_ROOT" "$E2E_MAIN_OB" "${REMOTE[@]}" "${TARGETS[@]}"
+e2e_check "$RUN" A A --max-hit-rate 0 # the server started empty
+tool_a=$(e2e_tool_sha "$E2E_ROOT" "$E2E_MAIN_OB")
+
+if [[ ${TARGETS[*]} == //:wheels ]]; then
+  # Python-independent actions once, from A's execution log.
+  "$E2E_PY" "$E2E_ROOT/tests/python/exec_log_once.py" "$RUN/A.exec.json" "${versions[@]}" ||
+    e2e_fail "a Python-independent action of //:wheels ran more than once (A's execution log)"
+  # The wheels: one per version per per-Python distribution, one pjrt.
+  # After `bazel clean` every wheel under bazel-out is from A.
+  out=$(e2e_bazel "$E2E_ROOT" "$E2E_MAIN_OB" info "${REMOTE[@]}" output_path 2>/dev/null)
+  mapfile -t wheels < <(find "$out" -name '*.whl' | sort)
+  for dist in example_jaxlib jax_rocm7_plugin; do
+    for v in "${versions[@]}"; do
+      tag="cp${v/./}-cp${v/./}-manylinux_2_[0-9]+_x86_64"
+      n=$(printf '%s\n' "${wheels[@]}" | grep -cE "/${dist}-[^/]*-${tag}\.whl$" || true)
+      [[ $n == 1 ]] || e2e_fail "$n ${dist} wheels tagged $tag in ${wheels[*]}"
+    done
+  done
+  n=$(printf '%s\n' "${wheels[@]}" | grep -c '/jax_rocm7_pjrt-[^/]*\.whl$' || true)
+  [[ $n == 1 ]] || e2e_fail "$n jax_rocm7_pjrt wheels in ${wheels[*]}"
+  echo "A: ${#wheels[@]} wheels, one per Python version and distribution, one pjrt"
+fi
+
+e2e_build "$RUN" A_leak "$E2E_ROOT" "$E2E_MAIN_OB" "${REMOTE[@]}" \
+  --action_env=RULES_ROCM_E2E_CHECKOUT="$E2E_ROOT" "${LEAKS[@]}"
+
+# The copy: another path, another directory name, not a git worktree.
+e2e_copy_checkout "$COPY"
+
+# B: fresh output base at the other path, cache hits expected.
+e2e_build "$RUN" B "$COPY" "$OB2" "${REMOTE[@]}" "${TARGETS[@]}"
+tool_b=$(e2e_tool_sha "$COPY" "$OB2")
+[[ $tool_a == "$tool_b" ]] ||
+  e2e_fail "the rules_rust-built rocm-wheel differs between checkouts ($tool_a vs $tool_b): it is an input of every wheel action, so nothing can hit the cache"
+echo "rocm-wheel binary identical in both checkouts: $tool_a"
+# The tool itself came from the cache: B compiled no Rust.
+"$E2E_PY" - "$RUN/A.exec.json" "$RUN/B.exec.json" "$E2E_ROOT/tests/lib" <<'PY' || e2e_fail "B compiled rocm-wheel's crates instead of taking them from the remote cache"
+import sys
+sys.path.insert(0, sys.argv[3])
+from exec_log import read_spawns
+a = [s for s in read_spawns(sys.argv[1]) if s.get("mnemonic") == "Rustc"]
+b = [s for s in read_spawns(sys.argv[2]) if s.get("mnemonic") == "Rustc"]
+local = [s for s in b if not s.get("cacheHit")]
+print(f"Rustc spawns: A {len(a)}, B {len(b)} of which executed locally: {len(local)}")
+for s in local:
+    print("  executed:", s.get("progressMessage", s.get("targetLabel")))
+sys.exit(0 if a and len(b) == len(a) and not local else 1)
+PY
+e2e_check "$RUN" A B --min-hit-rate "$MIN_HIT_RATE"
+e2e_build "$RUN" B_leak "$COPY" "$OB2" "${REMOTE[@]}" \
+  --action_env=RULES_ROCM_E2E_CHECKOUT="$COPY" "${LEAKS[@]}"
+
+# B': the same with the Python versions listed in another order (as a user
+# lists them, independently of rules_rocm's discovery).
+reordered=$(printf '%s\n' "${versions[@]}" | sort -r -V | paste -sd, -)
+e2e_bazel "$COPY" "$OB2" clean >/dev/null 2>&1
+e2e_build "$RUN" B_reordered "$COPY" "$OB2" "${REMOTE[@]}" "--//:python_versions=$reordered" "${TARGETS[@]}"
+e2e_check "$RUN" A B_reordered --min-hit-rate "$MIN_HIT_RATE"
+
+# C: everything from scratch at the other path: `clean --expunge` drops the
+# external repositories too, and no cache serves anything. With
+# --config=rbe minus the executor (the strategy list falls back to the
+# local sandbox): every spawn must also resolve to the RBE exec platform,
+# i.e. all toolchains are compatible with it and its exec_properties reach
+# the spawns.
+ob_dir=$(e2e_output_base "$COPY" "$OB2")
+e2e_bazel "$COPY" "$OB2" clean --expunge >/dev/null 2>&1
+[[ ! -e $ob_dir/external ]] || e2e_fail "bazel clean --expunge left $ob_dir/external behind"
+e2e_build "$RUN" C "$COPY" "$OB2" --config=rbe "${E2E_LOCAL_FLAGS[@]}" --jobs=auto "${TARGETS[@]}"
+tool_c=$(e2e_tool_sha "$COPY" "$OB2")
+[[ $tool_a == "$tool_c" ]] ||
+  e2e_fail "the rules_rust-built rocm-wheel differs after --expunge at another path ($tool_a vs $tool_c): its Rustc actions are not deterministic"
+echo "rocm-wheel binary identical after --expunge at another path: $tool_c"
+e2e_check "$RUN" A C --max-hit-rate 0 --require-exec-property OSFamily
+e2e_build "$RUN" C_leak "$COPY" "$OB2" "${E2E_LOCAL_FLAGS[@]}" \
+  --action_env=RULES_ROCM_E2E_CHECKOUT="$COPY" "${LEAKS[@]}"
+
+# Negative controls through the very same steps and checks: all must fail.
+expect_caught() {
+  local cand=$1
+  shift
+  if e2e_check "$RUN" A_leak "$cand" "$@" >"$RUN/$cand.check" 2>&1; then
+    cat "$RUN/$cand.check"
+    e2e_fail "the check passed on a non-hermetic action: it cannot detect what it is meant to"
+  fi
+  cat "$RUN/$cand.check"
+}
+expect_caught B_leak --min-hit-rate "$MIN_HIT_RATE"
+grep -q 'MISS NonHermetic -> .*/leak_env.txt' "$RUN/B_leak.check" ||
+  e2e_fail "B_leak: the checkout path in leak_env's environment was not reported as a cache miss"
+grep -q 'env RULES_ROCM_E2E_CHECKOUT' "$RUN/B_leak.check" ||
+  e2e_fail "B_leak: the miss was not explained by the environment variable that differs"
+expect_caught C_leak --max-hit-rate 0
+grep -q 'DIFF NonHermetic -> .*/leak_output.txt' "$RUN/C_leak.check" ||
+  e2e_fail "C_leak: leak_output (checkout path in its output only) was not reported as differing"
+grep -q 'DIFF NonHermetic -> .*/leak_time.txt' "$RUN/C_leak.check" ||
+  e2e_fail "C_leak: the timestamp in leak_time.txt was not reported as differing"
+echo "negative controls caught: leak_env (cache miss), leak_output and leak_time (outputs differ)"
+
+ok=1
+echo "clean_builds_test: PASS"
