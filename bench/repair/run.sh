@@ -9,24 +9,8 @@
 # .venv), and a plain `cp`. Peak RSS from wait4; each figure the fastest of
 # RUNS, runs alternating. Writes docs/benchmarks-repair.md. Run inside
 # scripts/buildroot after `make setup`.
-set -euo pipefail
-runs=${1:-3}
-repo=$(cd "$(dirname "$0")/../.." && pwd)
-venv=${ROCM_WHEEL_VENV:-$repo/.venv}
-for t in unzip zip; do command -v $t >/dev/null || { echo "$t missing" >&2; exit 1; }; done
-cd "$repo"
-source tests/lib/common.sh
-source tests/lib/pypi_wheel.sh
-VENV=$venv
-whl=$PJRT_WHEEL
-fat=$(cached_pjrt_wheel)
-source tests/lib/rocm_wheel.sh
-tool=$(rocm_wheel_path)
-out=$repo/bench/out/repair
-rm -rf "$out"; mkdir -p "$out"
-results=$out/results.tsv
-: >"$results"
-source bench/lib/measure.sh
+BENCH=repair
+source "$(dirname "$0")/../lib/pjrt_wheel_bench.sh"
 # auditwheel repair, once: what does it do with a ROCm wheel?
 load_aw=$(cut -d' ' -f1-3 /proc/loadavg)
 mkdir -p "$out/auditwheel"

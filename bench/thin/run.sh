@@ -8,24 +8,8 @@
 # Peak RSS and CPU time from wait4; each figure the fastest of RUNS, runs
 # alternating. Writes
 # docs/benchmarks-thin.md. Run inside scripts/buildroot after `make setup`.
-set -euo pipefail
-runs=${1:-3}
-repo=$(cd "$(dirname "$0")/../.." && pwd)
-venv=${ROCM_WHEEL_VENV:-$repo/.venv}
-for t in unzip zip; do command -v $t >/dev/null || { echo "$t missing" >&2; exit 1; }; done
-cd "$repo"
-source tests/lib/common.sh
-source tests/lib/pypi_wheel.sh
-VENV=$venv
-whl=$PJRT_WHEEL
-fat=$(cached_pjrt_wheel)
-source tests/lib/rocm_wheel.sh
-tool=$(rocm_wheel_path)
-out=$repo/bench/out/thin
-rm -rf "$out"; mkdir -p "$out"
-results=$out/results.tsv
-: >"$results"
-source bench/lib/measure.sh
+BENCH=thin
+source "$(dirname "$0")/../lib/pjrt_wheel_bench.sh"
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 for i in $(seq 1 "$runs"); do
   rm -rf "$out/thin" "$out/tree" "$out/rezip.whl" "$out/copy.whl"; mkdir -p "$out/thin" "$out/tree"

@@ -37,7 +37,7 @@ e2e_deadline "${CLEAN_BUILDS_TEST_TIMEOUT:-2400}"
 mapfile -t versions < <(expected_python_versions)
 echo "Python versions on this machine: ${versions[*]}"
 for v in 3.11 3.12 3.13 3.14; do
-  [[ " ${versions[*]} " == *" $v "* ]] || e2e_fail "no Python $v with headers on this machine (make setup)"
+  [[ " ${versions[*]} " == *" $v "* ]] || fail "no Python $v with headers on this machine (make setup)"
 done
 
 mkdir -p "$E2E_TMP"
@@ -75,7 +75,7 @@ tool_a=$(e2e_tool_sha "$E2E_ROOT" "$E2E_MAIN_OB")
 if [[ ${TARGETS[*]} == //:wheels ]]; then
   # Python-independent actions once, from A's execution log.
   "$E2E_PY" "$E2E_ROOT/tests/python/exec_log_once.py" "$RUN/A.exec.json" "${versions[@]}" ||
-    e2e_fail "a Python-independent action of //:wheels ran more than once (A's execution log)"
+    fail "a Python-independent action of //:wheels ran more than once (A's execution log)"
   # The wheels: one per version per per-Python distribution, one pjrt.
   # After `bazel clean` every wheel under bazel-out is from A.
   out=$(e2e_bazel "$E2E_ROOT" "$E2E_MAIN_OB" info "${REMOTE[@]}" output_path 2>/dev/null)
@@ -84,11 +84,11 @@ if [[ ${TARGETS[*]} == //:wheels ]]; then
     for v in "${versions[@]}"; do
       tag="cp${v/./}-cp${v/./}-manylinux_2_[0-9]+_x86_64"
       n=$(printf '%s\n' "${wheels[@]}" | grep -cE "/${dist}-[^/]*-${tag}\.whl$" || true)
-      [[ $n == 1 ]] || e2e_fail "$n ${dist} wheels tagged $tag in ${wheels[*]}"
+      [[ $n == 1 ]] || fail "$n ${dist} wheels tagged $tag in ${wheels[*]}"
     done
   done
   n=$(printf '%s\n' "${wheels[@]}" | grep -c '/jax_rocm7_pjrt-[^/]*\.whl$' || true)
-  [[ $n == 1 ]] || e2e_fail "$n jax_rocm7_pjrt wheels in ${wheels[*]}"
+  [[ $n == 1 ]] || fail "$n jax_rocm7_pjrt wheels in ${wheels[*]}"
   echo "A: ${#wheels[@]} wheels, one per Python version and distribution, one pjrt"
 fi
 
@@ -102,10 +102,10 @@ e2e_copy_checkout "$COPY"
 e2e_build "$RUN" B "$COPY" "$OB2" "${REMOTE[@]}" "${TARGETS[@]}"
 tool_b=$(e2e_tool_sha "$COPY" "$OB2")
 [[ $tool_a == "$tool_b" ]] ||
-  e2e_fail "the rules_rust-built rocm-wheel differs between checkouts ($tool_a vs $tool_b): it is an input of every wheel action, so nothing can hit the cache"
+  fail "the rules_rust-built rocm-wheel differs between checkouts ($tool_a vs $tool_b): it is an input of every wheel action, so nothing can hit the cache"
 echo "rocm-wheel binary identical in both checkouts: $tool_a"
 # The tool itself came from the cache: B compiled no Rust.
-"$E2E_PY" - "$RUN/A.exec.json" "$RUN/B.exec.json" "$E2E_ROOT/tests/lib" <<'PY' || e2e_fail "B compiled rocm-wheel's crates instead of taking them from the remote cache"
+"$E2E_PY" - "$RUN/A.exec.json" "$RUN/B.exec.json" "$E2E_ROOT/tests/lib" <<'PY' || fail "B compiled rocm-wheel's crates instead of taking them from the remote cache"
 import sys
 sys.path.insert(0, sys.argv[3])
 from exec_log import read_spawns
@@ -136,11 +136,11 @@ e2e_check "$RUN" A B_reordered --min-hit-rate "$MIN_HIT_RATE"
 # the spawns.
 ob_dir=$(e2e_output_base "$COPY" "$OB2")
 e2e_bazel "$COPY" "$OB2" clean --expunge >/dev/null 2>&1
-[[ ! -e $ob_dir/external ]] || e2e_fail "bazel clean --expunge left $ob_dir/external behind"
+[[ ! -e $ob_dir/external ]] || fail "bazel clean --expunge left $ob_dir/external behind"
 e2e_build "$RUN" C "$COPY" "$OB2" --config=rbe "${E2E_LOCAL_FLAGS[@]}" --jobs=auto "${TARGETS[@]}"
 tool_c=$(e2e_tool_sha "$COPY" "$OB2")
 [[ $tool_a == "$tool_c" ]] ||
-  e2e_fail "the rules_rust-built rocm-wheel differs after --expunge at another path ($tool_a vs $tool_c): its Rustc actions are not deterministic"
+  fail "the rules_rust-built rocm-wheel differs after --expunge at another path ($tool_a vs $tool_c): its Rustc actions are not deterministic"
 echo "rocm-wheel binary identical after --expunge at another path: $tool_c"
 e2e_check "$RUN" A C --max-hit-rate 0 --require-exec-property OSFamily
 e2e_build "$RUN" C_leak "$COPY" "$OB2" "${E2E_LOCAL_FLAGS[@]}" \
@@ -152,20 +152,20 @@ expect_caught() {
   shift
   if e2e_check "$RUN" A_leak "$cand" "$@" >"$RUN/$cand.check" 2>&1; then
     cat "$RUN/$cand.check"
-    e2e_fail "the check passed on a non-hermetic action: it cannot detect what it is meant to"
+    fail "the check passed on a non-hermetic action: it cannot detect what it is meant to"
   fi
   cat "$RUN/$cand.check"
 }
 expect_caught B_leak --min-hit-rate "$MIN_HIT_RATE"
 grep -q 'MISS NonHermetic -> .*/leak_env.txt' "$RUN/B_leak.check" ||
-  e2e_fail "B_leak: the checkout path in leak_env's environment was not reported as a cache miss"
+  fail "B_leak: the checkout path in leak_env's environment was not reported as a cache miss"
 grep -q 'env RULES_ROCM_E2E_CHECKOUT' "$RUN/B_leak.check" ||
-  e2e_fail "B_leak: the miss was not explained by the environment variable that differs"
+  fail "B_leak: the miss was not explained by the environment variable that differs"
 expect_caught C_leak --max-hit-rate 0
 grep -q 'DIFF NonHermetic -> .*/leak_output.txt' "$RUN/C_leak.check" ||
-  e2e_fail "C_leak: leak_output (checkout path in its output only) was not reported as differing"
+  fail "C_leak: leak_output (checkout path in its output only) was not reported as differing"
 grep -q 'DIFF NonHermetic -> .*/leak_time.txt' "$RUN/C_leak.check" ||
-  e2e_fail "C_leak: the timestamp in leak_time.txt was not reported as differing"
+  fail "C_leak: the timestamp in leak_time.txt was not reported as differing"
 echo "negative controls caught: leak_env (cache miss), leak_output and leak_time (outputs differ)"
 
 ok=1

@@ -16,30 +16,28 @@ source tests/lib/common.sh
 FLAGS=(--disk_cache= --remote_cache=)
 PYFLAG=--@rules_python//python/config_settings:python_version
 
-# expect_failure "what" "expected message (grep -E)" bazel args...
-expect_failure() {
+log=$(mktemp)
+# analysis_error "what" "expected message (grep -E)" bazel args...
+analysis_error() {
   local what=$1 want=$2
   shift 2
-  local out
-  if out=$(bz build "${FLAGS[@]}" --nobuild "$@" 2>&1); then
-    fail "$what: the build succeeded"
-  fi
-  grep -qE -- "$want" <<<"$out" || { echo "$out" | tail -20 >&2; fail "$what: message lacks /$want/"; }
+  expect_build_failure "$log" "${FLAGS[@]}" --nobuild "$@"
+  expect_match "$log" "$want"
   echo "ok: $what"
 }
 
 # Bazel's error for an explicitly requested incompatible target names only the
 # unsatisfied constraint; rules_rocm's constraint name is the explanation.
-expect_failure "per-Python target in a configuration without a Python version" \
+analysis_error "per-Python target in a configuration without a Python version" \
   "didn't satisfy constraint //rules/python:No_Python_version_in_this_configuration\.Build_per-Python_targets_through_python_wheels_or_set_the_rules_python_python_version_flag_\(docs/python\.md\)" \
   "$PYFLAG=" //examples/jaxlib:wheel
-expect_failure "a Python version without a toolchain" \
+analysis_error "a Python version without a toolchain" \
   "Python 3\.9 is selected but the rules_python toolchain that resolved is Python 3\.[0-9]+ .*Register a toolchain for 3\.9 \(docs/python\.md\)" \
   "$PYFLAG=3.9" //examples/jaxlib:_core
 
 # The removed ways to give interpreters, from downstream modules and WORKSPACEs.
 ws=$(mktemp -d)
-trap 'for m in mod ws; do (cd "$ws/$m" 2>/dev/null && bazel --output_base="$ws/ob-$m" shutdown >/dev/null 2>&1) || true; done; rm -rf "$ws"' EXIT
+trap 'for m in mod ws; do (cd "$ws/$m" 2>/dev/null && bazel --output_base="$ws/ob-$m" shutdown >/dev/null 2>&1) || true; done; rm -rf "$ws" "$log"' EXIT
 root=$PWD
 mkdir -p "$ws/mod" "$ws/ws"
 (
@@ -51,28 +49,23 @@ rules_rocm.python(version = "3.12", interpreter = "/usr/bin/python3.12")
 MOD
   touch BUILD.bazel
 )
-if out=$(cd "$ws/mod" && bazel --output_base="$ws/ob-mod" query @rules_rocm//:python_versions 2>&1); then
-  fail "rules_rocm.python tag: the query succeeded"
-fi
-grep -qF 'rules_rocm.python(version = ..., interpreter = ...) in removed_python_tag is gone: interpreters come from rules_python' <<<"$out" ||
-  { echo "$out" | tail -20 >&2; fail "rules_rocm.python tag: no migration message"; }
+expect_failure "$log" env -C "$ws/mod" bazel --output_base="$ws/ob-mod" query @rules_rocm//:python_versions
+expect_in "$log" 'rules_rocm.python(version = ..., interpreter = ...) in removed_python_tag is gone: interpreters come from rules_python'
 echo "ok: rules_rocm.python tags name rules_python's replacement"
 
 # A WORKSPACE-mode consumer (this machine's overrides: /etc/bazel/bazelrc).
 echo "common --enable_workspace --noenable_bzlmod" >"$ws/ws/.bazelrc"
 touch "$ws/ws/BUILD.bazel"
 downstream_failure() {
-  local what=$1 want=$2 args=$3 out
+  local what=$1 want=$2 args=$3
   cat >"$ws/ws/WORKSPACE" <<WS
 workspace(name = "downstream")
 local_repository(name = "rules_rocm", path = "$root")
 load("@rules_rocm//rules:repositories.bzl", "rules_rocm_dependencies")
 rules_rocm_dependencies($args)
 WS
-  if out=$(cd "$ws/ws" && bazel --output_base="$ws/ob-ws" query @rocm_python//:all 2>&1); then
-    fail "$what: the query succeeded"
-  fi
-  grep -qF -- "$want" <<<"$out" || { echo "$out" | tail -20 >&2; fail "$what: message lacks: $want"; }
+  expect_failure "$log" env -C "$ws/ws" bazel --output_base="$ws/ob-ws" query @rocm_python//:all
+  expect_in "$log" "$want"
   echo "ok: $what"
 }
 downstream_failure "python_interpreters names rules_python's replacement" \

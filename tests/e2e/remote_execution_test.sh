@@ -84,10 +84,10 @@ for leak in leak_host_path leak_undeclared; do
   if e2e_bazel "$E2E_ROOT" "$E2E_MAIN_OB" build "${RBE[@]}" --disk_cache= "//tests/remote:$leak" \
     >"$RUN/$leak.log" 2>&1; then
     cat "$RUN/$leak.log"
-    e2e_fail "//tests/remote:$leak built on the worker: the worker sees more than the action's input root"
+    fail "//tests/remote:$leak built on the worker: the worker sees more than the action's input root"
   fi
   grep -q "BUILD.bazel: No such file or directory" "$RUN/$leak.log" ||
-    { tail -20 "$RUN/$leak.log" >&2; e2e_fail "//tests/remote:$leak failed, but not for reading its undeclared file; see $RUN/$leak.log"; }
+    { tail -20 "$RUN/$leak.log" >&2; fail "//tests/remote:$leak failed, but not for reading its undeclared file; see $RUN/$leak.log"; }
   echo "negative control $leak: failed on the worker, as it must"
 done
 e2e_build "$RUN" leak_local "$E2E_ROOT" "$E2E_MAIN_OB" "${E2E_LOCAL_FLAGS[@]}" //tests/remote:leak_host_path

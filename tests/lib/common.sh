@@ -16,13 +16,20 @@ bz() {
   fi
 }
 
+# expect_failure LOG COMMAND...: COMMAND must fail; its output goes to LOG.
+expect_failure() {
+  local log=$1
+  shift
+  if "$@" >"$log" 2>&1; then
+    fail "$* succeeded; it must fail"
+  fi
+}
+
 # expect_build_failure LOG BAZEL_ARGS...: `bz build` must fail; its output goes to LOG.
 expect_build_failure() {
   local log=$1
   shift
-  if bz build "$@" >"$log" 2>&1; then
-    fail "bazel build $* succeeded; it must fail"
-  fi
+  expect_failure "$log" bz build "$@"
 }
 
 # expect_in LOG NEEDLE...: every needle occurs in LOG (fixed strings).
@@ -33,6 +40,18 @@ expect_in() {
     grep -qF -- "$needle" "$log" || {
       tail -40 "$log" >&2
       fail "$log lacks: $needle"
+    }
+  done
+}
+
+# expect_match LOG REGEX...: every extended regular expression matches LOG.
+expect_match() {
+  local log=$1 re
+  shift
+  for re in "$@"; do
+    grep -qE -- "$re" "$log" || {
+      tail -40 "$log" >&2
+      fail "$log does not match: $re"
     }
   done
 }

@@ -5,6 +5,7 @@
 # Other output bases (the copy's) live under ${TMPDIR:-/tmp} and are removed.
 
 E2E_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
+source "$E2E_ROOT/tests/lib/common.sh"
 source "$E2E_ROOT/tests/lib/rocm_wheel.sh"
 E2E_VENV=${ROCM_WHEEL_VENV:-$E2E_ROOT/.venv}
 E2E_PY=$E2E_VENV/bin/python
@@ -18,14 +19,9 @@ E2E_MAIN_OB=${RULES_ROCM_E2E_OUTPUT_BASE:-}
 E2E_SERVERS=()
 E2E_DEADLINE=0
 
-e2e_fail() {
-  echo "FAIL: $*" >&2
-  exit 1
-}
-
 e2e_require_tools() {
-  [[ -x $E2E_PY ]] || e2e_fail "no Python venv at $E2E_VENV: run \`make setup\` first (or set ROCM_WHEEL_VENV)"
-  command -v "$BAZEL" >/dev/null || e2e_fail "bazel not found: run this inside the build root (scripts/buildroot)"
+  [[ -x $E2E_PY ]] || fail "no Python venv at $E2E_VENV: run \`make setup\` first (or set ROCM_WHEEL_VENV)"
+  command -v "$BAZEL" >/dev/null || fail "bazel not found: run this inside the build root (scripts/buildroot)"
 }
 
 # e2e_deadline SECONDS: every later bazel call is bounded by what is left.
@@ -35,7 +31,7 @@ e2e_deadline() {
 
 e2e_remaining() {
   local left=$((E2E_DEADLINE - SECONDS))
-  ((left > 0)) || e2e_fail "time budget exhausted (raise the test's *_TIMEOUT variable)"
+  ((left > 0)) || fail "time budget exhausted (raise the test's *_TIMEOUT variable)"
   echo "$left"
 }
 
@@ -52,7 +48,7 @@ e2e_bazel() {
     [[ ${s:-} == "$ob" ]] || E2E_SERVERS+=("$ob")
   fi
   local left rc=0
-  left=$(e2e_remaining) || e2e_fail "time budget exhausted (raise the test's *_TIMEOUT variable)"
+  left=$(e2e_remaining) || fail "time budget exhausted (raise the test's *_TIMEOUT variable)"
   # In the background + `wait`: a signal to the test interrupts `wait` at
   # once (not after bazel returns), and e2e_on_exit can stop this client.
   # 9>&-: a server this client starts must not hold the test's saved stderr
@@ -115,12 +111,12 @@ e2e_build() {
     --build_event_json_file="$run/$name.bep.json" \
     "$@" >"$run/$name.log" 2>&1; then
     tail -40 "$run/$name.log" >&2
-    e2e_fail "bazel build ($name) failed; full output in $run/$name.log"
+    fail "bazel build ($name) failed; full output in $run/$name.log"
   fi
   grep -E '^INFO: [0-9]+ processes' "$run/$name.log" || true
   local execroot
   execroot=$(e2e_bazel "$ws" "$ob" info execution_root 2>/dev/null) ||
-    e2e_fail "bazel info execution_root failed for $name"
+    fail "bazel info execution_root failed for $name"
   "$E2E_PY" "$E2E_CHECK" record --bep "$run/$name.bep.json" --execroot "$execroot" \
     --out "$run/$name.top.json"
 }
@@ -139,8 +135,8 @@ e2e_check() {
 e2e_tool_sha() {
   local bin startup=()
   [[ -z $2 ]] || startup=(--output_base="$2")
-  bin=$(cd "$1" && BAZEL=$BAZEL rocm_wheel_path "${startup[@]}") || e2e_fail "cannot build //tools:rocm-wheel in $1"
-  [[ -e $bin ]] || e2e_fail "no rocm-wheel binary at $bin"
+  bin=$(cd "$1" && BAZEL=$BAZEL rocm_wheel_path "${startup[@]}") || fail "cannot build //tools:rocm-wheel in $1"
+  [[ -e $bin ]] || fail "no rocm-wheel binary at $bin"
   sha256sum "$(readlink -f "$bin")" | cut -d' ' -f1
 }
 
@@ -150,7 +146,7 @@ e2e_tool_sha() {
 e2e_copy_checkout() {
   local dest=$1
   git -C "$E2E_ROOT" rev-parse --is-inside-work-tree >/dev/null 2>&1 ||
-    e2e_fail "$E2E_ROOT is not a git checkout; the copy is made from \`git ls-files\`"
+    fail "$E2E_ROOT is not a git checkout; the copy is made from \`git ls-files\`"
   mkdir -p "$dest"
   (cd "$E2E_ROOT" && git ls-files -z --cached --others --exclude-standard |
     while IFS= read -r -d '' f; do
@@ -164,7 +160,7 @@ e2e_copy_checkout() {
     local venv
     venv=$(readlink -f "$E2E_ROOT/.venv")
     cp -al "$venv" "$dest/.venv" 2>/dev/null || { rm -rf "$dest/.venv" && cp -a "$venv" "$dest/.venv"; } ||
-      e2e_fail "cannot copy $venv into the copy"
+      fail "cannot copy $venv into the copy"
   fi
   # buildifier only: not a build input.
   [[ -e $E2E_ROOT/node_modules ]] && ln -sfn "$(readlink -f "$E2E_ROOT/node_modules")" "$dest/node_modules"
@@ -239,7 +235,7 @@ e2e_start_buildgrid() {
   local -a extra=()
   local e
   for e in "$@"; do extra+=(-e "$e"); done
-  [[ -x $bgd ]] || e2e_fail "BuildGrid (bgd) not in $E2E_VENV/bin: run \`make setup\` first"
+  [[ -x $bgd ]] || fail "BuildGrid (bgd) not in $E2E_VENV/bin: run \`make setup\` first"
   mkdir -p "$dir/cas"
   for attempt in 1 2 3; do
     port=$(e2e_free_port)
@@ -256,7 +252,7 @@ e2e_start_buildgrid() {
     echo "BuildGrid did not come up on 127.0.0.1:$port (attempt $attempt):" >&2
     tail -20 "$dir/buildgrid.log" >&2
   done
-  e2e_fail "could not start BuildGrid; see $dir/buildgrid.log"
+  fail "could not start BuildGrid; see $dir/buildgrid.log"
 }
 
 e2e_stop_buildgrid() {
@@ -277,7 +273,7 @@ e2e_stop_buildgrid() {
 e2e_start_postgres() {
   local dir=$1 bin port attempt
   bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
-  [[ -x $bin/initdb ]] || e2e_fail "PostgreSQL is missing (no /usr/lib/postgresql/*/bin/initdb): the build root's package list has postgresql; run this inside scripts/buildroot"
+  [[ -x $bin/initdb ]] || fail "PostgreSQL is missing (no /usr/lib/postgresql/*/bin/initdb): the build root's package list has postgresql; run this inside scripts/buildroot"
   local -a as=()
   mkdir -p "$dir/pg" "$dir/pgsock"
   if (($(id -u) == 0)); then
@@ -289,7 +285,7 @@ e2e_start_postgres() {
     while chmod o+x "$d" && [[ $d == "$E2E_TMP"/* ]]; do d=$(dirname "$d"); done
   fi
   "${as[@]}" "$bin/initdb" -D "$dir/pg" -U bgd --auth=trust -E UTF8 --no-sync >"$dir/initdb.log" 2>&1 ||
-    { tail -20 "$dir/initdb.log" >&2; e2e_fail "initdb failed; see $dir/initdb.log"; }
+    { tail -20 "$dir/initdb.log" >&2; fail "initdb failed; see $dir/initdb.log"; }
   for attempt in 1 2 3; do
     port=$(e2e_free_port)
     # No durability needed: the cluster lives as long as the test.
@@ -299,14 +295,14 @@ e2e_start_postgres() {
       E2E_PG_URL=postgresql://bgd@127.0.0.1:$port/postgres
       echo "--- PostgreSQL (pid $E2E_SPAWNED) on 127.0.0.1:$port"
       "$E2E_VENV/bin/bgd" migrate apply "$E2E_PG_URL" >"$dir/migrate.log" 2>&1 ||
-        { tail -20 "$dir/migrate.log" >&2; e2e_fail "bgd migrate apply failed; see $dir/migrate.log"; }
+        { tail -20 "$dir/migrate.log" >&2; fail "bgd migrate apply failed; see $dir/migrate.log"; }
       return 0
     fi
     echo "PostgreSQL did not come up on 127.0.0.1:$port (attempt $attempt):" >&2
     tail -20 "$dir/postgres.log" >&2
     e2e_stop_group "$E2E_SPAWNED"
   done
-  e2e_fail "could not start PostgreSQL; see $dir/postgres.log"
+  fail "could not start PostgreSQL; see $dir/postgres.log"
 }
 
 # e2e_pg_ready BIN PORT SECONDS: the port opens before the server accepts
@@ -332,7 +328,7 @@ e2e_start_worker() {
   shift 2
   local b
   for b in buildbox-casd buildbox-worker buildbox-run-bubblewrap; do
-    command -v "$b" >/dev/null || e2e_fail "$b is missing: the build root's package list has buildbox; run this inside scripts/buildroot"
+    command -v "$b" >/dev/null || fail "$b is missing: the build root's package list has buildbox; run this inside scripts/buildroot"
   done
   mkdir -p "$dir/casd"
   local sock=$dir/casd.sock
@@ -341,7 +337,7 @@ e2e_start_worker() {
   local casd=$E2E_SPAWNED waited=0
   while [[ ! -S $sock ]]; do
     kill -0 "$casd" 2>/dev/null && ((waited < 60)) ||
-      { tail -20 "$dir/casd.log" >&2; e2e_fail "buildbox-casd did not come up; see $dir/casd.log"; }
+      { tail -20 "$dir/casd.log" >&2; fail "buildbox-casd did not come up; see $dir/casd.log"; }
     sleep 0.5
     waited=$((waited + 1))
   done
@@ -359,6 +355,6 @@ e2e_start_worker() {
   e2e_spawn "$dir/worker.log" buildbox-worker "${args[@]}" "rules-rocm-e2e-$$"
   sleep 2
   kill -0 "$E2E_SPAWNED" 2>/dev/null ||
-    { tail -20 "$dir/worker.log" >&2; e2e_fail "buildbox-worker exited at once; see $dir/worker.log"; }
+    { tail -20 "$dir/worker.log" >&2; fail "buildbox-worker exited at once; see $dir/worker.log"; }
   echo "--- buildbox-worker (pid $E2E_SPAWNED) for grpc://127.0.0.1:$port: $*"
 }
