@@ -15,9 +15,10 @@ the same name and version. The cost: a requirement on the fat distribution's
 name is not met by a per-family wheel.
 """
 
+load(":actions/rocm_wheel.bzl", "rocm_wheel_thin")
 load(":gfx_families.bzl", "expand_gfx")
 load(":providers.bzl", "FamilyWheelsInfo", "WheelInfo")
-load(":toolchain.bzl", "ROCM_WHEEL_TOOLCHAIN_TYPE", "rocm_wheel_tool")
+load(":toolchain.bzl", "ROCM_WHEEL_TOOLCHAIN_TYPE")
 load(":transitions.bzl", "ALLOWLIST_ATTRS", "all_families_transition")
 load(":wheel.bzl", "wheel_file_name")
 
@@ -33,23 +34,10 @@ def _check_families(ctx):
             fail("{}: family {} is listed twice".format(ctx.label, f))
         seen[f] = True
 
-def _thin(ctx, tool, info, family):
-    """The `rocm-wheel thin` action: `info`'s wheel with only `family`'s code objects."""
+def _thin(ctx, info, family):
+    """`info`'s wheel with only `family`'s code objects."""
     out = ctx.actions.declare_file(wheel_file_name(info.distribution + "-" + family, info.version, info.tag))
-    args = ctx.actions.args()
-    args.add("thin")
-    args.add("--gfx", family)
-    args.add("--name-suffix", family)
-    args.add(info.wheel)
-    args.add("-o", out)
-    ctx.actions.run(
-        executable = tool,
-        arguments = [args],
-        inputs = [info.wheel],
-        outputs = [out],
-        mnemonic = "RocmWheelThin",
-        progress_message = "Thinning %{label} to " + family,
-    )
+    rocm_wheel_thin(ctx, info.wheel, family, out)
     return out
 
 def _family_wheels_impl(ctx):
@@ -58,8 +46,7 @@ def _family_wheels_impl(ctx):
     if WheelInfo not in fat:
         fail("{}: wheel {} is not a rocm_wheel".format(ctx.label, fat.label))
     info = fat[WheelInfo]
-    tool = rocm_wheel_tool(ctx)
-    by_family = {family: _thin(ctx, tool, info, family) for family in ctx.attr.families}
+    by_family = {family: _thin(ctx, info, family) for family in ctx.attr.families}
     return [
         DefaultInfo(files = depset(by_family.values())),
         FamilyWheelsInfo(by_family = by_family, fat = info.wheel),

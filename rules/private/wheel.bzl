@@ -1,9 +1,10 @@
 """Wheel assembly: Starlark collects files and metadata into a JSON manifest,
 `rocm-wheel build` (from the rocm_wheel toolchain) writes the wheel."""
 
+load(":actions/rocm_wheel.bzl", "rocm_wheel_build")
 load(":providers.bzl", "WheelFilesInfo", "WheelInfo")
 load(":stamp.bzl", "STAMP_ATTRS", "is_stamping", "stamp_template")
-load(":toolchain.bzl", "ROCM_WHEEL_TOOLCHAIN_TYPE", "rocm_wheel_tool")
+load(":toolchain.bzl", "ROCM_WHEEL_TOOLCHAIN_TYPE")
 
 _SEPARATORS = "-_."
 
@@ -165,25 +166,6 @@ def _write_manifest(ctx, manifest):
         ctx.actions.write(manifest_file, json.encode_indent(manifest, indent = "  ") + "\n")
     return manifest_file
 
-def _run_wheel_build(ctx, manifest_file, inputs, out):
-    """The `rocm-wheel build` action: manifest + files -> `out`."""
-    ctx.actions.run(
-        executable = rocm_wheel_tool(ctx),
-        arguments = [
-            "build",
-            "--manifest",
-            manifest_file.path,
-            "--output",
-            out.path,
-            "--compression-level",
-            str(ctx.attr.compression_level),
-        ],
-        inputs = [manifest_file] + inputs,
-        outputs = [out],
-        mnemonic = "RocmWheel",
-        progress_message = "Writing wheel %s" % out.basename,
-    )
-
 def build_wheel(ctx, tag, entries):
     """Writes the manifest (stamped if asked) and runs `rocm-wheel build`; returns providers.
 
@@ -205,7 +187,7 @@ def build_wheel(ctx, tag, entries):
         "files": [{"path": e.path, "src": e.file.path} for e in entries],
     }
     manifest_file = _write_manifest(ctx, manifest)
-    _run_wheel_build(ctx, manifest_file, inputs, out)
+    rocm_wheel_build(ctx, manifest_file, inputs, out, ctx.attr.compression_level)
     return [
         DefaultInfo(files = depset([out])),
         OutputGroupInfo(manifest = depset([manifest_file])),

@@ -4,26 +4,14 @@ The library is Python-independent: the reset transition configures it once,
 and every Python version's wheel copies that one file.
 """
 
-load(":toolchain.bzl", "ROCM_WHEEL_TOOLCHAIN_TYPE", "rocm_wheel_tool")
+load(":actions/rocm_wheel.bzl", "rocm_wheel_rpath")
+load(":toolchain.bzl", "ROCM_WHEEL_TOOLCHAIN_TYPE")
 load(":transitions.bzl", "ALLOWLIST_ATTRS", "python_reset_transition")
-
-def _rpath_arguments(lib, runpath, out):
-    """`rocm-wheel rpath` arguments: set the RUNPATH, or remove it when empty."""
-    if runpath:
-        return ["rpath", "set", lib.path, "--rpath", ":".join(runpath), "--output", out.path]
-    return ["rpath", "remove", lib.path, "--output", out.path]
 
 def _wheel_shared_library_impl(ctx):
     lib = ctx.file.lib
     out = ctx.actions.declare_file(ctx.label.name + "/" + lib.basename)
-    ctx.actions.run(
-        executable = rocm_wheel_tool(ctx),
-        arguments = _rpath_arguments(lib, ctx.attr.runpath, out),
-        inputs = [lib],
-        outputs = [out],
-        mnemonic = "RocmWheelRpath",
-        progress_message = "Setting the RUNPATH of %s for its wheel" % out.short_path,
-    )
+    rocm_wheel_rpath(ctx, lib, ctx.attr.runpath, out)
     return [DefaultInfo(files = depset([out]))]
 
 wheel_shared_library = rule(

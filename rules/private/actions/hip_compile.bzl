@@ -17,8 +17,8 @@ directory (another package or repository) goes under `_hip_other/<name>/` by
 its short path (`../` spelled `_up/`), apart from the package's own.
 """
 
+load(":actions/rocm_wheel.bzl", "rocm_wheel_bundle", "rocm_wheel_kernels_check")
 load(":labels.bzl", "label_as_typed")
-load(":toolchain.bzl", "rocm_wheel_tool")
 
 _HOST_TRIPLE = "x86_64-unknown-linux-gnu"
 _HIP_OFFLOAD_KIND = "hipv4-amdgcn-amd-amdhsa--"
@@ -190,17 +190,13 @@ def bundle(ctx, hip, src, entries, compress):
     inputs = [co for _, co in entries]
     progress = "Bundling %s for %s" % (src.short_path, ",".join([t for t, _ in entries]))
     if entries:
-        args = ctx.actions.args()
-        args.add_all(["bundle", "write", "--output", out.path, "--compress", compress, "--host-triple", _HOST_TRIPLE])
-        for t, co in entries:
-            args.add("--entry", "{}{}={}".format(_HIP_OFFLOAD_KIND, t, co.path))
-        ctx.actions.run(
-            executable = rocm_wheel_tool(ctx),
-            arguments = [args],
-            inputs = inputs,
-            outputs = [out],
-            mnemonic = "HipBundle",
-            progress_message = progress,
+        rocm_wheel_bundle(
+            ctx,
+            [(_HIP_OFFLOAD_KIND + t, co) for t, co in entries],
+            compress,
+            _HOST_TRIPLE,
+            out,
+            progress,
         )
     else:
         ctx.actions.run(
@@ -266,22 +262,5 @@ def kernel_check(ctx, hip, src, host_object, entries):
       File: the check's report (the kernels found), a validation output.
     """
     out = _declare(ctx, src, ".kernels")
-    args = ctx.actions.args()
-    args.add_all(["kernels", "check", "--source", src.short_path, "--library", label_as_typed(ctx.label), "--host", host_object, "--output", out])
-    for t, co in entries:
-        args.add("--device", "{}={}".format(t, co.path))
-    inputs = [host_object] + [co for _, co in entries]
-    transitive = []
-    if hip.cxxfilt:
-        args.add("--demangler", hip.cxxfilt)
-        inputs.append(hip.cxxfilt)
-        transitive.append(hip.files)
-    ctx.actions.run(
-        executable = rocm_wheel_tool(ctx),
-        arguments = [args],
-        inputs = depset(inputs, transitive = transitive),
-        outputs = [out],
-        mnemonic = "HipKernelCheck",
-        progress_message = "Checking the kernels of %s in %d code object(s)" % (src.short_path, len(entries)),
-    )
+    rocm_wheel_kernels_check(ctx, src, label_as_typed(ctx.label), host_object, entries, hip.cxxfilt, hip.files, out)
     return out

@@ -1,0 +1,79 @@
+"""Every rocm-wheel command line a rule runs, in one place.
+
+One function per subcommand: it builds the arguments and declares the
+action; callers decide outputs, inputs and messages. The tool comes from the
+resolved rocm_wheel toolchain (rules/private/toolchain.bzl).
+"""
+
+load(":toolchain.bzl", "rocm_wheel_tool")
+
+def _run(ctx, args, inputs, out, mnemonic, progress_message):
+    ctx.actions.run(
+        executable = rocm_wheel_tool(ctx),
+        arguments = [args],
+        inputs = inputs,
+        outputs = [out],
+        mnemonic = mnemonic,
+        progress_message = progress_message,
+    )
+
+def rocm_wheel_build(ctx, manifest, inputs, out, compression_level):
+    """`rocm-wheel build`: the wheel `out` from a manifest and its files."""
+    args = ctx.actions.args()
+    args.add_all(["build", "--manifest", manifest, "--output", out, "--compression-level", str(compression_level)])
+    _run(ctx, args, [manifest] + inputs, out, "RocmWheel", "Writing wheel %s" % out.basename)
+
+def rocm_wheel_rpath(ctx, lib, runpath, out):
+    """`rocm-wheel rpath`: a copy of `lib` with RUNPATH `runpath` (removed when empty)."""
+    args = ctx.actions.args()
+    if runpath:
+        args.add_all(["rpath", "set", lib, "--rpath", ":".join(runpath), "--output", out])
+    else:
+        args.add_all(["rpath", "remove", lib, "--output", out])
+    _run(ctx, args, [lib], out, "RocmWheelRpath", "Setting the RUNPATH of %s for its wheel" % out.short_path)
+
+def rocm_wheel_thin(ctx, wheel, family, out):
+    """`rocm-wheel thin`: `wheel` with only `family`'s code objects, named with the family."""
+    args = ctx.actions.args()
+    args.add_all(["thin", "--gfx", family, "--name-suffix", family, wheel, "-o", out])
+    _run(ctx, args, [wheel], out, "RocmWheelThin", "Thinning %{label} to " + family)
+
+def rocm_wheel_bundle(ctx, entries, compress, host_triple, out, progress_message):
+    """`rocm-wheel bundle write`: an offload bundle of `entries` ((offload target, code object File))."""
+    args = ctx.actions.args()
+    args.add_all(["bundle", "write", "--output", out, "--compress", compress, "--host-triple", host_triple])
+    for target, co in entries:
+        args.add("--entry", "{}={}".format(target, co.path))
+    _run(ctx, args, [co for _, co in entries], out, "HipBundle", progress_message)
+
+def rocm_wheel_kernels_check(ctx, source, library, host_object, entries, demangler, tool_files, out):
+    """`rocm-wheel kernels check`: every kernel `host_object` registers is in each code object.
+
+    Args:
+      ctx: the rule context.
+      source: File, the source (named in the report).
+      library: the library's label as typed (named in the report).
+      host_object: File, the host half.
+      entries: list of (gfx target, code-object File).
+      demangler: File or None, llvm-cxxfilt for the report.
+      tool_files: depset the demangler needs.
+      out: File, the report (a validation output).
+    """
+    args = ctx.actions.args()
+    args.add_all(["kernels", "check", "--source", source.short_path, "--library", library, "--host", host_object, "--output", out])
+    for t, co in entries:
+        args.add("--device", "{}={}".format(t, co.path))
+    inputs = [host_object] + [co for _, co in entries]
+    transitive = []
+    if demangler:
+        args.add("--demangler", demangler)
+        inputs.append(demangler)
+        transitive.append(tool_files)
+    _run(
+        ctx,
+        args,
+        depset(inputs, transitive = transitive),
+        out,
+        "HipKernelCheck",
+        "Checking the kernels of %s in %d code object(s)" % (source.short_path, len(entries)),
+    )
