@@ -12,7 +12,8 @@ then `--@rules_rocm//rocm:toolkit=therock_7_2` (docs/toolkits.md).
 """
 
 load("//rules/private:hip_repository.bzl", "rocm_archive_toolkit_repository", "rocm_hip_repository", "rocm_path_toolkit_repository")
-load("//rules/private:python_repository.bzl", "DEFAULT_PYTHON_VERSIONS", "check_python_versions", "rocm_python_versions_repository")
+load("//rules/private:python_repository.bzl", "rocm_python_versions_repository")
+load("//rules/private:python_versions.bzl", "DEFAULT_PYTHON_VERSIONS", "check_python_versions")
 load("//rules/private:toolkits.bzl", "LOCAL_TOOLKIT", "TOOLKIT_TAG", "declare_toolkits", "rocm_toolkits_repository")
 
 def _python_versions(module_ctx):

@@ -18,7 +18,8 @@ $ROCM_WHEEL); bzlmod builds it with rules_rust instead.
 
 load("//rules/private:hip_repository.bzl", "rocm_archive_toolkit_repository", "rocm_hip_repository", "rocm_path_toolkit_repository")
 load("//rules/private:prebuilt_tool_repository.bzl", "rocm_wheel_prebuilt_repository")
-load("//rules/private:python_repository.bzl", "DEFAULT_PYTHON_VERSIONS", "check_python_versions", "rocm_python_versions_repository")
+load("//rules/private:python_repository.bzl", "rocm_python_versions_repository")
+load("//rules/private:python_versions.bzl", "DEFAULT_PYTHON_VERSIONS", "check_python_versions")
 load("//rules/private:toolkits.bzl", "LOCAL_TOOLKIT", "rocm_toolkits_repository")
 
 def rocm_toolkit_repository(name, urls = [], sha256 = "", strip_prefix = "", path = "", clang = "", **kwargs):

@@ -24,7 +24,7 @@ load("@rocm_python//:versions.bzl", "DECLARED_IN", "PYTHON_VERSIONS")
 load(":gfx_families.bzl", "compile_targets", "expand_gfx")
 load(":labels.bzl", "label_as_typed")
 load(":providers.bzl", "GfxInfo", "PythonVersionsInfo", "SettingInfo")
-load(":python_repository.bzl", "is_minor_version")
+load(":python_versions.bzl", "is_minor_version", "version_key")
 
 # str(Label) so the settings resolve to this repository when rules_rocm is
 # used as an external repository, too.
@@ -103,9 +103,6 @@ gfx_device_target_setting = rule(
 
 # --//:python_versions
 
-def _version_key(v):
-    return [int(p) for p in v.split(".")]
-
 def declared_python_versions():
     """The Python versions `all` means (rules_rocm.python_versions in MODULE.bazel)."""
     return list(PYTHON_VERSIONS)
@@ -148,7 +145,7 @@ def parse_python_versions(value, available = PYTHON_VERSIONS, declared_in = DECL
             ", ".join(available) or "none",
             declared_in,
         ))
-    return sorted(wanted, key = _version_key)
+    return sorted(wanted, key = version_key)
 
 def _python_versions_flag_impl(ctx):
     value = ctx.build_setting_value

@@ -2,7 +2,7 @@
 Python version and runs a check script there."""
 
 load(":providers.bzl", "PythonFactsInfo")
-load(":python_repository.bzl", "is_minor_version")
+load(":python_versions.bzl", "is_minor_version")
 load(":shell.bzl", "INSTALL_TEST_ATTRS", "install_test_header", "install_test_script", "shell_quote", "venv_install_check_lines")
 load(":transitions.bzl", "ALLOWLIST_ATTRS", "python_versions_attr_split")
 

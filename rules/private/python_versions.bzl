@@ -1,0 +1,30 @@
+"""Python minor versions as strings: what rules, flags and repository rules share."""
+
+# The Python versions the jax-rocm7 wheels ship for.
+DEFAULT_PYTHON_VERSIONS = ["3.11", "3.12", "3.13", "3.14"]
+
+def version_key(v):
+    """Sort key of a minor version: "3.9" before "3.10"."""
+    return [int(p) for p in v.split(".")]
+
+def is_minor_version(v):
+    """Whether `v` is a CPython 3 minor version such as "3.12" (no leading zeros)."""
+    parts = v.split(".")
+    if len(parts) != 2:
+        return False
+    for p in parts:
+        if not p.isdigit() or (len(p) > 1 and p[0] == "0"):
+            return False
+    return parts[0] == "3"
+
+def check_python_versions(versions, where):
+    """Fails naming `where` when a version is not a CPython 3 minor version or repeats."""
+    if not versions:
+        fail("{}: no Python version given; list at least one, e.g. [\"3.12\"]".format(where))
+    seen = {}
+    for v in versions:
+        if not is_minor_version(v):
+            fail("{}: '{}' is not a Python minor version such as \"3.12\"".format(where, v))
+        if v in seen:
+            fail("{}: Python {} is listed twice".format(where, v))
+        seen[v] = True
