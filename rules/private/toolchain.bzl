@@ -24,3 +24,15 @@ rocm_wheel_toolchain = rule(
 def rocm_wheel_tool(ctx):
     """The rocm-wheel executable of the resolved toolchain."""
     return ctx.toolchains[str(ROCM_WHEEL_TOOLCHAIN_TYPE)].rocm_wheel
+
+def _current_rocm_wheel_impl(ctx):
+    return [DefaultInfo(files = depset([rocm_wheel_tool(ctx)]))]
+
+current_rocm_wheel = rule(
+    implementation = _current_rocm_wheel_impl,
+    toolchains = [str(ROCM_WHEEL_TOOLCHAIN_TYPE)],
+    doc = "The rocm-wheel binary of the resolved toolchain, exactly the file rule actions run " +
+          "(rules_rust-built in the tool's exec configuration, or a prebuilt one): for scripts " +
+          "and tests, `bazel build` then `cquery --output=files`. Building the tool's own " +
+          "target at the top level would compile it a second time, in the target configuration.",
+)
