@@ -10,7 +10,7 @@
 #   local   `bazel clean`, local build, no cache: the anchor
 #   remote  `bazel clean`, --config=rbe against freshly started, empty
 #           services (PostgreSQL, BuildGrid, buildbox-casd, buildbox-worker
-#           with the bubblewrap runner, as tests/e2e/remote_execution_test.sh starts them)
+#           with the bubblewrap runner, as tests/e2e/clean_builds_test.sh starts them)
 #   warm    `bazel clean`, --config=rbe again: every action a remote cache hit
 # Client, server and worker share this machine's cores, so the remote/local
 # ratio is remote execution's overhead here, not a speed-up anyone would see

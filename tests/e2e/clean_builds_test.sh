@@ -1,25 +1,33 @@
 #!/usr/bin/env bash
-# Every from-scratch build of //:wheels that `make test` needs, done once:
-# a real REAPI server (BuildGrid) on 127.0.0.1, //:wheels built in this
-# checkout, then in a copy of it at another path with its own output base:
+# Every from-scratch build of //:wheels that `make test` needs, done once.
+# Two real REAPI servers on 127.0.0.1, BuildGrid as a cache, then BuildGrid
+# with PostgreSQL and a buildbox worker (bubblewrap runner) as an executor;
+# //:wheels built in this checkout, then in a copy of it at another path
+# with its own output base:
 #   A  this checkout, `bazel clean`, remote cache (empty server): every
-#      action executes once and is uploaded. Its execution log shows every
-#      Python-independent action ran exactly once, with per-Python wheels for
-#      every interpreter on this machine and one pjrt wheel.
+#      action executes once, locally, and is uploaded. Its execution log
+#      shows every Python-independent action ran exactly once, with
+#      per-Python wheels for every interpreter on this machine and one pjrt
+#      wheel.
 #   B  copy, fresh output base, remote cache: hit rate >= 99 % of cacheable
 #      spawns, no Rustc executed, the same tool and wheels
 #   B' copy, remote cache, --//:python_versions listed in another order: same
-#   C  copy, `bazel clean --expunge`, no cache: every action (the rules_rust-
-#      built tool, every repository) re-created at the other path gives the
-#      same bytes as A (a cache hit would hide an output that embeds the
-#      checkout path or the time); built with --config=rbe minus the
-#      executor, so every spawn must resolve to the RBE exec platform
-# and the negative controls (//tests/remote:leak_*: the checkout path in an
-# output or the environment, a timestamp) must FAIL the same checks: proof
-# that they can fail.
+#   R  copy, `bazel clean --expunge`, --config=rbe with only the endpoint
+#      overridden, empty execution server: every spawn ran on the worker
+#      (none locally, none a cache hit, every one on the RBE exec platform),
+#      and every output, the rules_rust-built tool included, is byte-identical
+#      to A's: re-created from nothing at another path and on a worker that
+#      sees only the action's input root plus /usr and /etc (a cache hit
+#      would hide an output that embeds the checkout path or the time; a HIP
+#      tool that needs more than its inputs fails there)
+#   W  copy, `bazel clean`, --config=rbe again: every spawn a remote cache hit
+# and the negative controls (//tests/remote:leak_*) must FAIL the same checks:
+# the checkout path in the environment (a cache miss in B) or in an output,
+# and a timestamp (outputs that differ in R), an undeclared or host file
+# (fails on the worker; the host one builds locally).
 #
 # Environment: CLEAN_BUILDS_TEST_TARGETS (default //:wheels),
-# CLEAN_BUILDS_TEST_MIN_HIT_RATE (0.99), CLEAN_BUILDS_TEST_TIMEOUT (s, 2400).
+# CLEAN_BUILDS_TEST_MIN_HIT_RATE (0.99), CLEAN_BUILDS_TEST_TIMEOUT (s, 3000).
 set -euo pipefail
 source "$(dirname "$0")/../remote/lib.sh"
 source "$E2E_ROOT/tests/lib/pythons.sh"
@@ -27,9 +35,12 @@ source "$E2E_ROOT/tests/lib/pythons.sh"
 read -r -a TARGETS <<<"${CLEAN_BUILDS_TEST_TARGETS:-//:wheels}"
 MIN_HIT_RATE=${CLEAN_BUILDS_TEST_MIN_HIT_RATE:-0.99}
 LEAKS=(//tests/remote:leak_output //tests/remote:leak_env //tests/remote:leak_time)
+# The values buildbox-worker registers: what //platforms/rbe:rocm_linux_x86_64
+# asks for.
+PLATFORM=(OSFamily=Linux ISA=x86-64)
 
 e2e_require_tools
-e2e_deadline "${CLEAN_BUILDS_TEST_TIMEOUT:-2400}"
+e2e_deadline "${CLEAN_BUILDS_TEST_TIMEOUT:-3000}"
 
 # What the machine has, listed independently of the declared versions and
 # the local-runtime registration; the matrix users need (3.11-3.14) must be
@@ -46,7 +57,7 @@ COPY=$RUN/copy-$RANDOM/rules_rocm_copy
 OB2=$RUN/ob-copy
 ok=0
 cleanup() {
-  e2e_stop_buildgrid
+  e2e_stop_services
   [[ -d $OB2 ]] && (cd / && timeout 300 "$BAZEL" --output_base="$OB2" clean --expunge >/dev/null 2>&1 9>&- || true)
   e2e_shutdown_servers
   # Bazel leaves read-only directories when --expunge did not finish.
@@ -55,8 +66,9 @@ cleanup() {
     rm -rf "$RUN"
     rmdir "$E2E_TMP" 2>/dev/null || true
   else
-    rm -rf "$COPY" "$RUN/cas" "$OB2"
-    echo "clean_builds_test: logs kept in $RUN" >&2
+    # The logs only: CAS, database and worker caches are large.
+    rm -rf "$COPY" "$OB2" "$RUN"/cas* "$RUN"/rbe/cas "$RUN"/rbe/pg "$RUN"/rbe/casd
+    echo "clean_builds_test: logs kept in $RUN (*.log, *.exec.json; rbe/: buildgrid, worker, casd, postgres)" >&2
   fi
 }
 e2e_traps cleanup
@@ -128,23 +140,35 @@ e2e_bazel "$COPY" "$OB2" clean >/dev/null 2>&1
 e2e_build "$RUN" B_reordered "$COPY" "$OB2" "${REMOTE[@]}" "--//:python_versions=$reordered" "${TARGETS[@]}"
 e2e_check "$RUN" A B_reordered --min-hit-rate "$MIN_HIT_RATE"
 
-# C: everything from scratch at the other path: `clean --expunge` drops the
-# external repositories too, and no cache serves anything. With
-# --config=rbe minus the executor (the strategy list falls back to the
-# local sandbox): every spawn must also resolve to the RBE exec platform,
-# i.e. all toolchains are compatible with it and its exec_properties reach
-# the spawns.
+# R: everything from scratch at the other path, on the worker: `clean
+# --expunge` drops the external repositories too, and the execution server
+# starts empty.
+e2e_stop_buildgrid
+mkdir -p "$RUN/rbe"
+e2e_start_postgres "$RUN/rbe"
+e2e_start_buildgrid "$RUN/rbe" "$E2E_ROOT/tests/remote/buildgrid-rbe.yml.in" "s|@SQL@|$E2E_PG_URL|"
+e2e_start_worker "$RUN/rbe" "$E2E_CACHE_PORT" "${PLATFORM[@]}"
+RBE=(--config=rbe "--remote_executor=grpc://127.0.0.1:$E2E_CACHE_PORT")
 ob_dir=$(e2e_output_base "$COPY" "$OB2")
 e2e_bazel "$COPY" "$OB2" clean --expunge >/dev/null 2>&1
 [[ ! -e $ob_dir/external ]] || fail "bazel clean --expunge left $ob_dir/external behind"
-e2e_build "$RUN" C "$COPY" "$OB2" --config=rbe "${E2E_LOCAL_FLAGS[@]}" --jobs=auto "${TARGETS[@]}"
-tool_c=$(e2e_tool_sha "$COPY" "$OB2")
-[[ $tool_a == "$tool_c" ]] ||
-  fail "the rules_rust-built rocm-wheel differs after --expunge at another path ($tool_a vs $tool_c): its Rustc actions are not deterministic"
-echo "rocm-wheel binary identical after --expunge at another path: $tool_c"
-e2e_check "$RUN" A C --max-hit-rate 0 --require-exec-property OSFamily
-e2e_build "$RUN" C_leak "$COPY" "$OB2" "${E2E_LOCAL_FLAGS[@]}" \
+start=$SECONDS
+e2e_build "$RUN" R "$COPY" "$OB2" "${RBE[@]}" "${TARGETS[@]}"
+echo "R (cold remote, other path) took $((SECONDS - start)) s"
+e2e_check "$RUN" A R --max-hit-rate 0 --require-runner remote --require-exec-property OSFamily
+tool_r=$(e2e_tool_sha "$COPY" "$OB2" "${RBE[@]}")
+[[ $tool_a == "$tool_r" ]] ||
+  fail "the rules_rust-built rocm-wheel differs when built on the worker at another path after --expunge ($tool_a vs $tool_r): its Rustc actions are not deterministic"
+echo "rocm-wheel binary identical on the worker at another path: $tool_r"
+e2e_build "$RUN" R_leak "$COPY" "$OB2" "${RBE[@]}" \
   --action_env=RULES_ROCM_E2E_CHECKOUT="$COPY" "${LEAKS[@]}"
+
+# W: the same again from the warm remote cache.
+e2e_bazel "$COPY" "$OB2" clean >/dev/null 2>&1
+start=$SECONDS
+e2e_build "$RUN" W "$COPY" "$OB2" "${RBE[@]}" "${TARGETS[@]}"
+echo "W (warm remote cache) took $((SECONDS - start)) s"
+e2e_check "$RUN" A W --min-hit-rate 1 --require-runner "remote cache hit"
 
 # Negative controls through the very same steps and checks: all must fail.
 expect_caught() {
@@ -161,12 +185,22 @@ grep -q 'MISS NonHermetic -> .*/leak_env.txt' "$RUN/B_leak.check" ||
   fail "B_leak: the checkout path in leak_env's environment was not reported as a cache miss"
 grep -q 'env RULES_ROCM_E2E_CHECKOUT' "$RUN/B_leak.check" ||
   fail "B_leak: the miss was not explained by the environment variable that differs"
-expect_caught C_leak --max-hit-rate 0
-grep -q 'DIFF NonHermetic -> .*/leak_output.txt' "$RUN/C_leak.check" ||
-  fail "C_leak: leak_output (checkout path in its output only) was not reported as differing"
-grep -q 'DIFF NonHermetic -> .*/leak_time.txt' "$RUN/C_leak.check" ||
-  fail "C_leak: the timestamp in leak_time.txt was not reported as differing"
-echo "negative controls caught: leak_env (cache miss), leak_output and leak_time (outputs differ)"
+expect_caught R_leak --max-hit-rate 0
+grep -q 'DIFF NonHermetic -> .*/leak_output.txt' "$RUN/R_leak.check" ||
+  fail "R_leak: leak_output (checkout path in its output only) was not reported as differing"
+grep -q 'DIFF NonHermetic -> .*/leak_time.txt' "$RUN/R_leak.check" ||
+  fail "R_leak: the timestamp in leak_time.txt was not reported as differing"
+# The worker shows an action only its input root (plus /usr and /etc):
+# reading the checkout by its host path, or a file beside an input, fails
+# there (remote first: a local result must not be what the build finds).
+for leak in leak_host_path leak_undeclared; do
+  expect_failure "$RUN/$leak.log" e2e_bazel "$COPY" "$OB2" build "${RBE[@]}" --disk_cache= "//tests/remote:$leak"
+  expect_in "$RUN/$leak.log" "BUILD.bazel: No such file or directory"
+done
+# ... while the local sandbox lets leak_host_path read the checkout: what
+# fails remotely is the worker's isolation.
+e2e_build "$RUN" leak_local "$COPY" "$OB2" "${E2E_LOCAL_FLAGS[@]}" //tests/remote:leak_host_path
+echo "negative controls caught: leak_env (cache miss), leak_output and leak_time (outputs differ), leak_host_path and leak_undeclared (fail on the worker)"
 
 ok=1
 echo "clean_builds_test: PASS"

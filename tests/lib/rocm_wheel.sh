@@ -1,17 +1,25 @@
-# Sourced by e2e scripts: rocm_wheel_path [BAZEL ARGS...] builds
-# //tools:rocm-wheel with the given startup options/flags and prints the
-# binary's absolute path (external files resolve against the output base,
-# built ones against the execution root).
+# Sourced by e2e scripts: rocm_wheel_path [STARTUP OPTIONS...] [-- FLAGS...]
+# builds //tools:rocm-wheel (the resolved toolchain's binary) with the given
+# startup options and build flags and prints the binary's absolute path
+# (external files resolve against the output base, built ones against the
+# execution root). It is downloaded even when built remotely.
 rocm_wheel_path() {
   local bazel=${BAZEL:-bazel} rel
-  "$bazel" "$@" build //tools:rocm-wheel >/dev/null 2>&1 || {
+  local -a startup=() flags=()
+  while (($#)) && [[ $1 != -- ]]; do
+    startup+=("$1")
+    shift
+  done
+  (($#)) && shift
+  flags=("$@" --remote_download_outputs=toplevel)
+  "$bazel" "${startup[@]}" build "${flags[@]}" //tools:rocm-wheel >/dev/null 2>&1 || {
     echo "rocm_wheel_path: bazel build //tools:rocm-wheel failed" >&2
     return 1
   }
-  rel=$("$bazel" "$@" cquery --output=files //tools:rocm-wheel 2>/dev/null) || return 1
+  rel=$("$bazel" "${startup[@]}" cquery "${flags[@]}" --output=files //tools:rocm-wheel 2>/dev/null) || return 1
   case $rel in
-    external/*) echo "$("$bazel" "$@" info output_base 2>/dev/null)/$rel" ;;
-    *) echo "$("$bazel" "$@" info execution_root 2>/dev/null)/$rel" ;;
+    external/*) echo "$("$bazel" "${startup[@]}" info output_base 2>/dev/null)/$rel" ;;
+    *) echo "$("$bazel" "${startup[@]}" info execution_root 2>/dev/null)/$rel" ;;
   esac
 }
 

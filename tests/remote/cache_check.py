@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Compares two Bazel builds of the same targets: remote-cache hit rate and
-output bytes. Used by tests/e2e/clean_builds_test.sh and remote_execution_test.sh.
+output bytes. Used by tests/e2e/clean_builds_test.sh.
 
 Each build is described by the files Bazel wrote for it:
   --execution_log_json_file  every spawn: key material (argv, env, input

@@ -1,4 +1,4 @@
-# Shared by tests/e2e/clean_builds_test.sh and remote_execution_test.sh
+# Shared by tests/e2e/clean_builds_test.sh and bench/rbe/run.sh
 # (sourced, not run). Builds in this checkout use its normal output base (as
 # `make bazel-test` left it: the cargo-built rocm-wheel tool is already there,
 # which saves a ~2 min compile), or RULES_ROCM_E2E_OUTPUT_BASE when set.
@@ -130,12 +130,14 @@ e2e_check() {
     --log "$run/$cand.exec.json" --top "$run/$cand.top.json" "$@"
 }
 
-# e2e_tool_sha WORKSPACE OUTPUT_BASE: sha256 of the rocm-wheel binary the
-# default toolchain uses (//tools:rocm-wheel).
+# e2e_tool_sha WORKSPACE OUTPUT_BASE [FLAGS...]: sha256 of the rocm-wheel
+# binary the default toolchain uses (//tools:rocm-wheel), as built with FLAGS
+# (the build's own, so that asking builds nothing new).
 e2e_tool_sha() {
-  local bin startup=()
-  [[ -z $2 ]] || startup=(--output_base="$2")
-  bin=$(cd "$1" && BAZEL=$BAZEL rocm_wheel_path "${startup[@]}") || fail "cannot build //tools:rocm-wheel in $1"
+  local ws=$1 ob=$2 bin startup=()
+  shift 2
+  [[ -z $ob ]] || startup=(--output_base="$ob")
+  bin=$(cd "$ws" && BAZEL=$BAZEL rocm_wheel_path "${startup[@]}" -- "$@") || fail "cannot build //tools:rocm-wheel in $ws"
   [[ -e $bin ]] || fail "no rocm-wheel binary at $bin"
   sha256sum "$(readlink -f "$bin")" | cut -d' ' -f1
 }

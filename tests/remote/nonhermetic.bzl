@@ -13,7 +13,7 @@ Each leaks host state the way real rules do by accident:
     HOME), so the action key itself differs: a remote cache miss.
   - "time" (not a path): the output
     holds the time it was written, so two clean builds differ.
-  - "host_path" (for tests/e2e/remote_execution_test.sh): reads a file of the checkout by
+  - "host_path" (remote execution): reads a file of the checkout by
     its absolute host path, found through its declared input. The local
     sandbox lets it through; a remote worker, which has only the input
     root, must not.
