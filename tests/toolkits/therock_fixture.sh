@@ -30,8 +30,8 @@
 # pass -isystem <root>/include (as hipcc does). It finds no device library by
 # itself in lib/llvm/amdgcn/bitcode: pass --rocm-device-lib-path.
 #
-# The RUNPATH editor is rocm-wheel: $ROCM_WHEEL, else
-# tools/target/release/rocm-wheel, else it is built with cargo.
+# The RUNPATH editor is rocm-wheel: $ROCM_WHEEL, else the checkout's
+# //tools:rocm-wheel.
 set -euo pipefail
 export LC_ALL=C
 checkout=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -79,16 +79,18 @@ work=$(mktemp -d "$base/.build.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 log() { echo "therock_fixture: $*" >&2; }
 
-# rpath_set FILE RUNPATH: the project's own ELF editor.
-rocm_wheel=${ROCM_WHEEL:-$checkout/tools/target/release/rocm-wheel}
-if [[ -z ${ROCM_WHEEL:-} && ! -x $rocm_wheel ]]; then
-  log "building rocm-wheel (cargo, tools/) for its rpath editor"
-  cargo build --quiet --manifest-path "$checkout/tools/Cargo.toml" --locked --release --bin rocm-wheel >&2 ||
-    fail "cannot build rocm-wheel (needed to set RUNPATH); set ROCM_WHEEL to a built rocm-wheel"
-fi
-[[ -x $rocm_wheel ]] || fail "no rocm-wheel at $rocm_wheel (ROCM_WHEEL)"
+# rpath_set FILE RUNPATH: the project's own ELF editor, found on first use:
+# $ROCM_WHEEL, else the checkout's (the resolved toolchain's binary, which
+# `make bazel-test` already built).
+rocm_wheel=${ROCM_WHEEL:-}
 rpath_set() {
   local out
+  if [[ -z $rocm_wheel ]]; then
+    source "$checkout/tests/lib/rocm_wheel.sh"
+    rocm_wheel=$(cd "$checkout" && rocm_wheel_path) ||
+      fail "cannot build //tools:rocm-wheel (needed to set RUNPATH); set ROCM_WHEEL to a built rocm-wheel"
+  fi
+  [[ -x $rocm_wheel ]] || fail "no rocm-wheel at $rocm_wheel (ROCM_WHEEL)"
   out=$("$rocm_wheel" rpath set "$1" --rpath "$2" 2>&1) || fail "rocm-wheel rpath set ${1#"$work"/} failed: $out"
 }
 
