@@ -56,4 +56,6 @@ lint: setup
 	.venv/bin/python tools/fn_length.py
 	.venv/bin/python tools/fn_length.py --starlark
 
-test: lint rust-test bazel-test workspace-test e2e dist-test setup-test
+# e2e before bazel-test: its clean builds pay the cold //:wheels once and
+# leave it (and the shared disk cache) to everything after them.
+test: lint rust-test e2e bazel-test workspace-test dist-test setup-test

@@ -12,7 +12,7 @@
 #   B  copy, fresh output base, remote cache: hit rate >= 99 % of cacheable
 #      spawns, no Rustc executed, the same tool and wheels
 #   B' copy, remote cache, --//:python_versions listed in another order: same
-#   R  copy, `bazel clean --expunge`, --config=rbe with only the endpoint
+#   R  copy, `bazel clean`, --config=rbe with only the endpoint
 #      overridden, empty execution server: every spawn ran on the worker
 #      (none locally, none a cache hit, every one on the RBE exec platform),
 #      and every output, the rules_rust-built tool included, is byte-identical
@@ -79,8 +79,12 @@ REMOTE=(--config=remote-cache "--remote_cache=grpc://127.0.0.1:$E2E_CACHE_PORT")
 # A: reference build in this checkout. `bazel clean` drops the outputs and
 # the local action cache, so every action (the Rustc ones of the tool among
 # them) executes and is uploaded to the empty server.
+# It also fills the disk cache the later tests share (make test runs
+# `bazel test //...` after the e2e tests, in this output base): written, never
+# read (--noremote_accept_cached covers both caches).
+read -ra DISK <<<"$(shared_disk_cache)"
 e2e_bazel "$E2E_ROOT" "$E2E_MAIN_OB" clean >/dev/null 2>&1
-e2e_build "$RUN" A "$E2E_ROOT" "$E2E_MAIN_OB" "${REMOTE[@]}" "${TARGETS[@]}"
+e2e_build "$RUN" A "$E2E_ROOT" "$E2E_MAIN_OB" "${REMOTE[@]}" "${DISK[@]}" --noremote_accept_cached "${TARGETS[@]}"
 e2e_check "$RUN" A A --max-hit-rate 0 # the server started empty
 tool_a=$(e2e_tool_sha "$E2E_ROOT" "$E2E_MAIN_OB")
 
@@ -140,25 +144,24 @@ e2e_bazel "$COPY" "$OB2" clean >/dev/null 2>&1
 e2e_build "$RUN" B_reordered "$COPY" "$OB2" "${REMOTE[@]}" "--//:python_versions=$reordered" "${TARGETS[@]}"
 e2e_check "$RUN" A B_reordered --min-hit-rate "$MIN_HIT_RATE"
 
-# R: everything from scratch at the other path, on the worker: `clean
-# --expunge` drops the external repositories too, and the execution server
-# starts empty.
+# R: everything from scratch at the other path, on the worker: the
+# execution server starts empty, and `bazel clean` drops every output (the
+# external repositories were made anew at this path by B's fresh output
+# base, and B's cache hits show they give the same action keys).
 e2e_stop_buildgrid
 mkdir -p "$RUN/rbe"
 e2e_start_postgres "$RUN/rbe"
 e2e_start_buildgrid "$RUN/rbe" "$E2E_ROOT/tests/remote/buildgrid-rbe.yml.in" "s|@SQL@|$E2E_PG_URL|"
 e2e_start_worker "$RUN/rbe" "$E2E_CACHE_PORT" "${PLATFORM[@]}"
 RBE=(--config=rbe "--remote_executor=grpc://127.0.0.1:$E2E_CACHE_PORT")
-ob_dir=$(e2e_output_base "$COPY" "$OB2")
-e2e_bazel "$COPY" "$OB2" clean --expunge >/dev/null 2>&1
-[[ ! -e $ob_dir/external ]] || fail "bazel clean --expunge left $ob_dir/external behind"
+e2e_bazel "$COPY" "$OB2" clean >/dev/null 2>&1
 start=$SECONDS
 e2e_build "$RUN" R "$COPY" "$OB2" "${RBE[@]}" "${TARGETS[@]}"
 echo "R (cold remote, other path) took $((SECONDS - start)) s"
 e2e_check "$RUN" A R --max-hit-rate 0 --require-runner remote --require-exec-property OSFamily
 tool_r=$(e2e_tool_sha "$COPY" "$OB2" "${RBE[@]}")
 [[ $tool_a == "$tool_r" ]] ||
-  fail "the rules_rust-built rocm-wheel differs when built on the worker at another path after --expunge ($tool_a vs $tool_r): its Rustc actions are not deterministic"
+  fail "the rules_rust-built rocm-wheel differs when built on the worker at another path ($tool_a vs $tool_r): its Rustc actions are not deterministic"
 echo "rocm-wheel binary identical on the worker at another path: $tool_r"
 e2e_build "$RUN" R_leak "$COPY" "$OB2" "${RBE[@]}" \
   --action_env=RULES_ROCM_E2E_CHECKOUT="$COPY" "${LEAKS[@]}"
