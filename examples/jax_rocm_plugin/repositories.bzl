@@ -67,11 +67,9 @@ def _link_tree(rctx, root, include, skip):
             rctx.symlink(entry, rel)
 
 def _overlay_impl(rctx):
-    skip = {path: True for path in rctx.attr.overlay.values() + rctx.attr.files.keys()}
+    skip = {path: True for path in rctx.attr.overlay.values()}
     for label, path in rctx.attr.overlay.items():
         rctx.symlink(label, path)
-    for path, content in rctx.attr.files.items():
-        rctx.file(path, content)
     for marker in rctx.attr.srcs:
         _link_tree(rctx, rctx.path(marker).dirname, rctx.attr.include, skip)
     rctx.file("REPO.bazel", "")
@@ -81,7 +79,6 @@ def _overlay_impl(rctx):
 overlay_repository = repository_rule(
     implementation = _overlay_impl,
     attrs = {
-        "files": attr.string_dict(doc = "Path -> content of generated files."),
         "include": attr.string_list(mandatory = True, doc = "Top-level entries of the sources to link."),
         "overlay": attr.label_keyed_string_dict(allow_files = True, doc = "File -> its path here (wins over the sources')."),
         "srcs": attr.label_list(mandatory = True, doc = "The marker file at the root of each source repository (files of earlier ones win)."),
@@ -173,7 +170,6 @@ def _jax_rocm_plugin_impl(module_ctx):
             "//examples/jax_rocm_plugin/third_party/jax:jax.BUILD": "jax/BUILD.bazel",
             "//examples/jax_rocm_plugin/third_party/jax:plugin.BUILD": "jax_rocm_plugin/BUILD.bazel",
         },
-        files = {"jax_rocm_plugin/version.bzl": '"""Generated: the JAX release built."""\n\nVERSION = "{}"\n'.format(JAX_VERSION)},
     )
 
     # XLA: the FFI API headers jaxlib 0.10.2's wheel ships in include/, and numpy.cc.
