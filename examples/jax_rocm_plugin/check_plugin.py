@@ -1,10 +1,13 @@
-"""Install-test check: the plugin's six kernel modules import and register kernels.
+"""Install-test check: the plugin's six kernel modules import, register
+kernels and export PyInit_<module> only.
 
 argv[1] is the Python minor version, argv[2] the expected version. No GPU is
 needed: the modules link ROCm's libraries but only list their FFI handlers.
+Exports are read with binutils' nm (-D: the dynamic symbol table).
 """
 
 import importlib
+import subprocess
 import sys
 
 MODULES = ["_hybrid", "_linalg", "_prng", "_rnn", "_solver", "_sparse"]
@@ -22,6 +25,9 @@ def main():
         assert suffix.startswith(name + ".cpython-" + python.replace(".", "")), f"{name} is {suffix}"
         targets = module.registrations()
         assert targets, f"{name}.registrations() is empty"
+        nm = subprocess.run(["nm", "-D", "--defined-only", module.__file__], capture_output=True, text=True, check=True)
+        exported = sorted(line.split()[-1] for line in nm.stdout.splitlines() if line.strip())
+        assert exported == ["PyInit_" + name], f"{name} exports {len(exported)} symbols, want only PyInit_{name}: {exported[:10]}"
         print(f"ok {name}: {suffix}")
 
 
