@@ -99,22 +99,26 @@ def _link_flags(runpath, shared_libs, linkopts):
     link_flags += ["-l:" + f.basename for f in shared_libs]
     return link_flags + linkopts
 
-def _linking_context(ctx):
-    """deps' and python_independent_deps' linker inputs, each library once.
+def _linking_contexts(ctx):
+    """deps' and python_independent_deps' linking contexts, each library once.
 
     A library both lists reach (abseil under a per-Python helper and under
     the kernels) is linked from its Python-independent build only, so its
-    per-Python copy is never compiled; per-Python inputs come first, as
-    static linking wants users before the libraries they use.
+    per-Python copy is never compiled. python_independent_deps' contexts go
+    to the link as they are (cc_common.link orders every library after its
+    users); per-Python deps' inputs, filtered, come first.
     """
-    independent = []
-    for d in ctx.attr.python_independent_deps:
-        independent.extend(d[_CcInfo].linking_context.linker_inputs.to_list())
-    owners = {str(i.owner): True for i in independent}
-    per_python = []
-    for d in ctx.attr.deps:
-        per_python.extend([i for i in d[_CcInfo].linking_context.linker_inputs.to_list() if str(i.owner) not in owners])
-    return _cc_common.create_linking_context(linker_inputs = depset(per_python + independent))
+    independent = [d[_CcInfo].linking_context for d in ctx.attr.python_independent_deps]
+    owners = {}
+    for c in independent:
+        for i in c.linker_inputs.to_list():
+            owners[str(i.owner)] = True
+    per_python = depset(
+        order = "topological",
+        transitive = [d[_CcInfo].linking_context.linker_inputs for d in ctx.attr.deps],
+    ).to_list()
+    kept = [i for i in per_python if str(i.owner) not in owners]
+    return [_cc_common.create_linking_context(linker_inputs = depset(kept, order = "topological"))] + independent
 
 def _version_script(ctx, module):
     """A linker version script exporting PyInit_<module> only."""
@@ -130,7 +134,7 @@ def _link(ctx, cc, compilation_outputs, shared_libs, exports):
         feature_configuration = cc.features,
         cc_toolchain = cc.toolchain,
         compilation_outputs = compilation_outputs,
-        linking_contexts = [_linking_context(ctx)],
+        linking_contexts = _linking_contexts(ctx),
         user_link_flags = _link_flags(ctx.attr.runpath, shared_libs, ctx.attr.linkopts) +
                           ["-Wl,--version-script=" + exports.path],
         additional_inputs = shared_libs + [exports],
