@@ -9,9 +9,17 @@ rules_rocm_dependencies(), plus declared ROCm toolkits. Tested on Bazel 7.7.1.
     )
 
 then `--@rules_rocm//rocm:toolkit=therock_7_2` (docs/toolkits.md).
+
+XLA's and JAX's BUILD files name `@local_config_rocm`; the extension's
+`rocm_local_config` repository holds those names over rules_rocm's toolkit:
+
+    use_repo(rocm, local_config_rocm = "rocm_local_config")
+
+(docs/porting.md, "Using XLA/JAX BUILD files unchanged").
 """
 
 load("//rules/private:hip_repository.bzl", "rocm_archive_toolkit_repository", "rocm_hip_repository", "rocm_path_toolkit_repository")
+load("//rules/private:local_config_rocm.bzl", "local_config_rocm_repository")
 load("//rules/private:python_repository.bzl", "rocm_python_versions_repository")
 load("//rules/private:python_versions.bzl", "DEFAULT_PYTHON_VERSIONS", "check_python_versions")
 load("//rules/private:toolkits.bzl", "LOCAL_TOOLKIT", "TOOLKIT_TAG", "declare_toolkits", "rocm_toolkits_repository")
@@ -46,6 +54,10 @@ def _rules_rocm_impl(module_ctx):
     toolkits = dict(declared.toolkits)
     toolkits[LOCAL_TOOLKIT] = "rocm_hip"
     rocm_toolkits_repository(name = "rocm_toolkits", toolkits = toolkits, default = declared.default)
+
+    # XLA's @local_config_rocm names for BUILD files used unchanged; fetched
+    # only by modules that use_repo it.
+    local_config_rocm_repository(name = "rocm_local_config", default_toolkit_repository = toolkits[declared.default])
 
 rules_rocm = module_extension(
     implementation = _rules_rocm_impl,

@@ -17,6 +17,7 @@ $ROCM_WHEEL); bzlmod builds it with rules_rust instead.
 """
 
 load("//rules/private:hip_repository.bzl", "rocm_archive_toolkit_repository", "rocm_hip_repository", "rocm_path_toolkit_repository")
+load("//rules/private:local_config_rocm.bzl", "local_config_rocm_repository")
 load("//rules/private:prebuilt_tool_repository.bzl", "rocm_wheel_prebuilt_repository")
 load("//rules/private:python_repository.bzl", "rocm_python_versions_repository")
 load("//rules/private:python_versions.bzl", "DEFAULT_PYTHON_VERSIONS", "check_python_versions")
@@ -54,7 +55,7 @@ def rocm_toolkit_repository(name, urls = [], sha256 = "", strip_prefix = "", pat
     else:
         rocm_path_toolkit_repository(name = name, toolkit = name, path = path, clang = clang, **kwargs)
 
-def rules_rocm_dependencies(python_versions = DEFAULT_PYTHON_VERSIONS, rocm_wheel = "", rocm_toolkits = {}, default_toolkit = LOCAL_TOOLKIT, python_interpreters = None):
+def rules_rocm_dependencies(python_versions = DEFAULT_PYTHON_VERSIONS, rocm_wheel = "", rocm_toolkits = {}, default_toolkit = LOCAL_TOOLKIT, local_config_rocm = "", python_interpreters = None):
     """Declares the repositories rules_rocm needs.
 
     Per-Python targets take Python from rules_python's toolchains, which a
@@ -73,6 +74,11 @@ def rules_rocm_dependencies(python_versions = DEFAULT_PYTHON_VERSIONS, rocm_whee
         --@rules_rocm//rocm:toolkit=<name>; `local` (the ROCm of the
         building machine) is always there.
       default_toolkit: the toolkit used when the flag is not given.
+      local_config_rocm: the name under which to declare XLA's
+        @local_config_rocm names (//rocm:build_defs.bzl, :rocm_headers,
+        :hipblas, ...) over rules_rocm's toolkit, usually
+        "local_config_rocm" (instead of XLA's rocm_configure); "" for none.
+        docs/porting.md, "Using XLA/JAX BUILD files unchanged".
       python_interpreters: removed; giving it fails naming the replacement.
     """
     if python_interpreters != None:
@@ -87,10 +93,14 @@ def rules_rocm_dependencies(python_versions = DEFAULT_PYTHON_VERSIONS, rocm_whee
     if not native.existing_rule("rocm_hip"):
         # The `local` toolkit: ROCm from $ROCM_PATH, /opt/rocm or /usr.
         rocm_hip_repository(name = "rocm_hip")
+    toolkits = dict(rocm_toolkits)
+    toolkits[LOCAL_TOOLKIT] = "rocm_hip"
     if not native.existing_rule("rocm_toolkits"):
-        toolkits = dict(rocm_toolkits)
-        toolkits[LOCAL_TOOLKIT] = "rocm_hip"
         rocm_toolkits_repository(name = "rocm_toolkits", toolkits = toolkits, default = default_toolkit)
+    if local_config_rocm and not native.existing_rule(local_config_rocm):
+        if default_toolkit not in toolkits:
+            fail("rules_rocm_dependencies(default_toolkit = \"{}\") names no toolkit; declared: {}".format(default_toolkit, ", ".join(sorted(toolkits))))
+        local_config_rocm_repository(name = local_config_rocm, default_toolkit_repository = toolkits[default_toolkit])
 
 def rules_rocm_toolchains():
     """Registers the default toolchains (the prebuilt rocm-wheel, one HIP toolchain per toolkit); Python's are rules_python's."""

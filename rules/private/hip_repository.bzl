@@ -14,7 +14,7 @@ are then written from templates/rocm_hip.*.tpl.
 load(":gfx_families.bzl", "GFX_TARGETS")
 load(":labels.bzl", "abs_label")
 load(":repository_utils.bzl", "attr_or_env", "exists", "first_existing", "render", "stdout_of", "write_template")
-load(":rocm_libraries.bzl", "ROCM_LIBRARIES", "library_version", "parse_version_header", "refused_targets")
+load(":rocm_libraries.bzl", "HIP_PLATFORM_DEFINE", "ROCM_LIBRARIES", "library_version", "parse_version_header", "refused_targets")
 
 def _llvm_dirs(rctx, root):
     # /usr/lib/llvm-21/bin etc., newest first.
@@ -328,6 +328,11 @@ def _link_header_dir(rctx, src, dest):
         if e not in loops:
             rctx.symlink(e, dest + "/" + e.basename)
 
+def _version_number(release):
+    """XLA's integer spelling of a ROCm release: 70204 for '7.2.4'."""
+    major, minor, patch = [int(p) for p in release.split(".")]
+    return major * 10000 + minor * 100 + patch
+
 def _rocm_headers(rctx, found):
     """rocm/include/<dir> (links to the root's header directories), rocm/rocm_config.h and the rocm_headers target."""
     dirs = [d for d in _ROCM_HEADER_DIRS if exists(rctx, found.root + "/include/" + d)]
@@ -341,7 +346,6 @@ def _rocm_headers(rctx, found):
             miopen.version,
             major * 1000 + minor * 10 + patch,
         )
-    major, minor, patch = [int(p) for p in found.release.version.split(".")]
 
     # A toolkit in this repository: its execution-root path.
     root = found.root if found.root.startswith("/") else "external/{}/{}".format(rctx.name, found.root)
@@ -349,13 +353,14 @@ def _rocm_headers(rctx, found):
         "{ROOT}": root,
         "{RELEASE}": found.release.version,
         "{RELEASE_SOURCE}": found.release.source,
-        "{TF_ROCM_VERSION}": str(major * 10000 + minor * 100 + patch),
+        "{TF_ROCM_VERSION}": str(_version_number(found.release.version)),
         "{TF_HIPRUNTIME_VERSION}": str(found.hip_version_number),
         "{MIOPEN}": miopen_define,
     })
     return render(rctx, "rocm_hip.headers.BUILD.tpl", {
         "{ROOT}": root,
         "{HEADER_DIRS}": repr(dirs),
+        "{DEFINES}": repr([HIP_PLATFORM_DEFINE]),
     })
 
 # What a toolkit in a repository must make inputs of the actions that use
@@ -416,6 +421,7 @@ def _write_toolkit(rctx, found, in_repository = False):
     write_template(rctx, "targets.bzl", "rocm_hip.targets.bzl.tpl", {
         "{TARGETS}": clang_targets,
         "{NOGPULIB}": nogpulib,
+        "{VERSION_NUMBER}": str(_version_number(found.release.version) if ok else 0),
     })
 
 def _rocm_hip_repository_impl(rctx):

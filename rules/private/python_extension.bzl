@@ -6,7 +6,11 @@ configuration's python_version selects (`current_py_cc_headers`) and named
 that do not depend on Python (`shared_libs`) are reached through the reset
 transition, so every Python version links the same, once-built library; the
 module finds them at run time through `runpath` ($ORIGIN-relative), never
-through the build tree.
+through the build tree. Static libraries that do not depend on Python
+(`python_independent_deps`: HIP kernels, abseil) take the same transition
+and are linked into every version's module, compiled once. A version script
+exports `PyInit_<module>` alone: the static code linked in (abseil,
+nanobind, a NumPy API table) stays private to the module.
 """
 
 load("@bazel_tools//tools/cpp:toolchain_utils.bzl", "find_cpp_toolchain")
@@ -62,7 +66,7 @@ def _cc_setup(ctx):
 def _compile(ctx, cc, py):
     """Compiles srcs against the selected interpreter's headers (its ABI); returns the outputs."""
     compilation_contexts = [py.headers.compilation_context]
-    for d in ctx.attr.deps + ctx.attr.shared_libs:
+    for d in ctx.attr.deps + ctx.attr.python_independent_deps + ctx.attr.shared_libs:
         if _CcInfo in d:
             compilation_contexts.append(d[_CcInfo].compilation_context)
     _, outputs = _cc_common.compile(
@@ -95,7 +99,34 @@ def _link_flags(runpath, shared_libs, linkopts):
     link_flags += ["-l:" + f.basename for f in shared_libs]
     return link_flags + linkopts
 
-def _link(ctx, cc, compilation_outputs, shared_libs):
+def _linking_contexts(ctx):
+    """deps' and python_independent_deps' linking contexts, each library once.
+
+    A library both lists reach (abseil under a per-Python helper and under
+    the kernels) is linked from its Python-independent build only, so its
+    per-Python copy is never compiled. python_independent_deps' contexts go
+    to the link as they are (cc_common.link orders every library after its
+    users); per-Python deps' inputs, filtered, come first.
+    """
+    independent = [d[_CcInfo].linking_context for d in ctx.attr.python_independent_deps]
+    owners = {}
+    for c in independent:
+        for i in c.linker_inputs.to_list():
+            owners[str(i.owner)] = True
+    per_python = depset(
+        order = "topological",
+        transitive = [d[_CcInfo].linking_context.linker_inputs for d in ctx.attr.deps],
+    ).to_list()
+    kept = [i for i in per_python if str(i.owner) not in owners]
+    return [_cc_common.create_linking_context(linker_inputs = depset(kept, order = "topological"))] + independent
+
+def _version_script(ctx, module):
+    """A linker version script exporting PyInit_<module> only."""
+    script = ctx.actions.declare_file(ctx.label.name + ".exports.lds")
+    ctx.actions.write(script, "{\n  global: PyInit_%s;\n  local: *;\n};\n" % module)
+    return script
+
+def _link(ctx, cc, compilation_outputs, shared_libs, exports):
     """Links the module as a shared library; returns the linked File."""
     linking = _cc_common.link(
         name = ctx.label.name,
@@ -103,9 +134,10 @@ def _link(ctx, cc, compilation_outputs, shared_libs):
         feature_configuration = cc.features,
         cc_toolchain = cc.toolchain,
         compilation_outputs = compilation_outputs,
-        linking_contexts = [d[_CcInfo].linking_context for d in ctx.attr.deps if _CcInfo in d],
-        user_link_flags = _link_flags(ctx.attr.runpath, shared_libs, ctx.attr.linkopts),
-        additional_inputs = shared_libs,
+        linking_contexts = _linking_contexts(ctx),
+        user_link_flags = _link_flags(ctx.attr.runpath, shared_libs, ctx.attr.linkopts) +
+                          ["-Wl,--version-script=" + exports.path],
+        additional_inputs = shared_libs + [exports],
         output_type = "dynamic_library",
         link_deps_statically = True,
     )
@@ -117,7 +149,7 @@ def _python_extension_impl(ctx):
     cc = _cc_setup(ctx)
     shared_libs = _shared_lib_files(ctx.attr.shared_libs, ctx.label)
     _validate_runpath(ctx.attr.runpath, ctx.label)
-    linked = _link(ctx, cc, _compile(ctx, cc, py), shared_libs)
+    linked = _link(ctx, cc, _compile(ctx, cc, py), shared_libs, _version_script(ctx, module))
 
     # cc_common.link names its output lib<name>.so; the import system needs
     # <module><EXT_SUFFIX>.
@@ -149,6 +181,12 @@ _python_extension = rule(
         ),
         linkopts = attr.string_list(doc = "Extra linker flags."),
         module_name = attr.string(doc = "Module name; default: the target name."),
+        python_independent_deps = attr.label_list(
+            providers = [_CcInfo],
+            cfg = python_reset_transition,
+            doc = "cc_library / hip_library deps that do not depend on Python (HIP kernels, abseil): " +
+                  "configured once for every Python version and linked statically into the module.",
+        ),
         runpath = attr.string_list(
             doc = "DT_RUNPATH entries, each starting with $ORIGIN (where shared_libs sit in the installed wheel).",
         ),

@@ -11,10 +11,10 @@ def _python_wheels_install_test_impl(ctx):
     if not info.by_version:
         fail("{}: {} built no per-Python wheels".format(ctx.label, ctx.attr.wheels.label))
     lines = install_test_header("python_wheels_install_test", ctx.file.check, ctx.attr.distributions)
-    all_files = list(info.independent)
+    all_files = list(info.independent) + ctx.files.extra_wheels
     runtimes = []
     for version in sorted(info.by_version.keys()):
-        wheels = info.independent + info.by_version[version]
+        wheels = info.independent + info.by_version[version] + ctx.files.extra_wheels
         all_files += info.by_version[version]
         py = info.pythons[version]
         interpreter = py.interpreter
@@ -26,13 +26,20 @@ def _python_wheels_install_test_impl(ctx):
             'links="$tmp/wheels-{v}"; rm -rf "$links"; mkdir -p "$links"'.format(v = version),
         ]
         lines += ['cp {} "$links/"'.format(shell_quote(f.short_path)) for f in wheels]
-        lines += venv_install_check_lines(version, interpreter)
+        lines += venv_install_check_lines(version, interpreter, ctx.attr.no_deps)
     lines.append('echo "PASS: Python {}"'.format(", ".join(sorted(info.by_version.keys()))))
     return [install_test_script(ctx, lines, all_files, depset(transitive = runtimes))]
 
 python_wheels_install_test = rule(
     implementation = _python_wheels_install_test_impl,
     attrs = INSTALL_TEST_ATTRS | {
+        "extra_wheels": attr.label_list(
+            allow_files = [".whl"],
+            doc = "More wheels offered to pip in every version's venv (pip picks the compatible one), e.g. a dependency's per-version wheels.",
+        ),
+        "no_deps": attr.bool(
+            doc = "Install only `distributions` (pip --no-deps): for wheels whose requirements cannot be offered.",
+        ),
         "wheels": attr.label(
             mandatory = True,
             providers = [PythonWheelSetInfo],

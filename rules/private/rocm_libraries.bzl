@@ -9,6 +9,11 @@ library then fail at analysis with the reason and the fix, or leave the
 target out when the hip_library says so.
 """
 
+# What plain C++ users of ROCm headers (g++, clang++ without -x hip) must
+# define: hip/hip_common.h sets it only when the compiler is clang in HIP
+# mode, and the HIP headers #error without exactly one platform macro.
+HIP_PLATFORM_DEFINE = "__HIP_PLATFORM_AMD__"
+
 def _parts(major, minor, patch):
     # Versions spelled as three macros.
     return struct(major = major, minor = minor, patch = patch, packed = None)
@@ -25,6 +30,17 @@ def _deb_or_rocm(deb, rocm):
 # `refuses`: entries apply to versions below `below` (major, minor, patch);
 # `uses`: libraries whose refusals it inherits.
 ROCM_LIBRARIES = {
+    # The HIP runtime itself, for plain C++ code that calls HIP's API
+    # (hipMalloc, hipStreamSynchronize) without any device code of its own.
+    "hip_runtime": struct(
+        display = "HIP runtime",
+        header = "hip/hip_version.h",
+        version = _parts("HIP_VERSION_MAJOR", "HIP_VERSION_MINOR", "HIP_VERSION_PATCH"),
+        package = _deb_or_rocm("libamdhip64-dev", "hip-runtime-amd"),
+        link = "amdhip64",
+        uses = [],
+        refuses = [],
+    ),
     "rocprim": struct(
         display = "rocPRIM",
         header = "rocprim/rocprim_version.hpp",
@@ -120,6 +136,15 @@ ROCM_LIBRARIES = {
         version = _parts("NCCL_MAJOR", "NCCL_MINOR", "NCCL_PATCH"),
         package = _deb_or_rocm("librccl-dev", "rccl"),
         link = "rccl",
+        uses = [],
+        refuses = [],
+    ),
+    "rocblas": struct(
+        display = "rocBLAS",
+        header = "rocblas/internal/rocblas-version.h",
+        version = _parts("ROCBLAS_VERSION_MAJOR", "ROCBLAS_VERSION_MINOR", "ROCBLAS_VERSION_PATCH"),
+        package = _deb_or_rocm("librocblas-dev", "rocblas"),
+        link = "rocblas",
         uses = [],
         refuses = [],
     ),

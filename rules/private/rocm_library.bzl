@@ -10,6 +10,7 @@ installation fails the analysis of whatever uses it, naming the package.
 
 load(":hip_toolchain.bzl", "toolkit_path")
 load(":providers.bzl", "RocmLibraryInfo")
+load(":rocm_libraries.bzl", "HIP_PLATFORM_DEFINE")
 
 # The globals rules_cc re-exports (rules_cc 0.0.11 has no cc/common yet).
 _CcInfo = CcInfo  # buildifier: disable=native-cc-info
@@ -33,12 +34,16 @@ def _rocm_library_impl(ctx):
             unavailable = ctx.attr.unavailable,
         ),
         # Headers live in the ROCm installation; a non-/usr root must be on
-        # the include path of plain C++ users too.
+        # the include path of plain C++ users too. HIP's headers need the
+        # platform macro that clang -x hip defines itself (hip_common.h
+        # defines it only under clang): g++ and plain clang++ users get it
+        # here; in HIP compiles it is the same definition.
         _cc_common.merge_cc_infos(
             direct_cc_infos = [_CcInfo(
                 compilation_context = _cc_common.create_compilation_context(
                     system_includes = depset(includes),
                     headers = depset(ctx.files.hdrs),
+                    defines = depset([HIP_PLATFORM_DEFINE]),
                 ),
                 linking_context = _linking_context(ctx),
             )],

@@ -10,21 +10,22 @@ def interpreter_word(interpreter):
         return '"$PWD/"' + shell_quote(interpreter.short_path)
     return shell_quote(interpreter)
 
-def venv_install_check_lines(version, interpreter):
+def venv_install_check_lines(version, interpreter, no_deps = False):
     """Bash lines that install wheels into a fresh venv and run a check there.
 
     The venv is made by `interpreter` (a File in the test's runfiles or an
     absolute path); pip installs "${dists[@]}" from
     "$links" with no index; "$check" (absolute) runs with the minor version
     as argv[1], then the test's own arguments ("$@": the `args` attribute).
-    Expects $tmp, $links, $check and dists to be set.
+    Expects $tmp, $links, $check and dists to be set. `no_deps`: install
+    the listed distributions only (pip --no-deps).
     """
     word = interpreter_word(interpreter)
     return [
         'echo "== Python {v} ({i})"'.format(v = version, i = word.replace('"', "")),
         'venv="$tmp/venv-{v}"'.format(v = version),
         '{i} -m venv --clear "$venv"'.format(i = word),
-        '"$venv/bin/python" -m pip install -q --no-index --find-links "$links" "${dists[@]}"',
+        '"$venv/bin/python" -m pip install -q --no-index {}--find-links "$links" "${{dists[@]}}"'.format("--no-deps " if no_deps else ""),
         '(cd "$tmp" && "$venv/bin/python" -I "$check" {v} "$@")'.format(v = version),
     ]
 

@@ -8,7 +8,13 @@ tool (k8-opt-exec-ST-...) and for a build script or proc-macro
 not multiply work is a Starlark setting (Python version, gfx target) leaking
 into a configuration, which only changes the -ST-<hash> suffix.
 
-usage: exec_log_once.py LOG VERSION...   (e.g. LOG 3.10 3.11 3.12 3.13)
+usage: exec_log_once.py [--needles=A,B] [--mnemonics=M,N] LOG VERSION...
+       (e.g. LOG 3.10 3.11 3.12 3.13)
+
+--needles: parts of outputs that Python-independent actions must have
+produced (default: //:wheels' shared library, pjrt plugin, HIP bundles and
+pjrt wheel), so that a renamed target cannot make the check vacuous;
+--mnemonics: mnemonics among them (default: HipDeviceCompile, CppLink).
 """
 
 import collections
@@ -37,8 +43,23 @@ def kind(cfg):
     return re.sub(r"-ST-[0-9a-f]+$", "", cfg)
 
 
+DEFAULT_NEEDLES = ("libxla_rocm7_kernels.so", "xla_rocm_plugin.so", ".hipfb", "jax_rocm7_pjrt-")
+DEFAULT_MNEMONICS = ("HipDeviceCompile", "CppLink")
+
+
+def option(args, name, default):
+    """Removes --name=a,b from args; its values, else default."""
+    for i, a in enumerate(args):
+        if a.startswith(f"--{name}="):
+            return tuple(v for v in args.pop(i)[len(name) + 3:].split(",") if v)
+    return default
+
+
 def main():
-    log, versions = sys.argv[1], sys.argv[2:]
+    args = sys.argv[1:]
+    needles = option(args, "needles", DEFAULT_NEEDLES)
+    mnemonics_wanted = option(args, "mnemonics", DEFAULT_MNEMONICS)
+    log, versions = args[0], args[1:]
     actions = []  # (mnemonic, configuration, [config-free outputs])
     for s in read_spawns(log):
         # listedOutputs: declared output paths (present even if the spawn failed).
@@ -86,11 +107,11 @@ def main():
     # The known Python-independent work must be among them (a renamed target
     # must not make this test vacuous).
     names = [o for (_, _, outs) in independent for o in outs]
-    for needle in ("libxla_rocm7_kernels.so", "xla_rocm_plugin.so", ".hipfb", "jax_rocm7_pjrt-"):
+    for needle in needles:
         if not any(needle in n for n in names):
             errors.append(f"no Python-independent action produced {needle}")
     mnemonics = {m for (m, _, _) in independent}
-    for needle in ("HipDeviceCompile", "CppLink"):
+    for needle in mnemonics_wanted:
         if needle not in mnemonics:
             errors.append(f"no Python-independent {needle} action")
     if errors:

@@ -1,0 +1,35 @@
+"""Install-test check: the plugin's six kernel modules import, register
+kernels and export PyInit_<module> only.
+
+argv[1] is the Python minor version, argv[2] the expected version. No GPU is
+needed: the modules link ROCm's libraries but only list their FFI handlers.
+Exports are read with binutils' nm (-D: the dynamic symbol table).
+"""
+
+import importlib
+import subprocess
+import sys
+
+MODULES = ["_hybrid", "_linalg", "_prng", "_rnn", "_solver", "_sparse"]
+
+
+def main():
+    python, want_version = sys.argv[1], sys.argv[2]
+    got = "{}.{}".format(*sys.version_info[:2])
+    assert got == python, f"running Python {got}, expected {python}"
+    version = importlib.import_module("jax_rocm7_plugin.version")
+    assert version.__version__ == want_version, f"__version__ {version.__version__!r}, expected {want_version!r}"
+    for name in MODULES:
+        module = importlib.import_module("jax_rocm7_plugin." + name)
+        suffix = module.__file__.rsplit("/", 1)[-1]
+        assert suffix.startswith(name + ".cpython-" + python.replace(".", "")), f"{name} is {suffix}"
+        targets = module.registrations()
+        assert targets, f"{name}.registrations() is empty"
+        nm = subprocess.run(["nm", "-D", "--defined-only", module.__file__], capture_output=True, text=True, check=True)
+        exported = sorted(line.split()[-1] for line in nm.stdout.splitlines() if line.strip())
+        assert exported == ["PyInit_" + name], f"{name} exports {len(exported)} symbols, want only PyInit_{name}: {exported[:10]}"
+        print(f"ok {name}: {suffix}")
+
+
+if __name__ == "__main__":
+    main()

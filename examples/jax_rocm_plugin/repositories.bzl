@@ -1,0 +1,245 @@
+"""The third-party repositories of examples/jax_rocm_plugin (a dev-only module extension).
+
+JAX's own BUILD files name these repositories; they are declared here for
+the example only (`use_extension(..., dev_dependency = True)` in the root
+MODULE.bazel), so modules that depend on rules_rocm never see them.
+
+- `jax`: JAX 0.10.2's `jaxlib/` and `jax_plugins/` used unchanged, overlaid
+  with stand-ins for what the example replaces (jaxlib/jax.bzl,
+  jaxlib/pywrap.bzl, jaxlib/symlink_files.bzl, jax/BUILD) and one new
+  package, jax_rocm_plugin/ (the modules as wheel files).
+- `xla`: XLA's FFI API headers from the jaxlib 0.10.2 wheel's include/, XLA's
+  numpy.cc, BUILD files for them and marked stand-ins for two XLA headers
+  that are not available here.
+- `nanobind`, `eigen_archive`: upstream sources, pinned.
+- `numpy_headers`: NumPy 2.4.6's C headers from each Python version's wheel,
+  selected by rules_python's Python version; `numpy_cp3XX//:wheel` are those
+  wheels for the install test.
+
+The pristine sources are `http_archive`s; this machine cannot reach GitHub,
+so its offline configuration (third_party/offline/bazel.bazelrc) points
+`jax_src`, `xla_ffi_src` and `xla_extra_src` at ../shared/third_party with
+--override_repository, and serves the others from a distdir.
+"""
+
+load("@bazel_tools//tools/build_defs/repo:http.bzl", "http_archive")
+
+# The JAX release whose sources are built; also the wheel's version.
+JAX_VERSION = "0.10.2"
+
+# The GitHub tag tarball's sha256 is not known here (GitHub is unreachable
+# from the machine this was written on); Bazel prints it on first download:
+# pin it then. Offline builds override the repository (see above).
+_JAX_SHA256 = ""
+
+# XLA's numpy.cc comes from openxla/xla at the commit jax-v0.10.2 pins
+# (its third_party/xla/revision.bzl), which is not known here either.
+_XLA_COMMIT = ""
+_XLA_SHA256 = ""
+
+# NumPy 2.4.6 (the newest release with cp311-cp314 wheels), one manylinux
+# x86_64 wheel per Python version: (URL path under files.pythonhosted.org/packages, sha256).
+_NUMPY_VERSION = "2.4.6"
+_NUMPY_WHEELS = {
+    "3.11": ("02/03/74fe2a4cb3817d94d86402f2506554130a2f01414e299b5a843e5a8a957f", "89cd468399cfd2504718f0ba50e410dca55a170b61a02ad92bb18c8a65186e93"),
+    "3.12": ("99/60/14115e6364fa676c5397c2ad3004e527e9aa487abf5d0706ec81bbd08529", "90f9849678c75fe7afa2d348ac842c168b0a4d3d61919687216dfc547976d853"),
+    "3.13": ("a5/9d/3584b9984ca4c047aea75214ce1a4c4c73d849bd71b604264b7f5653f8a8", "a7830bab239b79cda9c08c2da014761cafb48da6150e1da17ac06283f43b6089"),
+    "3.14": ("f3/eb/ebffaa97dc55502df69584a8f0dcf07f69a3e0b3e2323670a2722db9aa39", "a2c306dea656c12c68f51f4cea133cbe78ca7435eb28c735eac1d3ebe73be6e8"),
+}
+
+# A source repository's only target: a file the overlay finds its root by.
+_MARKER = 'exports_files(["BUILD.bazel"])\n'
+
+def _link_tree(rctx, root, include, skip):
+    """Links every file under `root` (only the top-level entries in `include`), except `skip`."""
+    stack = [(e, e.basename) for e in root.readdir() if e.basename in include]
+
+    # Starlark has no recursion or while: a stack, bounded by the file count.
+    for _ in range(1000000):
+        if not stack:
+            break
+        entry, rel = stack.pop()
+        if rel in skip:
+            continue
+        if entry.is_dir:
+            stack.extend([(e, rel + "/" + e.basename) for e in entry.readdir()])
+        elif not rctx.path(rel).exists:
+            rctx.symlink(entry, rel)
+
+def _overlay_impl(rctx):
+    skip = {path: True for path in rctx.attr.overlay.values()}
+    for label, path in rctx.attr.overlay.items():
+        rctx.symlink(label, path)
+    for marker in rctx.attr.srcs:
+        _link_tree(rctx, rctx.path(marker).dirname, rctx.attr.include, skip)
+    rctx.file("REPO.bazel", "")
+    if not rctx.path("BUILD.bazel").exists:
+        rctx.file("BUILD.bazel", 'exports_files(glob(["*"]))\n')
+
+overlay_repository = repository_rule(
+    implementation = _overlay_impl,
+    attrs = {
+        "include": attr.string_list(mandatory = True, doc = "Top-level entries of the sources to link."),
+        "overlay": attr.label_keyed_string_dict(allow_files = True, doc = "File -> its path here (wins over the sources')."),
+        "srcs": attr.label_list(mandatory = True, doc = "The marker file at the root of each source repository (files of earlier ones win)."),
+    },
+    doc = "Per-file links into source repositories, plus files that replace or add to them.",
+)
+
+def _unpinned_impl(rctx):
+    fail(("{what}: its URL or sha256 is not known on the machine this example was written on (no access " +
+          "to GitHub). Pin it in examples/jax_rocm_plugin/repositories.bzl, or point the repository at a " +
+          "directory holding {paths} with --override_repository={name}=DIR (this machine's offline " +
+          "configuration does: third_party/offline/bazel.bazelrc).").format(what = rctx.attr.what, paths = rctx.attr.paths, name = rctx.name))
+
+_unpinned_repository = repository_rule(
+    implementation = _unpinned_impl,
+    attrs = {"paths": attr.string(), "what": attr.string()},
+)
+
+def _numpy_wheel_impl(rctx):
+    name = rctx.attr.url.rpartition("/")[2]
+    rctx.download(url = rctx.attr.url, output = name, sha256 = rctx.attr.sha256)
+
+    # extract() knows archives by their file name's extension only.
+    rctx.symlink(name, "wheel.zip")
+    rctx.extract("wheel.zip", output = "unpacked")
+    rctx.file("BUILD.bazel", """package(default_visibility = ["//visibility:public"])
+
+# NumPy's C headers as this Python version's wheel ships them.
+cc_library(
+    name = "headers",
+    hdrs = glob(["unpacked/numpy/_core/include/numpy/**/*.h"]),
+    includes = ["unpacked/numpy/_core/include"],
+)
+
+# The wheel itself, offered to pip by the install test.
+filegroup(
+    name = "wheel",
+    srcs = ["{}"],
+)
+""".format(name))
+
+_numpy_wheel_repository = repository_rule(
+    implementation = _numpy_wheel_impl,
+    attrs = {"sha256": attr.string(mandatory = True), "url": attr.string(mandatory = True)},
+    doc = "A NumPy wheel: its C headers and the wheel file.",
+)
+
+def _numpy_hub_impl(rctx):
+    rctx.file("BUILD.bazel", """package(default_visibility = ["//visibility:public"])
+
+# The headers of the wheel for the configuration's Python version.
+alias(
+    name = "headers",
+    actual = select(
+        {select},
+        no_match_error = "NumPy headers exist for Python {versions} only (examples/jax_rocm_plugin/repositories.bzl)",
+    ),
+)
+""".replace("{select}", repr({
+        "@rules_python//python/config_settings:is_python_" + v: "@{}//:headers".format(repo)
+        for v, repo in rctx.attr.versions.items()
+    })).replace("{versions}", ", ".join(sorted(rctx.attr.versions.keys()))))
+
+_numpy_hub_repository = repository_rule(
+    implementation = _numpy_hub_impl,
+    attrs = {"versions": attr.string_dict(doc = "Python minor version -> repository of its NumPy wheel.")},
+)
+
+def _numpy_repo(version):
+    return "numpy_cp" + version.replace(".", "")
+
+def _jax_rocm_plugin_impl(module_ctx):
+    # JAX: the tag's sources (offline: ../shared/third_party/jax-0.10.2).
+    http_archive(
+        name = "jax_src",
+        build_file_content = _MARKER,
+        sha256 = _JAX_SHA256,
+        strip_prefix = "jax-jax-v" + JAX_VERSION,
+        urls = ["https://github.com/jax-ml/jax/archive/refs/tags/jax-v{}.tar.gz".format(JAX_VERSION)],
+    )
+    overlay_repository(
+        name = "jax",
+        srcs = ["@jax_src//:BUILD.bazel"],
+        include = ["LICENSE", "jax_plugins", "jaxlib"],
+        overlay = {
+            "//examples/jax_rocm_plugin/third_party/jax:jax.bzl": "jaxlib/jax.bzl",
+            "//examples/jax_rocm_plugin/third_party/jax:pywrap.bzl": "jaxlib/pywrap.bzl",
+            "//examples/jax_rocm_plugin/third_party/jax:symlink_files.bzl": "jaxlib/symlink_files.bzl",
+            "//examples/jax_rocm_plugin/third_party/jax:jax.BUILD": "jax/BUILD.bazel",
+            "//examples/jax_rocm_plugin/third_party/jax:plugin.BUILD": "jax_rocm_plugin/BUILD.bazel",
+        },
+    )
+
+    # XLA: the FFI API headers jaxlib 0.10.2's wheel ships in include/, and numpy.cc.
+    http_archive(
+        name = "xla_ffi_src",
+        build_file_content = _MARKER,
+        sha256 = "fe88ec443714c4379968b6c109f9fa617c7ad19b802828e4d7bf861cd66da4b7",
+        strip_prefix = "jaxlib/include",
+        type = "zip",
+        urls = ["https://files.pythonhosted.org/packages/48/17/38b718af2353dba7753300871e83fbb64a88a772e12727ae27373ab675ce/jaxlib-{v}-cp312-cp312-manylinux_2_27_x86_64.whl".format(v = JAX_VERSION)],
+    )
+    if _XLA_COMMIT and _XLA_SHA256:
+        http_archive(
+            name = "xla_extra_src",
+            build_file_content = _MARKER,
+            sha256 = _XLA_SHA256,
+            strip_prefix = "xla-" + _XLA_COMMIT,
+            urls = ["https://github.com/openxla/xla/archive/{}.tar.gz".format(_XLA_COMMIT)],
+        )
+    else:
+        _unpinned_repository(
+            name = "xla_extra_src",
+            what = "openxla/xla at the commit JAX {} pins (for xla/tsl/python/lib/core/numpy.cc)".format(JAX_VERSION),
+            paths = "BUILD.bazel (exports_files([\"BUILD.bazel\"])) and xla/tsl/python/lib/core/numpy.cc",
+        )
+    overlay_repository(
+        name = "xla",
+        srcs = ["@xla_ffi_src//:BUILD.bazel", "@xla_extra_src//:BUILD.bazel"],
+        include = ["LICENSE", "xla"],
+        overlay = {
+            "//examples/jax_rocm_plugin/third_party/xla:ffi_api.BUILD": "xla/ffi/api/BUILD.bazel",
+            "//examples/jax_rocm_plugin/third_party/xla:tsl_python_core.BUILD": "xla/tsl/python/lib/core/BUILD.bazel",
+            "//examples/jax_rocm_plugin/third_party/xla:numpy.h": "xla/tsl/python/lib/core/numpy.h",
+            "//examples/jax_rocm_plugin/third_party/xla:python.BUILD": "xla/python/BUILD.bazel",
+            "//examples/jax_rocm_plugin/third_party/xla:safe_static_init.h": "xla/python/safe_static_init.h",
+        },
+    )
+
+    # nanobind 2.12.0's sdist (includes robin_map), built into each module.
+    http_archive(
+        name = "nanobind",
+        build_file = "//examples/jax_rocm_plugin/third_party:nanobind.BUILD",
+        sha256 = "0ae77c1a88f27153fa57045ee00f7b0a7b06b1cd3df942e95a34b38c5d0a5bee",
+        strip_prefix = "nanobind-2.12.0",
+        urls = ["https://files.pythonhosted.org/packages/c6/5c/3b69bc3933ad3c3668ba029ad410ba8ecfdc8ee7262ff1009f3304f3c562/nanobind-2.12.0.tar.gz"],
+    )
+
+    # Eigen 5.0.1, Debian's copy of the upstream tarball.
+    http_archive(
+        name = "eigen_archive",
+        build_file = "//examples/jax_rocm_plugin/third_party:eigen.BUILD",
+        sha256 = "197d404a98cb1f99925c4e2cbda278881b167ee2e6437ed97cffb5f9d4952e75",
+        strip_prefix = "eigen3-5.0.1",
+        urls = ["http://deb.debian.org/debian/pool/main/e/eigen3/eigen3_5.0.1.orig.tar.bz2"],
+    )
+
+    for version, (path, sha256) in _NUMPY_WHEELS.items():
+        tag = "cp" + version.replace(".", "")
+        _numpy_wheel_repository(
+            name = _numpy_repo(version),
+            sha256 = sha256,
+            url = "https://files.pythonhosted.org/packages/{}/numpy-{}-{t}-{t}-manylinux_2_27_x86_64.manylinux_2_28_x86_64.whl".format(path, _NUMPY_VERSION, t = tag),
+        )
+    _numpy_hub_repository(
+        name = "numpy_headers",
+        versions = {v: _numpy_repo(v) for v in _NUMPY_WHEELS},
+    )
+    return module_ctx.extension_metadata(reproducible = True)
+
+jax_rocm_plugin = module_extension(
+    implementation = _jax_rocm_plugin_impl,
+    doc = "JAX, XLA (parts), nanobind, Eigen and NumPy headers for examples/jax_rocm_plugin.",
+)

@@ -1,0 +1,109 @@
+"""STAND-IN for JAX's jaxlib/jax.bzl (examples/jax_rocm_plugin; JAX's BUILD files load it unchanged).
+
+JAX's jax.bzl wires its build to XLA's and TSL's macros (15 repositories:
+protobuf, flatbuffers, local_config_cuda, the wheel machinery, ...). This
+stand-in keeps the names JAX's jaxlib/BUILD, jaxlib/cpu/BUILD,
+jaxlib/gpu/BUILD and jaxlib/rocm/BUILD load, and maps the ones the ROCm
+plugin's modules need onto rules_rocm:
+
+- rocm_library, if_rocm_is_configured: @local_config_rocm's (rules_rocm's
+  XLA compatibility layer: rocm_library is a hip_library).
+- nanobind_extension: python_extension. Deps that depend on Python
+  (nanobind, the NumPy API, the helpers that include them) are built per
+  Python version; every other dep (HIP kernels, abseil, the kernel
+  libraries) is a python_independent_deps entry, built once for all
+  versions.
+
+Everything else (protos, Python libraries and tests, pytype, pywrap) makes
+a target that fails naming itself when something builds it: this example
+builds the six kernel modules only.
+"""
+
+load("@local_config_rocm//rocm:build_defs.bzl", _if_rocm_is_configured = "if_rocm_is_configured", _rocm_library = "rocm_library")
+load("@rules_rocm//rules:defs.bzl", "python_extension")
+
+rocm_library = _rocm_library
+if_rocm_is_configured = _if_rocm_is_configured
+
+xla_python_packages = []
+
+def _not_built_impl(ctx):
+    fail("{} is JAX's {}, which examples/jax_rocm_plugin does not build (its jaxlib/jax.bzl is a stand-in that builds the ROCm kernel modules only)".format(ctx.label, ctx.attr.kind))
+
+_not_built = rule(implementation = _not_built_impl, attrs = {"kind": attr.string()})
+
+def _placeholder(kind):
+    def make(name, **_kwargs):
+        _not_built(name = name, kind = kind, tags = ["manual"])
+
+    return make
+
+cc_proto_library = _placeholder("cc_proto_library")
+proto_library = _placeholder("proto_library")
+py_binary = _placeholder("py_binary")
+py_library = _placeholder("py_library")
+py_test = _placeholder("py_test")
+pytype_library = _placeholder("pytype_library")
+pytype_strict_library = _placeholder("pytype_strict_library")
+py_library_providing_imports_info = _placeholder("py_library_providing_imports_info")
+jax_bzl_library = _placeholder("bzl_library")
+
+def xla_py_proto_library(**_kwargs):
+    pass
+
+def py_deps(_package):
+    return []
+
+def if_oss(oss_value, google_value = []):  # buildifier: disable=unused-variable
+    return oss_value
+
+def jax_visibility(_target):
+    return [
+        "//jax:__subpackages__",
+        "//jaxlib:__subpackages__",
+    ]
+
+# Deps whose code depends on the Python version (Python.h, nanobind's ABI, the
+# NumPy API table): linked per version. JAX's spellings, resolved here.
+_PER_PYTHON = [str(Label(d)) for d in [
+    "@nanobind//:nanobind",
+    "//jaxlib:absl_status_casters",
+    "//jaxlib:kernel_nanobind_helpers",
+    "@xla//xla/tsl/python/lib/core:numpy",
+]]
+
+# Where a wheel's ROCm libraries are when ROCm itself comes from pip
+# (TheRock's rocm / _rocm_sdk_* packages next to the plugin); a system ROCm
+# is found through the loader's default paths.
+_WHEEL_RUNPATH = [
+    "$ORIGIN/../rocm/lib",
+    "$ORIGIN/../_rocm_sdk_core/lib",
+    "$ORIGIN/../_rocm_sdk_libraries/lib",
+]
+
+def nanobind_extension(
+        name,
+        deps = [],
+        module_name = None,
+        additional_stubgen_deps = [],  # @unused
+        stub_replacement_patterns = {},  # @unused
+        postprocess_stubgen = None,  # @unused
+        enable_stub_generation = False,  # @unused
+        pytype_srcs = None,  # @unused
+        data = [],
+        **kwargs):
+    """JAX's nanobind_extension as a rules_rocm python_extension (see the module doc)."""
+    if type(deps) != "list":
+        fail("{}: deps must be a plain list here (the stand-in splits them into per-Python and Python-independent deps)".format(name))
+    if data:
+        fail("{}: data {} has no place in a python_extension; ship it with the wheel".format(name, data))
+    per_python = [d for d in deps if str(native.package_relative_label(d)) in _PER_PYTHON]
+    independent = [d for d in deps if str(native.package_relative_label(d)) not in _PER_PYTHON]
+    python_extension(
+        name = name,
+        module_name = module_name or name,
+        deps = per_python,
+        python_independent_deps = independent,
+        runpath = _WHEEL_RUNPATH,
+        **kwargs
+    )
