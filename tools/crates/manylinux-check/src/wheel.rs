@@ -13,7 +13,7 @@ use wheel_format::{
 use wheel_inspect::members::read_text;
 
 use crate::elf::{read_elf, ElfFacts, MAGIC};
-use crate::sparse::{elf_image, ImageOptions, SPARSE_THRESHOLD};
+use wheel_inspect::elf_image::{elf_image, ImageOptions, WHOLE_MAX};
 
 /// Where the installer puts a member; see [`Member::installed`].
 pub const SITE_PACKAGES: &str = "/prefix/lib/python/site-packages";
@@ -88,11 +88,11 @@ fn installed_path(name: &str, dist_data: &str) -> (String, bool) {
 /// Open and read a wheel. Errors describe unreadable input (not a zip, not
 /// a wheel, a corrupt or truncated member).
 pub fn read_wheel(path: &Path) -> Result<Wheel> {
-    read_wheel_with_threshold(path, SPARSE_THRESHOLD)
+    read_wheel_with_threshold(path, WHOLE_MAX)
 }
 
 /// [`read_wheel`], reading ELF members larger than `sparse_threshold` bytes
-/// with [`sparse_image`] (bounded memory) instead of whole.
+/// with [`elf_image`]'s bounded memory instead of whole.
 pub fn read_wheel_with_threshold(path: &Path, sparse_threshold: u64) -> Result<Wheel> {
     let file_name = path
         .file_name()

@@ -80,12 +80,6 @@ pub mod elf_dynamic;
 pub mod elf_image;
 pub mod members;
 
-/// RECORD checking is wheel-format's; kept under this path, which
-/// `check` and its tests use.
-pub mod record {
-    pub use wheel_format::{Digest, Expected, HashingReader, Record};
-}
-
 pub const SCHEMA_VERSION: u32 = 1;
 
 #[derive(Debug, Clone, Serialize)]
@@ -357,7 +351,7 @@ fn inspect_wheel(path: &Path) -> Result<(WheelInfo, Vec<ElfInfo>, Vec<BundleFile
     let record_text = members::read_text(&mut zip, &record_name)?;
     let mut wheel = wheel_info(filename, &dist, wheel_meta, &metadata)?;
 
-    let mut record = record::Record::parse(&record_name, &record_text)?;
+    let mut record = wheel_format::Record::parse(&record_name, &record_text)?;
     let mut contents = Contents::default();
     for i in 0..zip.len() {
         inspect_member(&mut zip, i, &mut record, &mut contents)?;
@@ -402,7 +396,7 @@ struct Contents {
 fn inspect_member<R: Read + std::io::Seek>(
     zip: &mut zip::ZipArchive<R>,
     i: usize,
-    record: &mut record::Record,
+    record: &mut wheel_format::Record,
     out: &mut Contents,
 ) -> Result<()> {
     let m = zip.by_index(i)?;
@@ -420,7 +414,7 @@ fn inspect_member<R: Read + std::io::Seek>(
     // Classify from the first bytes while hashing; ELF members are then
     // re-read with bounded memory, bundle members kept whole (up to a cap),
     // everything else only hashed.
-    let mut m = record::HashingReader::new(m);
+    let mut m = wheel_format::HashingReader::new(m);
     let mut head = Vec::new();
     (&mut m)
         .take(CLASSIFY_LEN as u64)
@@ -465,11 +459,11 @@ fn read_elf_image<R: Read + std::io::Seek>(
     i: usize,
     declared: u64,
     mname: &str,
-    expected: &record::Expected,
+    expected: &wheel_format::Expected,
 ) -> Result<Vec<u8>> {
     let mut digest = None;
     let mut reopen = |f: &mut dyn FnMut(&mut dyn Read) -> Result<()>| -> Result<()> {
-        let mut e = record::HashingReader::new(zip.by_index(i)?);
+        let mut e = wheel_format::HashingReader::new(zip.by_index(i)?);
         f(&mut e)?;
         if digest.is_none() {
             digest = e.complete_digest().cloned();

@@ -6,13 +6,12 @@
 //! rewrites RECORD. The output appears atomically or not at all.
 
 use std::fs::File;
-use std::io::{BufWriter, Write};
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 use elf_edit::{Edit, Method, RpathKind};
 use tempfile::NamedTempFile;
-use wheel_format::{dist_info_path, find_dist_info, read_text_member, set_wheel_field};
+use wheel_format::{dist_info_path, find_dist_info, set_wheel_field};
 use wheel_writer::rewrite::{Source, WheelRewriter};
 
 use crate::plan::Plan;
@@ -66,7 +65,7 @@ fn copy(input: &Path, output: &Path) -> Result<()> {
 fn set_platlib(wheel: &mut WheelRewriter) -> Result<()> {
     let dist = find_dist_info(wheel.names().iter().map(String::as_str))?;
     let member = dist_info_path(&dist, "WHEEL");
-    let text = read_text_member(&member, wheel.archive().by_name(&member)?)?;
+    let text = wheel.read_text(&member)?;
     let text = set_wheel_field(&text, "Root-Is-Purelib", "false");
     wheel.replace(&member, Source::Bytes(text.into_bytes()))
 }
@@ -80,14 +79,7 @@ fn edit_member(
     scratch: &Path,
 ) -> Result<(NamedTempFile, Method)> {
     let name = &change.path;
-    let mut temp = NamedTempFile::new_in(scratch)
-        .with_context(|| format!("cannot create a temporary file in {}", scratch.display()))?;
-    {
-        let mut m = wheel.archive().by_name(name)?;
-        let mut w = BufWriter::with_capacity(1 << 20, temp.as_file_mut());
-        std::io::copy(&mut m, &mut w).with_context(|| format!("cannot unpack {name}"))?;
-        w.flush()?;
-    }
+    let temp = wheel.unpack(name, scratch)?;
     let old: Vec<String> = elf_edit::read_rpath(temp.path())
         .with_context(|| format!("{name}: reading its search path"))?
         .iter()
