@@ -108,9 +108,7 @@ fn entries(p: &parse::Parsed) -> Result<Vec<RpathEntry>> {
 }
 
 fn open(path: &Path) -> Result<FileSource> {
-    let file = File::open(path)?;
-    let len = file.metadata()?.len();
-    Ok(FileSource { file, len })
+    Ok(FileSource::new(File::open(path)?)?)
 }
 
 /// The DT_RUNPATH / DT_RPATH entries of an ELF file, in dynamic-array order.

@@ -3,9 +3,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use anyhow::{bail, Result};
+use elf_read::DynamicFacts;
 use goblin::elf::{header, program_header, section_header, sym, Elf};
 use serde::Serialize;
-use wheel_inspect::elf_dynamic::DynamicFacts;
 
 /// `\x7fELF`
 pub const MAGIC: [u8; 4] = *b"\x7fELF";
@@ -219,7 +219,7 @@ pub fn read_elf(bytes: &[u8]) -> Result<ElfFacts> {
         needed,
         rpath,
         runpath,
-    } = DynamicFacts::of(&elf);
+    } = elf_read::dynamic_facts(bytes)?;
     Ok(ElfFacts {
         kind,
         machine: machine_name(m),

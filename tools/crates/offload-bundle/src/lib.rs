@@ -94,30 +94,14 @@ pub(crate) fn md5_low(data: &[u8]) -> u64 {
 }
 
 /// The contents of the `.hip_fatbin` section of an ELF file (`None` when the
-/// file has no such section).
-#[cfg(feature = "elf")]
+/// file has no such section, or one without bytes in the file).
 pub fn hip_fatbin_section(elf: &[u8]) -> anyhow::Result<Option<&[u8]>> {
-    use anyhow::Context;
-    let obj = goblin::elf::Elf::parse(elf).context("not a valid ELF file")?;
-    for sh in &obj.section_headers {
-        if obj.shdr_strtab.get_at(sh.sh_name) != Some(".hip_fatbin") {
-            continue;
-        }
-        if sh.sh_type == goblin::elf::section_header::SHT_NOBITS {
-            return Ok(Some(&[]));
-        }
-        let range = sh
-            .file_range()
-            .filter(|r| r.end <= elf.len())
-            .context(".hip_fatbin section lies outside the file (truncated ELF?)")?;
-        return Ok(Some(&elf[range]));
-    }
-    Ok(None)
+    let range = elf_read::Elf::open(elf)?.section_range(".hip_fatbin")?;
+    Ok(range.map(|(off, len)| &elf[off as usize..(off + len) as usize]))
 }
 
 /// The bytes holding a file's bundles: the file itself, or an ELF file's
 /// `.hip_fatbin` section (`None`: an ELF file without one).
-#[cfg(feature = "elf")]
 pub fn file_bundle_bytes(data: &[u8]) -> anyhow::Result<Option<&[u8]>> {
     if data.starts_with(b"\x7fELF") {
         hip_fatbin_section(data)
@@ -131,7 +115,6 @@ pub fn file_bundle_bytes(data: &[u8]) -> anyhow::Result<Option<&[u8]>> {
 /// decoded bundle is held, calling `f` with each bundle's index and the
 /// bundle (only its header with `headers_only`); returns how many there
 /// are. A file other than ELF without a bundle is refused.
-#[cfg(feature = "elf")]
 pub fn each_file_bundle(
     data: &[u8],
     headers_only: bool,
@@ -156,7 +139,6 @@ pub fn each_file_bundle(
 }
 
 /// Reads the bundles of a file ([`each_file_bundle`]), all held at once.
-#[cfg(feature = "elf")]
 pub fn read_file_bundles(data: &[u8]) -> anyhow::Result<Vec<Bundle>> {
     let mut bundles = Vec::new();
     each_file_bundle(data, false, |_, b| {
@@ -172,7 +154,6 @@ pub fn read_file_bundles(data: &[u8]) -> anyhow::Result<Vec<Bundle>> {
 /// entry in it. `bundle`: only that bundle is searched. Entry lists are
 /// read first (headers only), then only the chosen bundle is decoded, so
 /// memory stays within one bundle.
-#[cfg(feature = "elf")]
 pub fn find_file_entry(
     data: &[u8],
     target: &str,

@@ -76,7 +76,6 @@ use offload_bundle::families::generic_covers;
 use serde::Serialize;
 use wheel_format::dist_info_path;
 
-pub mod elf_dynamic;
 pub mod elf_image;
 pub mod members;
 
@@ -302,7 +301,7 @@ pub fn inspect_elf(name: &str, data: &[u8]) -> Result<ElfInfo> {
             .unwrap_or_else(|| format!("unknown EF_AMDGPU_MACH {:#x}", hdr.mach()));
         targets.insert(t, 1);
     }
-    let dynamic = elf_dynamic::DynamicFacts::of(&elf);
+    let dynamic = elf_read::dynamic_facts(data)?;
     Ok(ElfInfo {
         path: name.to_string(),
         elf_type,
