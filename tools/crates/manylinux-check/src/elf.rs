@@ -249,7 +249,7 @@ pub fn is_dynamic_loader(soname: &str) -> bool {
 mod tests {
     use super::*;
     use std::io::Read;
-    use wheel_inspect::elf_image::{elf_image, ImageOptions, Reopen, HEAD_CAP};
+    use wheel_read::{elf_image, ImageOptions, Reopen, HEAD_CAP};
 
     /// Reads a member of `size` bytes keeping only what the checker parses,
     /// with at most `head_cap` bytes of the file start.

@@ -17,16 +17,14 @@ use std::path::Path;
 use anyhow::{bail, Context, Result};
 use tempfile::NamedTempFile;
 use wheel_format::{
-    dist_info_path, dist_info_stem, find_dist_info, normalize_name, parse_tags, read_text_member,
-    record_hash, rename_metadata, retag_wheel_file, rewrite_record, validate_member_name,
-    validate_name, wheel_identity, RecordEdits, RecordRow, WheelName,
+    dist_info_path, dist_info_stem, normalize_name, parse_tags, read_text_member, record_hash,
+    rename_metadata, retag_wheel_file, rewrite_record, validate_member_name, validate_name,
+    wheel_identity, RecordEdits, RecordRow, WheelName,
 };
+use wheel_read::{read_text, Archive, OpenError, WheelReader};
 
 use crate::deflate_map::{inflate_mapped, DeflateMap};
 use crate::parallel_zip::{dos_datetime, ParallelZipWriter, RawEntry};
-
-/// The input archive, read through the zip crate.
-type Archive = zip::ZipArchive<BufReader<File>>;
 
 /// The new content of a member.
 pub enum Source {
@@ -68,15 +66,19 @@ impl WheelRewriter {
     /// Opens `path`: a zip archive with one `.dist-info` whose METADATA
     /// agrees with the file name.
     pub fn open(path: &Path) -> Result<WheelRewriter> {
-        let f = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
-        let mut zip = zip::ZipArchive::new(BufReader::new(f))
-            .with_context(|| format!("{}: not a zip archive", path.display()))?;
-        let names: Vec<String> = zip.file_names().map(str::to_string).collect();
-        let dist = find_dist_info(names.iter().map(String::as_str))?;
-        let file_name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .with_context(|| format!("{}: no file name", path.display()))?;
+        let shown = path.display();
+        let wheel = WheelReader::open(path).map_err(|e| match e {
+            OpenError::Open(e) => anyhow::Error::new(e).context(format!("cannot open {shown}")),
+            OpenError::NotZip(e) => e.context(format!("{shown}: not a zip archive")),
+            OpenError::BadNames(e) => e.context(format!("{shown} is not a valid wheel")),
+            OpenError::NotWheel(e) => anyhow::Error::new(e),
+        })?;
+        WheelRewriter::new(wheel)
+    }
+
+    /// Takes over the open wheel `wheel`.
+    pub fn new(wheel: WheelReader) -> Result<WheelRewriter> {
+        let (file_name, mut zip, names, dist) = wheel.into_archive();
         let metadata = read_text(&mut zip, &dist_info_path(&dist, "METADATA"))?;
         let (name, version) = wheel_identity(&file_name, &dist, &metadata)?;
         Ok(WheelRewriter {
@@ -463,13 +465,6 @@ fn raw_entry_of(m: &zip::read::ZipFile<'_, BufReader<File>>, name: String) -> Re
             .last_modified()
             .map_or(dos_datetime(None), |t| (t.timepart(), t.datepart())),
     })
-}
-
-fn read_text(zip: &mut Archive, member: &str) -> Result<String> {
-    let f = zip
-        .by_name(member)
-        .with_context(|| format!("not a valid wheel: {member} is missing"))?;
-    read_text_member(member, f)
 }
 
 fn source_text(member: &str, src: Source) -> Result<String> {
