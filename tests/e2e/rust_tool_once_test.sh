@@ -50,7 +50,7 @@ echo "Rustc actions for //:wheels with ${wide[*]}: $n"
 # configuration<TAB>target per action (bazel-out/<configuration>/bin/...).
 awk -F'\t' '{split($2, p, "/"); print p[2] "\t" $1}' "$tmp/wide.txt" | sort >"$tmp/by_config.txt"
 tool_configs=""
-for crate in rocm-wheel wheel-writer elf-edit manylinux-check offload-bundle wheel-inspect atomic-write; do
+for crate in rocm-wheel wheel-writer wheel-repair wheel-thin elf-edit elf-read manylinux-check offload-bundle wheel-inspect wheel-read wheel-format atomic-write; do
   mapfile -t in_configs < <(grep "	//tools/crates/$crate:$crate\$" "$tmp/by_config.txt" | cut -f1)
   [[ ${#in_configs[@]} == 1 ]] ||
     { cat "$tmp/wide.txt" >&2; fail "${#in_configs[@]} Rustc actions for //tools/crates/$crate (want 1)"; }

@@ -87,6 +87,17 @@ impl std::error::Error for EditError {
     }
 }
 
+impl From<elf_read::Error> for EditError {
+    fn from(e: elf_read::Error) -> Self {
+        match e {
+            elf_read::Error::NotElf => EditError::NotElf,
+            elf_read::Error::Truncated(what) => EditError::Truncated(what),
+            elf_read::Error::Malformed(why) => EditError::Malformed(why),
+            elf_read::Error::Io(e) => EditError::Io(e),
+        }
+    }
+}
+
 impl From<std::io::Error> for EditError {
     fn from(e: std::io::Error) -> Self {
         EditError::Io(e)

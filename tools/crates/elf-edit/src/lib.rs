@@ -78,6 +78,18 @@ impl RpathEntry {
     }
 }
 
+/// `rocm-wheel rpath show`'s lines: `RUNPATH <value>` per entry, escaped
+/// ([`RpathEntry::value_escaped`]), or a line saying there is none.
+pub fn rpath_lines(entries: &[RpathEntry]) -> String {
+    if entries.is_empty() {
+        return "(no RUNPATH or RPATH)\n".to_string();
+    }
+    entries
+        .iter()
+        .map(|e| format!("{} {}\n", e.kind.name(), e.value_escaped()))
+        .collect()
+}
+
 fn entries(p: &parse::Parsed) -> Result<Vec<RpathEntry>> {
     p.dyns
         .iter()
@@ -96,9 +108,7 @@ fn entries(p: &parse::Parsed) -> Result<Vec<RpathEntry>> {
 }
 
 fn open(path: &Path) -> Result<FileSource> {
-    let file = File::open(path)?;
-    let len = file.metadata()?.len();
-    Ok(FileSource { file, len })
+    Ok(FileSource::new(File::open(path)?)?)
 }
 
 /// The DT_RUNPATH / DT_RPATH entries of an ELF file, in dynamic-array order.

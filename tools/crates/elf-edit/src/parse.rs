@@ -1,6 +1,7 @@
 //! Reads just the parts of an ELF64 file the editor needs (headers, dynamic
 //! array, dynamic string table) through positioned reads, so a 400 MB library
-//! costs a few kilobytes of I/O. goblin decodes the header structures.
+//! costs a few kilobytes of I/O, through the ELF reader (elf-read), with the
+//! checks an edit needs on top.
 
 use crate::error::{EditError, Result};
 use goblin::container::{Container, Ctx, Endian};
@@ -13,13 +14,7 @@ pub const PHDR_SIZE: u64 = 56;
 pub const SHDR_SIZE: u64 = 64;
 pub const DYN_SIZE: u64 = 16;
 
-pub const DT_NULL: u64 = 0;
-pub const DT_NEEDED: u64 = 1;
-pub const DT_STRTAB: u64 = 5;
-pub const DT_STRSZ: u64 = 10;
-pub const DT_SONAME: u64 = 14;
-pub const DT_RPATH: u64 = 15;
-pub const DT_RUNPATH: u64 = 29;
+pub use elf_read::{DT_NEEDED, DT_RPATH, DT_RUNPATH, DT_SONAME, DT_STRSZ, DT_STRTAB};
 /// Other dynamic tags whose value is an offset into .dynstr.
 const STRING_TAGS: [u64; 7] = [
     DT_NEEDED,
@@ -31,71 +26,10 @@ const STRING_TAGS: [u64; 7] = [
     0x6fff_fefc, // DT_AUDIT
 ];
 
-/// Random access to the input: a file or, for tests and fuzzing, a byte slice.
-pub trait ReadAt {
-    fn size(&self) -> u64;
-    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<()>;
-}
-
-impl ReadAt for [u8] {
-    fn size(&self) -> u64 {
-        self.len() as u64
-    }
-    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
-        let start = usize::try_from(offset).unwrap_or(usize::MAX);
-        match start
-            .checked_add(buf.len())
-            .and_then(|end| self.get(start..end))
-        {
-            Some(src) => {
-                buf.copy_from_slice(src);
-                Ok(())
-            }
-            None => Err(std::io::ErrorKind::UnexpectedEof.into()),
-        }
-    }
-}
-
-pub struct FileSource {
-    pub file: std::fs::File,
-    pub len: u64,
-}
-
-impl ReadAt for FileSource {
-    fn size(&self) -> u64 {
-        self.len
-    }
-    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
-        std::os::unix::fs::FileExt::read_exact_at(&self.file, buf, offset)
-    }
-}
-
-/// Reads `len` bytes at `offset`, after checking they lie inside the file
-/// (so a lying header cannot make us allocate more than the file size).
-pub fn read_range<S: ReadAt + ?Sized>(
-    src: &S,
-    offset: u64,
-    len: u64,
-    what: &str,
-) -> Result<Vec<u8>> {
-    match offset.checked_add(len) {
-        Some(end) if end <= src.size() => {}
-        _ => return Err(EditError::Truncated(what.to_string())),
-    }
-    let mut buf = vec![0u8; len as usize];
-    src.read_exact_at(&mut buf, offset)?;
-    Ok(buf)
-}
+pub use elf_read::{read_range, Dyn, FileSource, ReadAt};
 
 pub fn ctx() -> Ctx {
     Ctx::new(Container::Big, Endian::Little)
-}
-
-/// One entry of the dynamic array.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Dyn {
-    pub tag: u64,
-    pub val: u64,
 }
 
 /// The parsed facts the editor works from.
@@ -149,28 +83,12 @@ fn check_ident<S: ReadAt + ?Sized>(src: &S) -> Result<()> {
     Ok(())
 }
 
-/// Maps a virtual address range to a file offset through the PT_LOAD that
-/// holds it in file-backed bytes.
-pub fn vaddr_to_offset(phdrs: &[ProgramHeader], vaddr: u64, len: u64) -> Option<u64> {
-    phdrs.iter().find_map(|ph| {
-        let end = vaddr.checked_add(len)?;
-        let seg_end = ph.p_vaddr.checked_add(ph.p_filesz)?;
-        if ph.p_type == PT_LOAD && ph.p_vaddr <= vaddr && end <= seg_end {
-            ph.p_offset.checked_add(vaddr - ph.p_vaddr)
-        } else {
-            None
-        }
-    })
-}
-
 pub fn parse<S: ReadAt + ?Sized>(src: &S) -> Result<Parsed> {
     check_ident(src)?;
     let file_len = src.size();
     let header = read_header(src)?;
-    let ph_len = u64::from(header.e_phnum) * PHDR_SIZE;
-    let ph_bytes = read_range(src, header.e_phoff, ph_len, "program header table")?;
-    let phdrs = ProgramHeader::parse(&ph_bytes, 0, header.e_phnum as usize, ctx())
-        .map_err(|e| EditError::Malformed(format!("program headers: {e}")))?;
+    let elf = elf_read::Elf::open(src)?;
+    let phdrs = elf.program_headers()?;
     let shdrs = read_section_headers(src, &header)?;
 
     let dynamic_ph = phdrs
@@ -179,19 +97,12 @@ pub fn parse<S: ReadAt + ?Sized>(src: &S) -> Result<Parsed> {
         .ok_or(EditError::NoDynamic)?;
     check_loads(&phdrs)?;
     let dph = &phdrs[dynamic_ph];
-    let dyn_slots = dph.p_filesz / DYN_SIZE;
-    let dyns = read_dynamic(src, dph.p_offset, dyn_slots)?;
-    let find = |tag| dyns.iter().find(|d| d.tag == tag).map(|d| d.val);
-    let strtab_vaddr = find(DT_STRTAB)
-        .ok_or_else(|| EditError::Malformed("no DT_STRTAB in the dynamic section".into()))?;
-    let strsz = find(DT_STRSZ)
-        .ok_or_else(|| EditError::Malformed("no DT_STRSZ in the dynamic section".into()))?;
-    let strtab_offset = vaddr_to_offset(&phdrs, strtab_vaddr, strsz).ok_or_else(|| {
-        EditError::Malformed(format!(
-            "DT_STRTAB {strtab_vaddr:#x} (+{strsz:#x}) is not inside a loaded segment"
-        ))
-    })?;
-    let dynstr = read_range(src, strtab_offset, strsz, "dynamic string table")?;
+    let dynamic = elf.dynamic(&phdrs)?.ok_or(EditError::NoDynamic)?;
+    check_dynamic(&dynamic)?;
+    let (strtab_offset, dynstr) = elf.dynamic_strings(&phdrs, &dynamic)?;
+    let strtab_vaddr = dynamic.value(DT_STRTAB).unwrap_or_default();
+    let dyn_slots = dynamic.slots;
+    let dyns = dynamic.entries;
 
     let dynstr_sh = shdrs.iter().position(|s| {
         s.sh_type == SHT_STRTAB && s.sh_offset == strtab_offset && s.sh_addr == strtab_vaddr
@@ -227,6 +138,7 @@ fn read_header<S: ReadAt + ?Sized>(src: &S) -> Result<Header> {
     {
         return Err(EditError::WrongType(header.e_type));
     }
+    // The editor writes program headers of this size.
     if header.e_phnum > 0 && u64::from(header.e_phentsize) != PHDR_SIZE {
         return Err(EditError::Malformed(format!(
             "program header entry size {} (expected {PHDR_SIZE})",
@@ -294,26 +206,15 @@ fn check_loads(phdrs: &[ProgramHeader]) -> Result<()> {
     Ok(())
 }
 
-/// The dynamic entries before DT_NULL, of the `slots` at `offset`; refuses
-/// an unterminated array and a repeated DT_STRTAB or DT_STRSZ.
-fn read_dynamic<S: ReadAt + ?Sized>(src: &S, offset: u64, slots: u64) -> Result<Vec<Dyn>> {
-    let dyn_bytes = read_range(src, offset, slots * DYN_SIZE, "dynamic section")?;
-    let mut dyns = Vec::new();
-    let mut terminated = false;
-    for chunk in dyn_bytes.chunks_exact(DYN_SIZE as usize) {
-        let tag = u64::from_le_bytes(chunk[..8].try_into().unwrap());
-        let val = u64::from_le_bytes(chunk[8..].try_into().unwrap());
-        if tag == DT_NULL {
-            terminated = true;
-            break;
-        }
-        dyns.push(Dyn { tag, val });
-    }
-    if !terminated {
+/// Refuses an unterminated dynamic array and a repeated DT_STRTAB or
+/// DT_STRSZ.
+fn check_dynamic(d: &elf_read::Dynamic) -> Result<()> {
+    if !d.terminated {
         return Err(EditError::Malformed(
             "the dynamic array has no DT_NULL terminator".into(),
         ));
     }
+    let dyns = &d.entries;
     for tag in [DT_STRTAB, DT_STRSZ] {
         if dyns.iter().filter(|d| d.tag == tag).count() > 1 {
             return Err(EditError::Malformed(format!(
@@ -326,7 +227,7 @@ fn read_dynamic<S: ReadAt + ?Sized>(src: &S, offset: u64, slots: u64) -> Result<
             )));
         }
     }
-    Ok(dyns)
+    Ok(())
 }
 
 impl Parsed {
@@ -364,15 +265,11 @@ impl Parsed {
 
     /// The NUL-terminated string at `off` in .dynstr.
     pub fn str_at(&self, off: u64) -> Result<&[u8]> {
-        let bad = || EditError::Malformed(format!("string offset {off:#x} is outside .dynstr"));
-        let start = usize::try_from(off).map_err(|_| bad())?;
-        let rest = self.dynstr.get(start..).ok_or_else(bad)?;
-        let len = rest.iter().position(|&b| b == 0).ok_or_else(|| {
+        elf_read::str_at(&self.dynstr, off).ok_or_else(|| {
             EditError::Malformed(format!(
-                "string at {off:#x} in .dynstr is not NUL-terminated"
+                "string offset {off:#x} is outside .dynstr or its string is not NUL-terminated"
             ))
-        })?;
-        Ok(&rest[..len])
+        })
     }
 
     /// Offsets into .dynstr used by anything other than DT_RPATH/DT_RUNPATH:

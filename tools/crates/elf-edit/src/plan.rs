@@ -58,6 +58,17 @@ pub enum Method {
     },
 }
 
+impl Method {
+    /// How the file was written, for people.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Method::Unchanged => "unchanged",
+            Method::InPlace => "rewritten in place",
+            Method::Appended { .. } => "grown: new .dynstr in an appended segment",
+        }
+    }
+}
+
 #[derive(Debug)]
 pub struct Plan {
     /// (file offset, bytes) to write over the copied input.

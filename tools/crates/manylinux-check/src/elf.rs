@@ -3,9 +3,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use anyhow::{bail, Result};
+use elf_read::DynamicFacts;
 use goblin::elf::{header, program_header, section_header, sym, Elf};
 use serde::Serialize;
-use wheel_inspect::elf_dynamic::DynamicFacts;
 
 /// `\x7fELF`
 pub const MAGIC: [u8; 4] = *b"\x7fELF";
@@ -219,7 +219,7 @@ pub fn read_elf(bytes: &[u8]) -> Result<ElfFacts> {
         needed,
         rpath,
         runpath,
-    } = DynamicFacts::of(&elf);
+    } = elf_read::dynamic_facts(bytes)?;
     Ok(ElfFacts {
         kind,
         machine: machine_name(m),
@@ -243,4 +243,82 @@ pub fn read_elf(bytes: &[u8]) -> Result<ElfFacts> {
 /// The dynamic loader itself is never a dependency to bundle or whitelist.
 pub fn is_dynamic_loader(soname: &str) -> bool {
     soname.starts_with("ld-linux") || soname == "ld64.so.1" || soname == "ld64.so.2"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Read;
+    use wheel_read::{elf_image, ImageOptions, Reopen, HEAD_CAP};
+
+    /// Reads a member of `size` bytes keeping only what the checker parses,
+    /// with at most `head_cap` bytes of the file start.
+    fn sparse_image(reopen: &mut Reopen, size: u64, head_cap: u64) -> Result<Vec<u8>> {
+        let opts = ImageOptions {
+            whole_max: 0,
+            head_cap,
+            ..ImageOptions::default()
+        };
+        elf_image(reopen, size, &opts)
+    }
+
+    /// A [`Reopen`] over a plain file.
+    fn file_reopen(path: &std::path::Path) -> Box<Reopen<'_>> {
+        Box::new(move |f| {
+            let mut file = std::fs::File::open(path)?;
+            f(&mut file)
+        })
+    }
+
+    /// Real libraries of this machine give identical facts read whole and
+    /// read sparsely, with a generous head and with a head so small that
+    /// pass 2 must fetch the dynamic sections.
+    #[test]
+    fn sparse_matches_full_on_system_libraries() {
+        let libs = [
+            "/usr/lib/x86_64-linux-gnu/libc.so.6",
+            "/usr/lib/x86_64-linux-gnu/libstdc++.so.6",
+            "/usr/lib/x86_64-linux-gnu/libm.so.6",
+            "/usr/lib/x86_64-linux-gnu/libz.so.1",
+        ];
+        let mut checked = 0;
+        for lib in libs {
+            let path = std::path::Path::new(lib);
+            let Ok(full) = std::fs::read(path) else {
+                continue;
+            };
+            let want = read_elf(&full).unwrap();
+            for cap in [HEAD_CAP, 0] {
+                let mut reopen = file_reopen(path);
+                let image = sparse_image(&mut *reopen, full.len() as u64, cap).unwrap();
+                let got = read_elf(&image).unwrap();
+                assert_eq!(got, want, "{lib} with head cap {cap}");
+                // Sparse means sparse: most of the image stayed zero.
+                let kept = image
+                    .iter()
+                    .zip(&full)
+                    .filter(|(a, b)| a == b && **a != 0)
+                    .count();
+                let nonzero = full.iter().filter(|b| **b != 0).count();
+                if cap == 0 && full.len() > (1 << 20) {
+                    assert!(kept < nonzero, "{lib}: nothing was skipped");
+                }
+            }
+            checked += 1;
+        }
+        assert!(
+            checked >= 2,
+            "expected system libraries under /usr/lib/x86_64-linux-gnu"
+        );
+    }
+
+    #[test]
+    fn short_entries_are_errors() {
+        let data = [0x7fu8, b'E', b'L', b'F', 2, 1, 1];
+        let mut reopen = |f: &mut dyn FnMut(&mut dyn Read) -> Result<()>| f(&mut &data[..]);
+        let e = sparse_image(&mut reopen, 100, HEAD_CAP)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("shorter than the 100 bytes"), "{e}");
+    }
 }

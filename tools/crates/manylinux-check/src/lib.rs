@@ -6,19 +6,18 @@
 //! the wheel's claimed tag is consistent with it. See `README.md` for the
 //! findings and the JSON schema.
 
-pub mod elf;
-pub mod glob;
-pub mod policy;
-pub mod sparse;
-pub mod wheel;
-
 mod analyze;
+mod elf;
+mod glob;
+pub mod policy;
 mod report;
+pub mod wheel;
 
 pub use analyze::{
     check_wheel, check_wheel_file, expand_origin, is_build_tree_rpath, Options,
     DEFAULT_ALLOWED_EXTERNALS, DEFAULT_ALLOWED_RPATHS,
 };
+pub use elf::{ElfFacts, ElfKind};
 pub use report::{
     ElfReport, Finding, Report, Severity, Summary, EXIT_BAD_INPUT, EXIT_CLEAN, EXIT_FINDINGS,
     SCHEMA_VERSION,

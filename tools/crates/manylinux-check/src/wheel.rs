@@ -2,18 +2,13 @@
 //! members (streamed one at a time from the zip, never unpacked to disk).
 
 use std::collections::BTreeSet;
-use std::fs::File;
-use std::io::{BufReader, Read, Seek};
 use std::path::Path;
 
 use anyhow::{anyhow, Context, Result};
-use wheel_format::{
-    dist_info_path, find_dist_info, Digest, DistInfoError, HashingReader, Record, WheelFile,
-};
-use wheel_inspect::members::read_text;
+use wheel_format::{dist_info_path, DistInfoError, Record, WheelFile};
+use wheel_read::{Content, How, ImageOptions, OpenError, WheelReader, WHOLE_MAX};
 
 use crate::elf::{read_elf, ElfFacts, MAGIC};
-use crate::sparse::{elf_image, ImageOptions, SPARSE_THRESHOLD};
 
 /// Where the installer puts a member; see [`Member::installed`].
 pub const SITE_PACKAGES: &str = "/prefix/lib/python/site-packages";
@@ -88,63 +83,71 @@ fn installed_path(name: &str, dist_data: &str) -> (String, bool) {
 /// Open and read a wheel. Errors describe unreadable input (not a zip, not
 /// a wheel, a corrupt or truncated member).
 pub fn read_wheel(path: &Path) -> Result<Wheel> {
-    read_wheel_with_threshold(path, SPARSE_THRESHOLD)
+    read_wheel_with_threshold(path, WHOLE_MAX)
 }
 
 /// [`read_wheel`], reading ELF members larger than `sparse_threshold` bytes
-/// with [`sparse_image`] (bounded memory) instead of whole.
+/// with [`wheel_read`]'s bounded memory instead of whole.
 pub fn read_wheel_with_threshold(path: &Path, sparse_threshold: u64) -> Result<Wheel> {
-    let file_name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let mut zip = open_zip(path)?;
-    let names: Vec<String> = (0..zip.len())
-        .map(|i| zip.name_for_index(i).unwrap_or_default().to_string())
-        .collect();
-    let dist =
-        find_dist_info(names.iter().map(String::as_str)).map_err(|e| not_a_wheel(path, e))?;
+    read_open_wheel(&mut open_wheel(path)?, sparse_threshold)
+}
+
+/// Opens a wheel in `check`'s words for what is not one.
+pub fn open_wheel(path: &Path) -> Result<WheelReader> {
+    let not_zip = |e: &dyn std::fmt::Display| {
+        anyhow!(
+            "{} is not a zip archive ({e}); a wheel is a zip file — check the path, or rebuild the wheel",
+            path.display()
+        )
+    };
+    // An unreadable central directory means "not a zip" (the documented
+    // message); bad member names in a readable one mean "not a valid wheel".
+    WheelReader::open(path).map_err(|e| match e {
+        OpenError::Open(e) => {
+            anyhow::Error::new(e).context(format!("cannot open {}", path.display()))
+        }
+        OpenError::NotZip(e) => not_zip(&format!("{e:#}")),
+        OpenError::BadNames(e) => e.context(format!("{} is not a valid wheel", path.display())),
+        OpenError::NotWheel(e) => not_a_wheel(path, e),
+    })
+}
+
+/// Reads the open wheel `zip`: its metadata, and the facts of every ELF
+/// member (see [`read_wheel_with_threshold`]).
+pub fn read_open_wheel(zip: &mut WheelReader, sparse_threshold: u64) -> Result<Wheel> {
+    let file_name = zip.file_name().to_string();
+    let path = zip.path().to_path_buf();
+    let dist = zip.dist().to_string();
     let dist_data = format!("{dist}.data/");
 
-    let text = read_text(&mut zip, &dist_info_path(&dist, "WHEEL"))?;
-    let metadata = read_text(&mut zip, &dist_info_path(&dist, "METADATA"))?;
+    let text = zip.read_text(&dist_info_path(&dist, "WHEEL"))?;
+    let metadata = zip.read_text(&dist_info_path(&dist, "METADATA"))?;
     wheel_format::wheel_identity(&file_name, &dist, &metadata)
         .with_context(|| format!("{} is not a valid wheel", path.display()))?;
     let wheel_meta = WheelFile::parse(&text);
 
     // Every member is verified against RECORD while it is read for the
-    // checks (shared with `rocm-wheel inspect`), so a modified member is
+    // checks (as `rocm-wheel inspect` reads it), so a modified member is
     // an unreadable wheel rather than a clean report.
     let record_name = dist_info_path(&dist, "RECORD");
-    let record_text = read_text(&mut zip, &record_name)?;
-    let mut record = Record::parse(&record_name, &record_text)?;
+    let record_text = zip.read_text(&record_name)?;
+    let record = Record::parse(&record_name, &record_text)?;
 
     let mut members = Vec::new();
     let mut elfs = Vec::new();
-    for (i, name) in names.iter().enumerate() {
-        if name.ends_with('/') {
-            continue;
-        }
-        let expected = record.expect(name)?;
-        let (installed, in_data_purelib) = installed_path(name, &dist_data);
+    zip.walk(record, |m| {
+        let (installed, in_data_purelib) = installed_path(m.name, &dist_data);
         let member = Member {
-            name: name.clone(),
+            name: m.name.to_string(),
             installed,
             in_data_purelib,
         };
-        let read = MemberRead {
-            index: i,
-            name,
-            expected: expected.as_ref(),
-            sparse_threshold,
-        };
-        if let Some(facts) = read_member(&mut zip, &read)? {
+        if let Some(facts) = read_member(m, sparse_threshold)? {
             elfs.push((member.clone(), facts));
         }
         members.push(member);
-    }
-
-    record.finish()?;
+        Ok(())
+    })?;
 
     Ok(Wheel {
         name_platform_tags: platform_tags_from_name(&file_name),
@@ -154,30 +157,6 @@ pub fn read_wheel_with_threshold(path: &Path, sparse_threshold: u64) -> Result<W
         members,
         elfs,
     })
-}
-
-type Zip = zip::ZipArchive<BufReader<File>>;
-
-/// Opens the zip after checking its member names as pip does (duplicates,
-/// symlinks): shared with `inspect`, so the two agree on what a valid wheel
-/// is.
-fn open_zip(path: &Path) -> Result<Zip> {
-    let mut file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
-    let not_zip = |e: &dyn std::fmt::Display| {
-        anyhow!(
-            "{} is not a zip archive ({e}); a wheel is a zip file — check the path, or rebuild the wheel",
-            path.display()
-        )
-    };
-    // An unreadable central directory means "not a zip" (the documented
-    // message); bad member names in a readable one mean "not a valid wheel".
-    let members = wheel_inspect::members::central_directory(&mut file)
-        .map_err(|e| not_zip(&format!("{e:#}")))?;
-    wheel_inspect::members::validate(&members)
-        .with_context(|| format!("{} is not a valid wheel", path.display()))?;
-    file.rewind()
-        .with_context(|| format!("cannot read {}", path.display()))?;
-    zip::ZipArchive::new(BufReader::new(file)).map_err(|e| not_zip(&e))
 }
 
 /// `check`'s words (naming the file) for a zip without one `.dist-info`.
@@ -200,66 +179,25 @@ fn not_a_wheel(path: &Path, e: DistInfoError) -> anyhow::Error {
     }
 }
 
-/// Which member [`read_member`] reads and what RECORD expects of it.
-struct MemberRead<'a> {
-    index: usize,
-    name: &'a str,
-    expected: Option<&'a wheel_format::Expected>,
-    sparse_threshold: u64,
-}
-
 /// Reads one member to its end, verifying it against RECORD; returns the
 /// facts of an ELF member.
-fn read_member(zip: &mut Zip, m: &MemberRead) -> Result<Option<ElfFacts>> {
-    let (i, name) = (m.index, m.name);
-    let entry = zip
-        .by_index(i)
-        .with_context(|| format!("reading wheel member {name}"))?;
-    let size = entry.size();
-    let mut entry = HashingReader::new(entry);
-    let mut head = [0u8; 4];
-    let mut got = 0;
-    while got < 4 {
-        let n = entry
-            .read(&mut head[got..])
-            .with_context(|| format!("reading wheel member {name}: the zip entry is corrupt"))?;
-        if n == 0 {
-            break;
+fn read_member(m: &mut wheel_read::Member<'_>, sparse_threshold: u64) -> Result<Option<ElfFacts>> {
+    let name = m.name.to_string();
+    let how = |head: &[u8]| {
+        if head == MAGIC.as_slice() {
+            How::Elf(ImageOptions {
+                whole_max: sparse_threshold,
+                ..ImageOptions::default()
+            })
+        } else {
+            How::Hash
         }
-        got += n;
-    }
+    };
     let corrupt =
         || format!("reading wheel member {name}: the zip entry is corrupt (rebuild the wheel)");
-    if got < 4 || head != MAGIC {
-        if let Some(expected) = m.expected {
-            std::io::copy(&mut entry, &mut std::io::sink()).with_context(corrupt)?;
-            expected.verify(entry.complete_digest().expect("io::copy reads to the end"))?;
-        }
+    let Content::Elf(bytes) = m.read(MAGIC.len(), how, &corrupt)? else {
         return Ok(None);
-    }
-    // The digest of the first complete read of the member.
-    let mut digest: Option<Digest> = None;
-    drop(entry);
-    let mut reopen = |f: &mut dyn FnMut(&mut dyn Read) -> Result<()>| -> Result<()> {
-        let mut e = HashingReader::new(zip.by_index(i)?);
-        f(&mut e)?;
-        if digest.is_none() {
-            digest = e.complete_digest().cloned();
-        }
-        Ok(())
     };
-    let opts = ImageOptions {
-        whole_max: m.sparse_threshold,
-        ..ImageOptions::default()
-    };
-    let bytes = elf_image(&mut reopen, size, &opts).with_context(corrupt)?;
-    if let Some(expected) = m.expected {
-        // sparse_image reads every member to the end at least once.
-        let digest = digest.ok_or_else(|| {
-            anyhow!("internal error: wheel member {name} was never read to the end")
-        })?;
-        expected.verify(&digest)?;
-    }
     let facts = read_elf(&bytes).with_context(|| {
         format!(
             "wheel member {name} starts like an ELF file but cannot be read — it is truncated or corrupt; rebuild the wheel"

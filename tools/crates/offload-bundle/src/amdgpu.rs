@@ -262,8 +262,10 @@ pub fn read_code_object_header(data: &[u8], name: &str) -> Result<CodeObjectHead
             data.len()
         );
     }
-    let u16_at = |o: usize| u16::from_le_bytes([data[o], data[o + 1]]);
-    let e_machine = u16_at(18);
+    let h = elf_read::Elf::open(data)
+        .map_err(|e| anyhow::anyhow!("{name}: {e}"))?
+        .header;
+    let e_machine = h.e_machine;
     if e_machine != EM_AMDGPU {
         bail!(
             "{name}: ELF e_machine is {e_machine}, not EM_AMDGPU ({EM_AMDGPU}); \
@@ -271,9 +273,9 @@ pub fn read_code_object_header(data: &[u8], name: &str) -> Result<CodeObjectHead
         );
     }
     Ok(CodeObjectHeader {
-        e_type: u16_at(16),
-        e_flags: u32::from_le_bytes([data[48], data[49], data[50], data[51]]),
-        abi_version: data[8],
+        e_type: h.e_type,
+        e_flags: h.e_flags,
+        abi_version: h.e_ident[8],
     })
 }
 

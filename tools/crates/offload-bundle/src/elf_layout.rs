@@ -2,10 +2,12 @@
 //! segment/section with file contents lies within the file. The bundle
 //! writer runs it on code objects so a file cut short (an interrupted copy,
 //! a full disk) is refused instead of being bundled and failing to load on
-//! the GPU at run time. Hand-written rather than goblin so the messages can
-//! say exactly what is cut off, and so it works without the `elf` feature.
+//! the GPU at run time. The bounds are checked here, before the ELF reader
+//! (elf-read) decodes each table, so the messages can say exactly what is
+//! cut off.
 
-use anyhow::{bail, Result};
+use anyhow::{anyhow, bail, Result};
+use elf_read::Elf;
 
 const EHDR_SIZE: u64 = 64;
 const PHDR_SIZE: u64 = 56;
@@ -17,19 +19,6 @@ const SHT_NOBITS: u32 = 8;
 const PN_XNUM: u64 = 0xffff;
 /// `e_shstrndx` value saying the real index is in section 0's `sh_link`.
 const SHN_XINDEX: u64 = 0xffff;
-
-fn u16_at(b: &[u8], o: u64) -> u64 {
-    let o = o as usize;
-    u16::from_le_bytes([b[o], b[o + 1]]) as u64
-}
-fn u32_at(b: &[u8], o: u64) -> u64 {
-    let o = o as usize;
-    u32::from_le_bytes(b[o..o + 4].try_into().unwrap()) as u64
-}
-fn u64_at(b: &[u8], o: u64) -> u64 {
-    let o = o as usize;
-    u64::from_le_bytes(b[o..o + 8].try_into().unwrap())
-}
 
 /// `start..start+len`, or `None` on overflow.
 fn span(start: u64, len: u64) -> Option<(u64, u64)> {
@@ -53,23 +42,6 @@ fn within(name: &str, size: u64, what: &str, start: u64, len: u64) -> Result<()>
 /// Checks the layout of an ELF64 LSB file (the caller has checked the magic
 /// and class). `name` is used in errors.
 pub fn check_elf64_layout(data: &[u8], name: &str) -> Result<()> {
-    let (ph, sh, shstrndx) = tables(data, name)?;
-    check_segments(data, name, &ph)?;
-    check_sections(data, name, &sh, shstrndx)
-}
-
-/// A header table: file offset, entry size, number of entries.
-struct Table {
-    off: u64,
-    entsize: u64,
-    num: u64,
-}
-
-/// Reads the ELF header's table fields, resolving extended numbering, and
-/// checks that the header and the section header table lie within the file.
-/// Returns the program header table, the section header table (no entries
-/// if there is none) and the index of the section name table.
-fn tables(data: &[u8], name: &str) -> Result<(Table, Table, u64)> {
     let size = data.len() as u64;
     if size < EHDR_SIZE {
         bail!(
@@ -77,15 +49,27 @@ fn tables(data: &[u8], name: &str) -> Result<(Table, Table, u64)> {
              ELF64 header; the file was cut short — rebuild or copy it again"
         );
     }
-    let ehsize = u16_at(data, 52);
+    let elf = Elf::open(data).map_err(|e| anyhow!("{name}: {e}"))?;
+    let (phnum, shnum, shstrndx) = tables(&elf, size, name)?;
+    check_segments(&elf, size, name, phnum)?;
+    check_sections(&elf, data, name, shnum, shstrndx)
+}
+
+/// Checks the ELF header and that the section header table lies within
+/// the file, resolving extended numbering. Returns the number of program
+/// headers, of section headers (none if there is no table) and the index
+/// of the section name table.
+fn tables(elf: &Elf<'_, [u8]>, size: u64, name: &str) -> Result<(u64, u64, u64)> {
+    let h = &elf.header;
+    let ehsize = u64::from(h.e_ehsize);
     if ehsize < EHDR_SIZE {
         bail!("{name}: corrupt ELF: e_ehsize is {ehsize}, an ELF64 header has {EHDR_SIZE} bytes");
     }
     within(name, size, "the ELF header", 0, ehsize)?;
-    let (phoff, shoff) = (u64_at(data, 32), u64_at(data, 40));
-    let (phentsize, mut phnum) = (u16_at(data, 54), u16_at(data, 56));
-    let (shentsize, mut shnum) = (u16_at(data, 58), u16_at(data, 60));
-    let mut shstrndx = u16_at(data, 62);
+    let shoff = h.e_shoff;
+    let mut phnum = u64::from(h.e_phnum);
+    let (shentsize, mut shnum) = (u64::from(h.e_shentsize), u64::from(h.e_shnum));
+    let mut shstrndx = u64::from(h.e_shstrndx);
 
     // Section headers first: with extended numbering section 0 holds the
     // real counts.
@@ -103,14 +87,15 @@ fn tables(data: &[u8], name: &str) -> Result<(Table, Table, u64)> {
                 shoff,
                 shentsize,
             )?;
+            let sh0 = elf.section_header(0).map_err(|e| anyhow!("{name}: {e}"))?;
             if shnum == 0 {
-                shnum = u64_at(data, shoff + 32);
+                shnum = sh0.sh_size;
             }
             if phnum == PN_XNUM {
-                phnum = u32_at(data, shoff + 44);
+                phnum = u64::from(sh0.sh_info);
             }
             if shstrndx == SHN_XINDEX {
-                shstrndx = u32_at(data, shoff + 40);
+                shstrndx = u64::from(sh0.sh_link);
             }
         }
         let table = shentsize.saturating_mul(shnum);
@@ -127,24 +112,13 @@ fn tables(data: &[u8], name: &str) -> Result<(Table, Table, u64)> {
     if shnum > 0 && shstrndx >= shnum {
         bail!("{name}: corrupt ELF: e_shstrndx is {shstrndx} but there are {shnum} sections");
     }
-    let ph = Table {
-        off: phoff,
-        entsize: phentsize,
-        num: phnum,
-    };
-    let sh = Table {
-        off: shoff,
-        entsize: shentsize,
-        num: shnum,
-    };
-    Ok((ph, sh, shstrndx))
+    Ok((phnum, shnum, shstrndx))
 }
 
 /// The program header table and every segment's contents lie within the
 /// file.
-fn check_segments(data: &[u8], name: &str, ph: &Table) -> Result<()> {
-    let size = data.len() as u64;
-    let (phoff, phentsize, phnum) = (ph.off, ph.entsize, ph.num);
+fn check_segments(elf: &Elf<'_, [u8]>, size: u64, name: &str, phnum: u64) -> Result<()> {
+    let (phoff, phentsize) = (elf.header.e_phoff, u64::from(elf.header.e_phentsize));
     if phnum == 0 {
         return Ok(());
     }
@@ -161,19 +135,18 @@ fn check_segments(data: &[u8], name: &str, ph: &Table) -> Result<()> {
         phoff,
         table,
     )?;
-    for k in 0..phnum {
-        let o = phoff + k * phentsize;
-        let p_type = u32_at(data, o) as u32;
-        if p_type == PT_NULL {
+    let phdrs = (elf.program_headers_n(Some(phnum))).map_err(|e| anyhow!("{name}: {e}"))?;
+    for (k, ph) in phdrs.iter().enumerate() {
+        if ph.p_type == PT_NULL {
             continue;
         }
-        let (off, filesz) = (u64_at(data, o + 8), u64_at(data, o + 32));
+        let p_type = ph.p_type;
         within(
             name,
             size,
             &format!("segment {k} (p_type {p_type:#x})"),
-            off,
-            filesz,
+            ph.p_offset,
+            ph.p_filesz,
         )?;
     }
     Ok(())
@@ -181,39 +154,39 @@ fn check_segments(data: &[u8], name: &str, ph: &Table) -> Result<()> {
 
 /// Every section's contents lie within the file (named, if the section
 /// name table itself is intact).
-fn check_sections(data: &[u8], name: &str, sh: &Table, shstrndx: u64) -> Result<()> {
+fn check_sections(
+    elf: &Elf<'_, [u8]>,
+    data: &[u8],
+    name: &str,
+    shnum: u64,
+    shstrndx: u64,
+) -> Result<()> {
     let size = data.len() as u64;
-    let section = |i: u64| -> (u64, u32, u64, u64) {
-        let o = sh.off + i * sh.entsize;
-        (
-            u32_at(data, o),
-            u32_at(data, o + 4) as u32,
-            u64_at(data, o + 24),
-            u64_at(data, o + 32),
-        )
+    let section = |i: u64| elf.section_header(i).map_err(|e| anyhow!("{name}: {e}"));
+    let names: Option<&[u8]> = match shnum {
+        0 => None,
+        _ => {
+            let s = section(shstrndx)?;
+            span(s.sh_offset, s.sh_size).and_then(|(a, b)| {
+                (s.sh_type != SHT_NOBITS && b <= size).then(|| &data[a as usize..b as usize])
+            })
+        }
     };
-    let names: Option<&[u8]> =
-        (sh.num > 0)
-            .then(|| section(shstrndx))
-            .and_then(|(_, ty, off, len)| {
-                let (a, b) = span(off, len)?;
-                (ty != SHT_NOBITS && b <= size).then(|| &data[a as usize..b as usize])
-            });
-    let section_name = |sh_name: u64| -> Option<String> {
-        let rest = names?.get(sh_name as usize..)?;
+    let section_name = |sh_name: usize| -> Option<String> {
+        let rest = names?.get(sh_name..)?;
         let end = rest.iter().position(|&c| c == 0)?;
         Some(String::from_utf8_lossy(&rest[..end]).into_owned())
     };
-    for i in 1..sh.num {
-        let (sh_name, sh_type, off, len) = section(i);
-        if sh_type == SHT_NULL || sh_type == SHT_NOBITS {
+    for i in 1..shnum {
+        let s = section(i)?;
+        if s.sh_type == SHT_NULL || s.sh_type == SHT_NOBITS {
             continue;
         }
-        let what = match section_name(sh_name) {
+        let what = match section_name(s.sh_name) {
             Some(n) => format!("section {i} `{n}`"),
             None => format!("section {i}"),
         };
-        within(name, size, &what, off, len)?;
+        within(name, size, &what, s.sh_offset, s.sh_size)?;
     }
     Ok(())
 }

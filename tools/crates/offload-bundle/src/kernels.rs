@@ -10,6 +10,9 @@
 //! (`hipErrorInvalidDeviceFunction`): the two halves saw different code.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+use std::path::Path;
+use std::process::Command;
 
 use anyhow::{Context, Result};
 use goblin::elf::{sym, Elf};
@@ -132,6 +135,65 @@ pub fn check_kernels(host_object: &[u8], devices: &[(String, Vec<u8>)]) -> Resul
     Ok(KernelReport { host, missing })
 }
 
+/// Names as `demangled [mangled]` when a demangler is given and works.
+fn display_names(demangler: Option<&Path>, names: &[String]) -> Vec<String> {
+    let demangled = demangler.and_then(|d| {
+        let out = Command::new(d).args(names).output().ok()?;
+        let text = String::from_utf8(out.stdout).ok()?;
+        let lines: Vec<String> = text.lines().map(str::to_string).collect();
+        (out.status.success() && lines.len() == names.len()).then_some(lines)
+    });
+    match demangled {
+        Some(d) => names
+            .iter()
+            .zip(d)
+            .map(|(m, d)| if *m == d { d } else { format!("{d}  [{m}]") })
+            .collect(),
+        None => names.to_vec(),
+    }
+}
+
+impl KernelReport {
+    /// The kernels the host registers, one a line.
+    pub fn host_listing(&self) -> String {
+        self.host.iter().map(|k| format!("{k}\n")).collect()
+    }
+
+    /// Why `hip_library` `library` refuses `source`: the kernels each
+    /// target lacks (demangled by `demangler`, llvm-cxxfilt, if given and
+    /// it works), the likely cause and how to compare the two compiles.
+    pub fn mismatch_message(
+        &self,
+        library: &str,
+        source: &str,
+        demangler: Option<&Path>,
+    ) -> String {
+        let mut msg = format!(
+        "{}: {}: the host code registers {} kernel(s), and the device code of {} target(s) lacks some of them; \
+         those launches would fail with hipErrorInvalidDeviceFunction on such GPUs.",
+        library,
+        source,
+        self.host.len(),
+        self.missing.len()
+    );
+        for (target, kernels) in &self.missing {
+            let _ = write!(msg, "\n  {target}: missing");
+            for k in display_names(demangler, kernels) {
+                let _ = write!(msg, "\n    {k}");
+            }
+        }
+        let _ = write!(
+        msg,
+        "\nLikely cause: the device compile saw other code than the host compile: a define, include or header \
+         seen by one side only (device_copts or a per-target select() with -D, an #if on __HIP_DEVICE_COMPILE__ \
+         or __gfx*__ around a __global__ function). Compare the two command lines:\n  \
+         bazel aquery 'mnemonic(\"HipHostCompile|HipDeviceCompile\", {})'",
+        library
+    );
+        msg
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -165,5 +227,23 @@ mod tests {
         assert!(kernel_candidates("_Z4vaddPfi").is_empty());
         assert!(kernel_candidates("x__device_stub__").is_empty());
         assert!(kernel_candidates("_Z5__device_stub__k").is_empty());
+    }
+
+    #[test]
+    fn message_names_library_source_target_and_kernels() {
+        let mut report = KernelReport::default();
+        report.host.insert("_Z4sortPfi".into());
+        report
+            .missing
+            .insert("gfx1201".into(), vec!["_Z4sortPfi".into()]);
+        let m = report.mismatch_message("//pkg:k", "pkg/k.hip", None);
+        for needle in [
+            "//pkg:k: pkg/k.hip",
+            "gfx1201: missing",
+            "_Z4sortPfi",
+            "Likely cause",
+        ] {
+            assert!(m.contains(needle), "{needle} not in {m}");
+        }
     }
 }

@@ -94,43 +94,118 @@ pub(crate) fn md5_low(data: &[u8]) -> u64 {
 }
 
 /// The contents of the `.hip_fatbin` section of an ELF file (`None` when the
-/// file has no such section).
-#[cfg(feature = "elf")]
+/// file has no such section, or one without bytes in the file).
 pub fn hip_fatbin_section(elf: &[u8]) -> anyhow::Result<Option<&[u8]>> {
-    use anyhow::Context;
-    let obj = goblin::elf::Elf::parse(elf).context("not a valid ELF file")?;
-    for sh in &obj.section_headers {
-        if obj.shdr_strtab.get_at(sh.sh_name) != Some(".hip_fatbin") {
-            continue;
-        }
-        if sh.sh_type == goblin::elf::section_header::SHT_NOBITS {
-            return Ok(Some(&[]));
-        }
-        let range = sh
-            .file_range()
-            .filter(|r| r.end <= elf.len())
-            .context(".hip_fatbin section lies outside the file (truncated ELF?)")?;
-        return Ok(Some(&elf[range]));
-    }
-    Ok(None)
+    let range = elf_read::Elf::open(elf)?.section_range(".hip_fatbin")?;
+    Ok(range.map(|(off, len)| &elf[off as usize..(off + len) as usize]))
 }
 
-/// Reads the bundles of a file: a bundle file (one bundle or several back to
-/// back) or an ELF file, whose `.hip_fatbin` section is read.
-#[cfg(feature = "elf")]
-pub fn read_file_bundles(data: &[u8], limits: &Limits) -> anyhow::Result<Vec<Bundle>> {
+/// The bytes holding a file's bundles: the file itself, or an ELF file's
+/// `.hip_fatbin` section (`None`: an ELF file without one).
+pub fn file_bundle_bytes(data: &[u8]) -> anyhow::Result<Option<&[u8]>> {
     if data.starts_with(b"\x7fELF") {
-        match hip_fatbin_section(data)? {
-            Some(s) => read_bundles(s, limits),
-            None => Ok(Vec::new()),
-        }
+        hip_fatbin_section(data)
     } else {
-        let bundles = read_bundles(data, limits)?;
-        if bundles.is_empty() {
-            anyhow::bail!("not an offload bundle: the file is empty or all zeros");
-        }
-        Ok(bundles)
+        Ok(Some(data))
     }
+}
+
+/// Walks the bundles of a file (a bundle file, one bundle or several back
+/// to back, or an ELF file's `.hip_fatbin`) one at a time, so only one
+/// decoded bundle is held, calling `f` with each bundle's index and the
+/// bundle (only its header with `headers_only`); returns how many there
+/// are. A file other than ELF without a bundle is refused.
+pub fn each_file_bundle(
+    data: &[u8],
+    headers_only: bool,
+    mut f: impl FnMut(usize, Bundle) -> anyhow::Result<()>,
+) -> anyhow::Result<usize> {
+    let Some(bytes) = file_bundle_bytes(data)? else {
+        return Ok(0);
+    };
+    let mut it = BundleIter::new(bytes, &Limits::default());
+    if headers_only {
+        it = it.headers_only();
+    }
+    let mut n = 0;
+    for b in it {
+        f(n, b?)?;
+        n += 1;
+    }
+    if n == 0 && !data.starts_with(b"\x7fELF") {
+        anyhow::bail!("not an offload bundle: the file is empty or all zeros");
+    }
+    Ok(n)
+}
+
+/// Reads the bundles of a file ([`each_file_bundle`]), all held at once.
+pub fn read_file_bundles(data: &[u8]) -> anyhow::Result<Vec<Bundle>> {
+    let mut bundles = Vec::new();
+    each_file_bundle(data, false, |_, b| {
+        bundles.push(b);
+        Ok(())
+    })?;
+    Ok(bundles)
+}
+
+/// The one bundle of a file ([`each_file_bundle`]) holding code for
+/// `target` (a processor such as `gfx90a`, a target id such as
+/// `gfx90a:xnack+`, or a full entry id), decoded, and the index of that
+/// entry in it. `bundle`: only that bundle is searched. Entry lists are
+/// read first (headers only), then only the chosen bundle is decoded, so
+/// memory stays within one bundle.
+pub fn find_file_entry(
+    data: &[u8],
+    target: &str,
+    bundle: Option<usize>,
+) -> anyhow::Result<(Bundle, usize)> {
+    use anyhow::Context;
+    let mut hits: Vec<(usize, String)> = Vec::new();
+    let mut have: Vec<String> = Vec::new();
+    let mut chosen: Option<(u64, u64)> = None;
+    each_file_bundle(data, true, |i, b| {
+        for e in b.device_entries() {
+            let p = e.parsed_id();
+            have.push(p.target_id.to_string());
+            if bundle.is_some_and(|n| n != i) {
+                continue;
+            }
+            if e.id == target || p.target_id == target || p.processor() == target {
+                hits.push((i, e.id.clone()));
+                chosen.get_or_insert((b.start, b.len));
+            }
+        }
+        Ok(())
+    })?;
+    if let (Some((start, len)), 1) = (chosen, hits.len()) {
+        let bytes = file_bundle_bytes(data)?.unwrap_or(&[]);
+        let one = &bytes[start as usize..(start + len) as usize];
+        let b = read_bundle(one, &Limits::default())
+            .with_context(|| format!("bundle {}", hits[0].0))?;
+        let k = (b.entries.iter().position(|e| e.id == hits[0].1)).expect("listed entry");
+        return Ok((b, k));
+    }
+    if hits.is_empty() {
+        anyhow::bail!(
+            "no entry for target `{target}`{}; targets present: {}",
+            bundle
+                .map(|n| format!(" in bundle {n}"))
+                .unwrap_or_default(),
+            if have.is_empty() {
+                "none".to_string()
+            } else {
+                have.join(", ")
+            }
+        );
+    }
+    let names: Vec<String> = hits
+        .iter()
+        .map(|(i, id)| format!("bundle {i}: {id}"))
+        .collect();
+    anyhow::bail!(
+        "target `{target}` is ambiguous ({}); pass a full target id or --bundle N",
+        names.join(", ")
+    )
 }
 
 /// JSON description of bundles, as printed by `rocm-wheel bundle list --json`:
@@ -151,6 +226,33 @@ pub fn bundles_json(bundles: &[Bundle]) -> String {
         .collect();
     serde_json::to_string_pretty(&serde_json::json!({ "bundles": v }))
         .expect("JSON values always serialize")
+}
+
+/// The bundles as `rocm-wheel bundle list` shows them: one line per bundle
+/// (its offset, format and entry count), one per entry.
+pub fn bundles_text(bundles: &[Bundle]) -> String {
+    let mut s = String::new();
+    for (i, b) in bundles.iter().enumerate() {
+        let how = match &b.compressed {
+            None => "uncompressed".to_string(),
+            Some(c) => format!(
+                "{} (CCOB v{}, {} -> {} bytes)",
+                c.method.name(),
+                c.version,
+                b.len,
+                c.uncompressed_size
+            ),
+        };
+        s += &format!(
+            "bundle {i} at offset {}: {how}, {} entries\n",
+            b.start,
+            b.entries.len()
+        );
+        for e in &b.entries {
+            s += &format!("  {}  offset {} size {}\n", e.id, e.offset, e.size);
+        }
+    }
+    s
 }
 
 /// The body of the `read_bundle` fuzz target (also run over the committed

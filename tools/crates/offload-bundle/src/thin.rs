@@ -192,7 +192,7 @@ fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Ve
 }
 
 /// The `.hip_fatbin` section at `(offset, size)` (from
-/// [`find_hip_fatbin`]) of the ELF file `f`, read into memory.
+/// `find_hip_fatbin`) of the ELF file `f`, read into memory.
 pub fn read_hip_fatbin<R: Read + Seek>(f: &mut R, (off, len): (u64, u64)) -> Result<Vec<u8>> {
     let mut v = Vec::new();
     usize::try_from(len)
@@ -210,77 +210,16 @@ pub fn read_hip_fatbin<R: Read + Seek>(f: &mut R, (off, len): (u64, u64)) -> Res
 /// File offset and size of the `.hip_fatbin` section of a 64-bit
 /// little-endian ELF file, read from its headers alone (`None`: no such
 /// section, or one without file contents).
-pub fn find_hip_fatbin<R: Read + Seek>(f: &mut R) -> Result<Option<(u64, u64)>> {
-    let len = f.seek(SeekFrom::End(0))?;
-    let mut eh = [0u8; 64];
-    f.seek(SeekFrom::Start(0))?;
-    f.read_exact(&mut eh)
-        .context("truncated ELF: shorter than its 64-byte header")?;
-    if &eh[..4] != b"\x7fELF" || eh[4] != 2 || eh[5] != 1 {
-        bail!("only 64-bit little-endian ELF files hold .hip_fatbin sections this tool can thin");
-    }
-    let u16_at = |b: &[u8], o: usize| u16::from_le_bytes([b[o], b[o + 1]]) as u64;
-    let u32_at = |b: &[u8], o: usize| u32::from_le_bytes(b[o..o + 4].try_into().unwrap()) as u64;
-    let u64_at = |b: &[u8], o: usize| u64::from_le_bytes(b[o..o + 8].try_into().unwrap());
-    let shoff = u64_at(&eh, 40);
-    let (shentsize, mut shnum, mut shstrndx) = (u16_at(&eh, 58), u16_at(&eh, 60), u16_at(&eh, 62));
-    if shoff == 0 {
-        return Ok(None);
-    }
-    if shentsize < 64 {
-        bail!("corrupt ELF: e_shentsize is {shentsize}, an ELF64 section header has 64 bytes");
-    }
-    let read_at = |f: &mut R, off: u64, n: u64| -> Result<Vec<u8>> {
-        match off.checked_add(n) {
-            Some(e) if e <= len => {}
-            _ => bail!(
-                "truncated ELF: bytes {off}..{off}+{n} lie past the end of the file ({len} bytes)"
-            ),
-        }
-        let mut v = vec![0u8; n as usize];
-        f.seek(SeekFrom::Start(off))?;
-        f.read_exact(&mut v)?;
-        Ok(v)
+pub fn find_hip_fatbin(f: &std::fs::File) -> Result<Option<(u64, u64)>> {
+    let src = elf_read::FileSource::new(f.try_clone()?)?;
+    let elf = match elf_read::Elf::open(&src) {
+        Ok(e) if e.is_64() && e.is_little_endian() => e,
+        Ok(_) | Err(elf_read::Error::NotElf) => bail!(
+            "only 64-bit little-endian ELF files hold .hip_fatbin sections this tool can thin"
+        ),
+        Err(e) => return Err(e.into()),
     };
-    let sh0 = read_at(f, shoff, 64)?;
-    if shnum == 0 {
-        shnum = u64_at(&sh0, 32);
-    }
-    if shstrndx == 0xffff {
-        shstrndx = u32_at(&sh0, 40);
-    }
-    let table = read_at(f, shoff, shnum.saturating_mul(shentsize))?;
-    if shstrndx >= shnum {
-        bail!("corrupt ELF: e_shstrndx is {shstrndx} but there are {shnum} sections");
-    }
-    let sh = |i: u64| &table[(i * shentsize) as usize..(i * shentsize + 64) as usize];
-    let names = {
-        let s = sh(shstrndx);
-        read_at(f, u64_at(s, 24), u64_at(s, 32))?
-    };
-    for i in 1..shnum {
-        let s = sh(i);
-        let name_off = u32_at(s, 0) as usize;
-        let name = names
-            .get(name_off..)
-            .and_then(|r| r.split(|&c| c == 0).next())
-            .unwrap_or_default();
-        if name == b".hip_fatbin" {
-            // SHT_NOBITS has no bytes in the file.
-            if u32_at(s, 4) == 8 {
-                return Ok(None);
-            }
-            let (off, size) = (u64_at(s, 24), u64_at(s, 32));
-            match off.checked_add(size) {
-                Some(e) if e <= len => return Ok(Some((off, size))),
-                _ => bail!(
-                    "truncated ELF: .hip_fatbin (bytes {off}..{off}+{size}) ends past the end \
-                     of the file ({len} bytes)"
-                ),
-            }
-        }
-    }
-    Ok(None)
+    Ok(elf.section_range(".hip_fatbin")?)
 }
 
 #[cfg(test)]

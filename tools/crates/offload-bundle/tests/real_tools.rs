@@ -203,7 +203,7 @@ fn our_bundle_links_into_a_shared_object() {
     host_object(&f.path("k.hip"), &fb, &obj);
     let so = f.path("liblink.so");
     link_shared(&[&obj], &so, &[]);
-    let bundles = read_file_bundles(&std::fs::read(&so).unwrap(), &Limits::default()).unwrap();
+    let bundles = read_file_bundles(&std::fs::read(&so).unwrap()).unwrap();
     assert_eq!(bundles.len(), 1);
     assert_eq!(bundles[0].compressed.as_ref().unwrap().method, Method::Zstd);
     assert_eq!(

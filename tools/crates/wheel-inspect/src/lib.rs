@@ -75,16 +75,7 @@ use anyhow::{bail, Context, Result};
 use offload_bundle::families::generic_covers;
 use serde::Serialize;
 use wheel_format::dist_info_path;
-
-pub mod elf_dynamic;
-pub mod elf_image;
-pub mod members;
-
-/// RECORD checking is wheel-format's; kept under this path, which
-/// `check` and its tests use.
-pub mod record {
-    pub use wheel_format::{Digest, Expected, HashingReader, Record};
-}
+use wheel_read::{Content as Got, How, ImageOptions, Member, OpenError, WheelReader, KEEP_MAX};
 
 pub const SCHEMA_VERSION: u32 = 1;
 
@@ -260,7 +251,7 @@ pub fn inspect(path: &Path) -> Result<Report> {
     };
     if head.starts_with(b"PK\x03\x04") {
         let (wheel, elf_files, bundle_files) =
-            inspect_wheel(path).with_context(|| shown.clone())?;
+            inspect_wheel(f, path).with_context(|| shown.clone())?;
         return Ok(report("wheel", Some(wheel), elf_files, bundle_files));
     }
     match classify(&head) {
@@ -308,7 +299,7 @@ pub fn inspect_elf(name: &str, data: &[u8]) -> Result<ElfInfo> {
             .unwrap_or_else(|| format!("unknown EF_AMDGPU_MACH {:#x}", hdr.mach()));
         targets.insert(t, 1);
     }
-    let dynamic = elf_dynamic::DynamicFacts::of(&elf);
+    let dynamic = elf_read::dynamic_facts(data)?;
     Ok(ElfInfo {
         path: name.to_string(),
         elf_type,
@@ -340,31 +331,31 @@ fn shown_target(t: &str) -> String {
     }
 }
 
-fn inspect_wheel(path: &Path) -> Result<(WheelInfo, Vec<ElfInfo>, Vec<BundleFileInfo>)> {
-    let filename = path
-        .file_name()
-        .map(|s| s.to_string_lossy().to_string())
-        .unwrap_or_default();
-    let mut file = std::fs::File::open(path)?;
-    members::check_archive(&mut file)?;
-    let mut zip = zip::ZipArchive::new(file).context("not a readable zip archive")?;
-
-    let dist = wheel_format::find_dist_info(zip.file_names())?;
-    let wheel_meta = members::read_text(&mut zip, &dist_info_path(&dist, "WHEEL"))?;
+/// Describes the wheel `file` (at `path`, opened by [`inspect`]).
+fn inspect_wheel(
+    file: std::fs::File,
+    path: &Path,
+) -> Result<(WheelInfo, Vec<ElfInfo>, Vec<BundleFileInfo>)> {
+    let mut wheel = WheelReader::from_file(file, path).map_err(|e| match e {
+        OpenError::Open(e) => anyhow::Error::new(e),
+        OpenError::NotZip(e) => e.context("not a readable zip archive"),
+        OpenError::BadNames(e) => e,
+        OpenError::NotWheel(e) => anyhow::Error::new(e),
+    })?;
+    let dist = wheel.dist().to_string();
+    let wheel_meta = wheel.read_text(&dist_info_path(&dist, "WHEEL"))?;
     let wheel_meta = wheel_format::WheelFile::parse(&wheel_meta);
-    let metadata = members::read_text(&mut zip, &dist_info_path(&dist, "METADATA"))?;
+    let metadata = wheel.read_text(&dist_info_path(&dist, "METADATA"))?;
     let record_name = dist_info_path(&dist, "RECORD");
-    let record_text = members::read_text(&mut zip, &record_name)?;
-    let mut wheel = wheel_info(filename, &dist, wheel_meta, &metadata)?;
+    let record_text = wheel.read_text(&record_name)?;
+    let filename = wheel.file_name().to_string();
+    let mut info = wheel_info(filename, &dist, wheel_meta, &metadata)?;
 
-    let mut record = record::Record::parse(&record_name, &record_text)?;
+    let record = wheel_format::Record::parse(&record_name, &record_text)?;
     let mut contents = Contents::default();
-    for i in 0..zip.len() {
-        inspect_member(&mut zip, i, &mut record, &mut contents)?;
-    }
-    record.finish()?;
-    wheel.files = contents.files;
-    Ok((wheel, contents.elf_files, contents.bundle_files))
+    wheel.walk(record, |m| inspect_member(m, &mut contents))?;
+    info.files = contents.files;
+    Ok((info, contents.elf_files, contents.bundle_files))
 }
 
 /// The wheel's identity and `WHEEL` fields (no files yet), checked.
@@ -397,93 +388,38 @@ struct Contents {
     bundle_files: Vec<BundleFileInfo>,
 }
 
-/// Lists member `i`, verifies it against RECORD and inspects it if it is
-/// an ELF or offload bundle file.
-fn inspect_member<R: Read + std::io::Seek>(
-    zip: &mut zip::ZipArchive<R>,
-    i: usize,
-    record: &mut record::Record,
-    out: &mut Contents,
-) -> Result<()> {
-    let m = zip.by_index(i)?;
-    if m.is_dir() {
-        return Ok(());
-    }
-    let mname = m.name().to_string();
+/// Lists member `m`, verifies it against RECORD and inspects it if it is
+/// an ELF or offload bundle file: ELF members are read with bounded
+/// memory, bundle members kept whole (up to a cap), everything else only
+/// hashed.
+fn inspect_member(m: &mut Member<'_>, out: &mut Contents) -> Result<()> {
+    let mname = m.name.to_string();
     out.files.push(FileEntry {
         path: mname.clone(),
-        size: m.size(),
+        size: m.size()?,
     });
-    let Some(expected) = record.expect(&mname)? else {
-        return Ok(()); // RECORD and its signatures are not hashed
+    let how = |head: &[u8]| match classify(head) {
+        Content::Elf => How::Elf(ImageOptions {
+            want_sections: &[".hip_fatbin"],
+            ..Default::default()
+        }),
+        Content::Bundle => How::Whole(KEEP_MAX),
+        Content::Other => How::Hash,
     };
-    // Classify from the first bytes while hashing; ELF members are then
-    // re-read with bounded memory, bundle members kept whole (up to a cap),
-    // everything else only hashed.
-    let mut m = record::HashingReader::new(m);
-    let mut head = Vec::new();
-    (&mut m)
-        .take(CLASSIFY_LEN as u64)
-        .read_to_end(&mut head)
-        .with_context(|| format!("cannot read member {mname}"))?;
-    match classify(&head) {
-        Content::Elf => {
-            let declared = m.get_ref().size();
-            drop(m);
-            let image = read_elf_image(zip, i, declared, &mname, &expected)?;
-            out.elf_files
-                .push(inspect_elf(&mname, &image).with_context(|| mname.clone())?);
-        }
-        Content::Bundle => {
-            (&mut m)
-                .take(elf_image::KEEP_MAX)
-                .read_to_end(&mut head)
-                .with_context(|| format!("cannot read member {mname}"))?;
-            if head.len() as u64 >= elf_image::KEEP_MAX {
-                bail!(
-                    "member {mname} is an offload bundle file of more than {} MiB; too large to inspect",
-                    elf_image::KEEP_MAX >> 20
-                );
-            }
-            expected.verify(m.complete_digest().expect("read to the end"))?;
-            out.bundle_files
-                .push(inspect_bundle_file(&mname, &head).with_context(|| mname.clone())?);
-        }
-        Content::Other => {
-            std::io::copy(&mut m, &mut std::io::sink())
-                .with_context(|| format!("cannot read member {mname}"))?;
-            expected.verify(m.complete_digest().expect("io::copy reads to the end"))?;
-        }
+    match m.read(CLASSIFY_LEN, how, &|| format!("cannot read member {mname}"))? {
+        Got::Elf(image) => out
+            .elf_files
+            .push(inspect_elf(&mname, &image).with_context(|| mname.clone())?),
+        Got::Whole(data) => out
+            .bundle_files
+            .push(inspect_bundle_file(&mname, &data).with_context(|| mname.clone())?),
+        Got::TooLarge => bail!(
+            "member {mname} is an offload bundle file of more than {} MiB; too large to inspect",
+            KEEP_MAX >> 20
+        ),
+        Got::Hashed => {}
     }
     Ok(())
-}
-
-/// Reads ELF member `i` with bounded memory (what [`inspect_elf`] needs),
-/// verifying it against RECORD on its first complete read.
-fn read_elf_image<R: Read + std::io::Seek>(
-    zip: &mut zip::ZipArchive<R>,
-    i: usize,
-    declared: u64,
-    mname: &str,
-    expected: &record::Expected,
-) -> Result<Vec<u8>> {
-    let mut digest = None;
-    let mut reopen = |f: &mut dyn FnMut(&mut dyn Read) -> Result<()>| -> Result<()> {
-        let mut e = record::HashingReader::new(zip.by_index(i)?);
-        f(&mut e)?;
-        if digest.is_none() {
-            digest = e.complete_digest().cloned();
-        }
-        Ok(())
-    };
-    let opts = elf_image::ImageOptions {
-        want_sections: &[".hip_fatbin"],
-        ..Default::default()
-    };
-    let image = elf_image::elf_image(&mut reopen, declared, &opts)
-        .with_context(|| format!("cannot read member {mname}"))?;
-    expected.verify(&digest.context("internal error: member never read to the end")?)?;
-    Ok(image)
 }
 
 impl Report {

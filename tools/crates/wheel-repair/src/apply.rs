@@ -5,14 +5,13 @@
 //! wheel rewriter copies every other member as its compressed bytes and
 //! rewrites RECORD. The output appears atomically or not at all.
 
-use std::fs::File;
-use std::io::{BufWriter, Write};
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 use elf_edit::{Edit, Method, RpathKind};
 use tempfile::NamedTempFile;
-use wheel_format::{dist_info_path, find_dist_info, read_text_member, set_wheel_field};
+use wheel_format::{dist_info_path, find_dist_info, set_wheel_field};
+use wheel_read::WheelReader;
 use wheel_writer::rewrite::{Source, WheelRewriter};
 
 use crate::plan::Plan;
@@ -20,11 +19,11 @@ use crate::report::ElfChange;
 
 /// Writes the repaired wheel `output` as `plan` says; fills in how each
 /// ELF file was edited.
-pub fn write(input: &Path, plan: &mut Plan, output: &Path, scratch: &Path) -> Result<()> {
+pub fn write(input: WheelReader, plan: &mut Plan, output: &Path, scratch: &Path) -> Result<()> {
     if !plan.changes_anything() {
         return copy(input, output);
     }
-    let mut wheel = WheelRewriter::open(input)?;
+    let mut wheel = WheelRewriter::new(input)?;
     if let Some(tags) = &plan.retag {
         wheel.retag(tags)?;
     }
@@ -54,8 +53,11 @@ pub fn write(input: &Path, plan: &mut Plan, output: &Path, scratch: &Path) -> Re
 }
 
 /// A wheel that needs no repair: the output is a byte copy.
-fn copy(input: &Path, output: &Path) -> Result<()> {
-    let mut src = File::open(input).with_context(|| format!("cannot open {}", input.display()))?;
+fn copy(input: WheelReader, output: &Path) -> Result<()> {
+    let shown = input.path().display().to_string();
+    let mut src = input
+        .into_file()
+        .with_context(|| format!("cannot read {shown}"))?;
     atomic_write::AtomicFile::write_with(output, 0o644, |out| {
         std::io::copy(&mut src, out)?;
         Ok(())
@@ -66,7 +68,7 @@ fn copy(input: &Path, output: &Path) -> Result<()> {
 fn set_platlib(wheel: &mut WheelRewriter) -> Result<()> {
     let dist = find_dist_info(wheel.names().iter().map(String::as_str))?;
     let member = dist_info_path(&dist, "WHEEL");
-    let text = read_text_member(&member, wheel.archive().by_name(&member)?)?;
+    let text = wheel.read_text(&member)?;
     let text = set_wheel_field(&text, "Root-Is-Purelib", "false");
     wheel.replace(&member, Source::Bytes(text.into_bytes()))
 }
@@ -80,14 +82,7 @@ fn edit_member(
     scratch: &Path,
 ) -> Result<(NamedTempFile, Method)> {
     let name = &change.path;
-    let mut temp = NamedTempFile::new_in(scratch)
-        .with_context(|| format!("cannot create a temporary file in {}", scratch.display()))?;
-    {
-        let mut m = wheel.archive().by_name(name)?;
-        let mut w = BufWriter::with_capacity(1 << 20, temp.as_file_mut());
-        std::io::copy(&mut m, &mut w).with_context(|| format!("cannot unpack {name}"))?;
-        w.flush()?;
-    }
+    let temp = wheel.unpack(name, scratch)?;
     let old: Vec<String> = elf_edit::read_rpath(temp.path())
         .with_context(|| format!("{name}: reading its search path"))?
         .iter()

@@ -2,13 +2,14 @@
 //! without bundling anything (auditwheel's `repair` grafts the ROCm
 //! runtime into the wheel, or refuses). See README.md for the rules.
 //!
-//! [`plan`] judges every ELF file's DT_RUNPATH / DT_RPATH on the
-//! checker's model of the wheel ([`manylinux_check`]), sets
+//! The wheel is opened once: [`plan`] reads the checker's model of it
+//! ([`manylinux_check`]) and judges every ELF file's DT_RUNPATH / DT_RPATH
+//! on it, sets
 //! `Root-Is-Purelib: false` for native code, picks the platform tag and
 //! runs the checker on the model as repaired: any error left is a refusal
-//! before anything is written. [`apply`] then writes it: elf-edit edits
-//! only the dynamic strings, the wheel rewriter copies every other member
-//! as its compressed bytes.
+//! before anything is written. [`apply`] then writes it from the same open
+//! wheel: elf-edit edits only the dynamic strings, the wheel rewriter
+//! copies every other member as its compressed bytes.
 
 mod apply;
 mod entries;
@@ -28,13 +29,13 @@ pub use report::{Change, CheckSummary, ElfChange, Entry, Report, SCHEMA_VERSION}
 /// manylinux tag if the wheel meets it, else the most compatible one it
 /// meets. A wheel that needs nothing is copied byte for byte.
 pub fn repair(input: &Path, output: &Path, plat: Option<&str>) -> Result<Report> {
-    let mut plan = plan::plan(input, plat)?;
+    let (mut plan, wheel) = plan::plan(input, plat)?;
     let output = output_path(output, &plan.output_name)?;
     let scratch = match output.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    apply::write(input, &mut plan, &output, &scratch)?;
+    apply::write(wheel, &mut plan, &output, &scratch)?;
     Ok(report(input, &output, plan))
 }
 

@@ -8,9 +8,10 @@ use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 use manylinux_check::policy::{classify_platform_tag, PlatformTag, Policies, ARCH};
-use manylinux_check::wheel::{parent, read_wheel, Wheel};
+use manylinux_check::wheel::{open_wheel, parent, read_open_wheel, Wheel};
 use manylinux_check::{check_wheel, Options, Report, Severity};
 use wheel_format::WheelName;
+use wheel_read::{WheelReader, WHOLE_MAX};
 
 use crate::entries::judge_all;
 use crate::report::{ElfChange, Entry};
@@ -37,7 +38,8 @@ impl Plan {
 
 /// Plans the repair of `input`; `plat`: the platform tag to meet (default:
 /// the claimed manylinux tag if it holds, else the one the check proves).
-pub fn plan(input: &Path, plat: Option<&str>) -> Result<Plan> {
+/// Returns the open wheel too, for [`crate::apply`] to write from.
+pub fn plan(input: &Path, plat: Option<&str>) -> Result<(Plan, WheelReader)> {
     let policies = Policies::x86_64();
     let plat = match plat {
         Some(p) => Some(
@@ -48,7 +50,8 @@ pub fn plan(input: &Path, plat: Option<&str>) -> Result<Plan> {
         ),
         None => None,
     };
-    let mut wheel = read_wheel(input)?;
+    let mut open = open_wheel(input)?;
+    let mut wheel = read_open_wheel(&mut open, WHOLE_MAX)?;
     let input_name = wheel.file_name.clone();
     let tags_before = wheel.claimed_platform_tags();
     let elfs = fix_search_paths(&mut wheel);
@@ -71,7 +74,7 @@ pub fn plan(input: &Path, plat: Option<&str>) -> Result<Plan> {
     };
     let check = check_wheel(&wheel, &opts)?;
     refuse_errors(&input_name, &check, target.as_deref())?;
-    Ok(Plan {
+    let plan = Plan {
         output_name: wheel.file_name.clone(),
         elfs,
         purelib_before,
@@ -79,7 +82,8 @@ pub fn plan(input: &Path, plat: Option<&str>) -> Result<Plan> {
         tags_before,
         retag,
         check,
-    })
+    };
+    Ok((plan, open))
 }
 
 fn unknown_plat(p: &str, policies: &Policies) -> String {

@@ -167,7 +167,7 @@ impl<W: Write + Seek> ParallelZipWriter<W> {
 
     /// Uses the ZIP64 layout for every entry and the end record, as if all
     /// sizes and offsets were over 4 GiB (for testing readers cheaply).
-    #[doc(hidden)]
+    #[cfg(test)]
     pub fn force_zip64(&mut self) {
         self.big = 0;
         self.zip64_local_min = 0;

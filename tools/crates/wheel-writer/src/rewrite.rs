@@ -15,17 +15,16 @@ use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
+use tempfile::NamedTempFile;
 use wheel_format::{
-    dist_info_path, dist_info_stem, find_dist_info, normalize_name, parse_tags, read_text_member,
-    record_hash, rename_metadata, retag_wheel_file, rewrite_record, validate_member_name,
-    validate_name, wheel_identity, RecordEdits, RecordRow, WheelName,
+    dist_info_path, dist_info_stem, normalize_name, parse_tags, read_text_member, record_hash,
+    rename_metadata, retag_wheel_file, rewrite_record, validate_member_name, validate_name,
+    wheel_identity, RecordEdits, RecordRow, WheelName,
 };
+use wheel_read::{read_text, Archive, OpenError, WheelReader};
 
 use crate::deflate_map::{inflate_mapped, DeflateMap};
 use crate::parallel_zip::{dos_datetime, ParallelZipWriter, RawEntry};
-
-/// The input archive, read through the zip crate.
-pub type Archive = zip::ZipArchive<BufReader<File>>;
 
 /// The new content of a member.
 pub enum Source {
@@ -67,15 +66,19 @@ impl WheelRewriter {
     /// Opens `path`: a zip archive with one `.dist-info` whose METADATA
     /// agrees with the file name.
     pub fn open(path: &Path) -> Result<WheelRewriter> {
-        let f = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
-        let mut zip = zip::ZipArchive::new(BufReader::new(f))
-            .with_context(|| format!("{}: not a zip archive", path.display()))?;
-        let names: Vec<String> = zip.file_names().map(str::to_string).collect();
-        let dist = find_dist_info(names.iter().map(String::as_str))?;
-        let file_name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .with_context(|| format!("{}: no file name", path.display()))?;
+        let shown = path.display();
+        let wheel = WheelReader::open(path).map_err(|e| match e {
+            OpenError::Open(e) => anyhow::Error::new(e).context(format!("cannot open {shown}")),
+            OpenError::NotZip(e) => e.context(format!("{shown}: not a zip archive")),
+            OpenError::BadNames(e) => e.context(format!("{shown} is not a valid wheel")),
+            OpenError::NotWheel(e) => anyhow::Error::new(e),
+        })?;
+        WheelRewriter::new(wheel)
+    }
+
+    /// Takes over the open wheel `wheel`.
+    pub fn new(wheel: WheelReader) -> Result<WheelRewriter> {
+        let (file_name, mut zip, names, dist) = wheel.into_archive();
         let metadata = read_text(&mut zip, &dist_info_path(&dist, "METADATA"))?;
         let (name, version) = wheel_identity(&file_name, &dist, &metadata)?;
         Ok(WheelRewriter {
@@ -100,9 +103,10 @@ impl WheelRewriter {
         &self.names
     }
 
-    /// The input archive, to read members from.
-    pub fn archive(&mut self) -> &mut Archive {
-        &mut self.zip
+    /// The text member `member` (bounded, as every reader reads text
+    /// members).
+    pub fn read_text(&mut self, member: &str) -> Result<String> {
+        read_text(&mut self.zip, member)
     }
 
     /// The input's file name.
@@ -110,12 +114,18 @@ impl WheelRewriter {
         &self.file_name
     }
 
-    /// Inflates member `i` into an anonymous temporary file in `dir` (to
-    /// edit and [`Self::replace`] or [`Self::replace_unpacked`] it) if its
-    /// content starts with `magic`; `None`, having inflated no more than
-    /// `magic`'s length, if not. A deflated member's block boundaries are
-    /// noted on the way, for [`Self::replace_unpacked`].
-    pub fn unpack_if(&mut self, i: usize, magic: &[u8], dir: &Path) -> Result<Option<File>> {
+    /// Inflates member `i` into a named temporary file in `dir` (named, so
+    /// that tools taking a path, such as elf-edit, can edit it; deleted when
+    /// dropped) to edit and [`Self::replace`] or [`Self::replace_unpacked`]
+    /// it, if its content starts with `magic`; `None`, having inflated no
+    /// more than `magic`'s length, if not. A deflated member's block
+    /// boundaries are noted on the way, for [`Self::replace_unpacked`].
+    pub fn unpack_if(
+        &mut self,
+        i: usize,
+        magic: &[u8],
+        dir: &Path,
+    ) -> Result<Option<NamedTempFile>> {
         let mut m = self.zip.by_index(i)?;
         let mut head = Vec::new();
         (&mut m).take(magic.len() as u64).read_to_end(&mut head)?;
@@ -123,9 +133,9 @@ impl WheelRewriter {
             return Ok(None);
         }
         let deflated = m.compression() == zip::CompressionMethod::Deflated;
-        let mut file = tempfile::tempfile_in(dir)
+        let mut file = NamedTempFile::new_in(dir)
             .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
-        let mut w = BufWriter::with_capacity(1 << 20, &mut file);
+        let mut w = BufWriter::with_capacity(1 << 20, file.as_file_mut());
         if deflated {
             drop(m);
             let mut raw = self.zip.by_index_raw(i)?;
@@ -152,6 +162,15 @@ impl WheelRewriter {
         Ok(Some(file))
     }
 
+    /// Member `member` unpacked (see [`Self::unpack_if`]).
+    pub fn unpack(&mut self, member: &str, dir: &Path) -> Result<NamedTempFile> {
+        let i = (self.names.iter().position(|n| n == member))
+            .with_context(|| format!("{}: no member {member}", self.file_name))?;
+        Ok(self
+            .unpack_if(i, b"", dir)?
+            .expect("every member starts with no bytes"))
+    }
+
     /// Gives the member `member`, unpacked by [`Self::unpack_if`] into
     /// `file`, the content `file` has now, which differs from the original
     /// only in the bytes `changed` (same size): the parts of its deflate
@@ -160,10 +179,12 @@ impl WheelRewriter {
     pub fn replace_unpacked(
         &mut self,
         member: &str,
-        file: File,
+        file: NamedTempFile,
         changed: std::ops::Range<u64>,
     ) -> Result<()> {
         self.check_member(member)?;
+        // Open files outlive their names: the file is read at `finish`.
+        let file = file.into_file();
         let mapped = (self.names.iter().position(|n| n == member))
             .is_some_and(|i| self.maps.contains_key(&i));
         let edit = if mapped {
@@ -444,13 +465,6 @@ fn raw_entry_of(m: &zip::read::ZipFile<'_, BufReader<File>>, name: String) -> Re
             .last_modified()
             .map_or(dos_datetime(None), |t| (t.timepart(), t.datepart())),
     })
-}
-
-fn read_text(zip: &mut Archive, member: &str) -> Result<String> {
-    let f = zip
-        .by_name(member)
-        .with_context(|| format!("not a valid wheel: {member} is missing"))?;
-    read_text_member(member, f)
 }
 
 fn source_text(member: &str, src: Source) -> Result<String> {

@@ -2,9 +2,9 @@
 //! repository venv: `wheel unpack` (checks RECORD hashes), `twine check
 //! --strict`, `check-wheel-contents`, `pip install` + import, and zipfile.
 
+use crate::manifest::Manifest;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use wheel_writer::manifest::Manifest;
 
 fn venv_bin() -> PathBuf {
     let dir = match std::env::var_os("ROCM_WHEEL_VENV") {
@@ -95,10 +95,10 @@ fn pure_wheel_passes_the_oracles() {
     let m = pure_project(&tmp.path().join("src"));
     let out_dir = tmp.path().join("out");
     std::fs::create_dir(&out_dir).unwrap();
-    let name = wheel_writer::wheel_file_name(&m).unwrap();
+    let name = crate::wheel_file_name(&m).unwrap();
     assert_eq!(name, "rwtest_pkg-1.2.3rc1-py3-none-any.whl");
     let whl = out_dir.join(&name);
-    wheel_writer::build(&m, &whl, &wheel_writer::Options::default()).unwrap();
+    crate::build(&m, &whl, &crate::Options::default()).unwrap();
     // Nothing but the wheel is left in the output directory.
     assert_eq!(std::fs::read_dir(&out_dir).unwrap().count(), 1);
 
@@ -226,7 +226,7 @@ fn platform_wheel_with_real_elf() {
     let whl = tmp
         .path()
         .join("rwtest_plat-0.7.1-py3-none-manylinux_2_28_x86_64.whl");
-    wheel_writer::build(&m, &whl, &wheel_writer::Options::default()).unwrap();
+    crate::build(&m, &whl, &crate::Options::default()).unwrap();
     let unpack = tmp.path().join("unpack");
     run(Command::new(bin.join("wheel"))
         .args(["unpack", "-d"])
@@ -308,7 +308,7 @@ fn zip64_layout_is_read_by_python_and_the_zip_crate() {
         .collect();
     for level in [0, 6] {
         let f = std::fs::File::create(&path).unwrap();
-        let mut z = wheel_writer::parallel_zip::ParallelZipWriter::new(f, None, level);
+        let mut z = crate::parallel_zip::ParallelZipWriter::new(f, None, level);
         z.force_zip64();
         for (n, d) in &entries {
             z.add_bytes(n, d, 0o644).unwrap();
@@ -336,11 +336,8 @@ fn more_than_65535_entries() {
     let entries: Vec<(String, Vec<u8>)> = (0..70_000)
         .map(|i| (format!("m/{i:05}"), vec![(i % 251) as u8]))
         .collect();
-    let mut z = wheel_writer::parallel_zip::ParallelZipWriter::new(
-        std::fs::File::create(&path).unwrap(),
-        None,
-        0,
-    );
+    let mut z =
+        crate::parallel_zip::ParallelZipWriter::new(std::fs::File::create(&path).unwrap(), None, 0);
     for (n, d) in &entries {
         z.add_bytes(n, d, 0o644).unwrap();
     }
@@ -462,7 +459,7 @@ for line in open(sys.argv[1]):
     let theirs: Vec<&str> = out.lines().collect();
     let mut disagree = Vec::new();
     for (i, v) in versions.iter().enumerate() {
-        let ours = wheel_writer::names::normalize_version(v).unwrap_or_else(|_| "ERR".into());
+        let ours = wheel_format::normalize_version(v).unwrap_or_else(|_| "ERR".into());
         if ours != theirs[i] {
             disagree.push(format!(
                 "version {v:?}: ours {ours:?}, packaging {:?}",
@@ -471,7 +468,7 @@ for line in open(sys.argv[1]):
         }
     }
     for (i, r) in reqs.iter().enumerate() {
-        let ours = if wheel_writer::pep508::parse_requirement(r).is_ok() {
+        let ours = if crate::pep508::parse_requirement(r).is_ok() {
             "ok"
         } else {
             "ERR"

@@ -73,20 +73,38 @@ pub struct Options {
     pub allow_rpath_prefixes: Vec<String>,
 }
 
+impl Options {
+    /// The options `rocm-wheel check` takes: the built-in ROCm lists
+    /// (unless `no_defaults`) extended by `allow_external` and
+    /// `allow_rpath_prefixes`.
+    pub fn with_extra(
+        policy: Option<String>,
+        no_defaults: bool,
+        allow_external: Vec<String>,
+        allow_rpath_prefixes: Vec<String>,
+    ) -> Options {
+        let defaults = |list: &[&str]| -> Vec<String> {
+            if no_defaults {
+                Vec::new()
+            } else {
+                list.iter().map(|s| s.to_string()).collect()
+            }
+        };
+        let mut opts = Options {
+            policy,
+            allow_external: defaults(DEFAULT_ALLOWED_EXTERNALS),
+            allow_rpath_prefixes: defaults(DEFAULT_ALLOWED_RPATHS),
+        };
+        opts.allow_external.extend(allow_external);
+        opts.allow_rpath_prefixes.extend(allow_rpath_prefixes);
+        opts
+    }
+}
+
 impl Default for Options {
     /// The ROCm defaults: the external allowlist and the allowed rpaths.
     fn default() -> Self {
-        Self {
-            policy: None,
-            allow_external: DEFAULT_ALLOWED_EXTERNALS
-                .iter()
-                .map(|s| s.to_string())
-                .collect(),
-            allow_rpath_prefixes: DEFAULT_ALLOWED_RPATHS
-                .iter()
-                .map(|s| s.to_string())
-                .collect(),
-        }
+        Options::with_extra(None, false, Vec::new(), Vec::new())
     }
 }
 
@@ -122,7 +140,11 @@ pub fn check_wheel(wheel: &Wheel, opts: &Options) -> Result<Report> {
     };
 
     let bundled = resolve::bundled_libraries(wheel);
-    let evals = resolve::evaluate(wheel, &bundled, opts, &policies);
+    let mut evals = resolve::evaluate(wheel, &bundled, opts);
+    for e in &mut evals {
+        e.best = (0..policies.policies.len())
+            .find(|&k| violations::violations(e, &policies.policies[k]).is_empty());
+    }
     let wheel_best = wheel_best(&evals);
     let needed_tag = (!evals.is_empty()).then(|| tag_of(&policies, wheel_best));
     let claims = tags::claims(wheel, &evals)?;

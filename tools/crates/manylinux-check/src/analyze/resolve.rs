@@ -7,10 +7,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::elf::{is_dynamic_loader, ElfFacts};
 use crate::glob;
-use crate::policy::Policies;
 use crate::wheel::{normalize, parent, Member, Wheel};
 
-use super::violations::violations;
 use super::Options;
 
 /// How one DT_NEEDED entry is satisfied.
@@ -29,7 +27,8 @@ pub(super) struct ElfEval<'a> {
     pub member: &'a Member,
     pub facts: &'a ElfFacts,
     pub resolutions: Vec<(String, Resolution)>,
-    /// Index of the most compatible policy this ELF satisfies.
+    /// Index of the most compatible policy this ELF satisfies (set by the
+    /// caller, which judges the policies).
     pub best: Option<usize>,
 }
 
@@ -115,13 +114,11 @@ pub(super) fn bundled_libraries(wheel: &Wheel) -> Bundled<'_> {
     }
 }
 
-/// How every host ELF's dependencies are satisfied, and the most
-/// compatible policy each ELF meets.
+/// How every host ELF's dependencies are satisfied (`best` not yet set).
 pub(super) fn evaluate<'a>(
     wheel: &'a Wheel,
     bundled: &Bundled,
     opts: &Options,
-    policies: &Policies,
 ) -> Vec<ElfEval<'a>> {
     let allowed = |soname: &str| opts.allow_external.iter().any(|p| glob::matches(p, soname));
     let mut evals: Vec<ElfEval> = Vec::new();
@@ -143,15 +140,12 @@ pub(super) fn evaluate<'a>(
                 (n.clone(), r)
             })
             .collect();
-        let mut eval = ElfEval {
+        evals.push(ElfEval {
             member,
             facts,
             resolutions,
             best: None,
-        };
-        eval.best = (0..policies.policies.len())
-            .find(|&k| violations(&eval, &policies.policies[k]).is_empty());
-        evals.push(eval);
+        });
     }
     evals
 }

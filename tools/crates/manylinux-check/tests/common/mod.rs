@@ -6,7 +6,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use wheel_inspect::record::Digest;
+use wheel_format::Digest;
 
 #[allow(unused_imports)] // each test binary uses its own subset
 pub use test_support::*;

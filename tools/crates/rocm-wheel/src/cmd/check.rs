@@ -5,9 +5,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use manylinux_check::{
-    check_wheel_file, Options, DEFAULT_ALLOWED_EXTERNALS, DEFAULT_ALLOWED_RPATHS, EXIT_BAD_INPUT,
-};
+use manylinux_check::{check_wheel_file, Options, EXIT_BAD_INPUT};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -42,22 +40,12 @@ pub fn run(args: Args) -> u8 {
 
 /// Run the check, print the report, and return the exit code.
 fn execute(args: Args, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
-    let defaults = |list: &[&str]| -> Vec<String> {
-        if args.no_default_allow {
-            Vec::new()
-        } else {
-            list.iter().map(|s| s.to_string()).collect()
-        }
-    };
-    let mut allow_external = defaults(DEFAULT_ALLOWED_EXTERNALS);
-    allow_external.extend(args.allow_external);
-    let mut allow_rpath_prefixes = defaults(DEFAULT_ALLOWED_RPATHS);
-    allow_rpath_prefixes.extend(args.allow_rpath_prefix);
-    let opts = Options {
-        policy: args.policy,
-        allow_external,
-        allow_rpath_prefixes,
-    };
+    let opts = Options::with_extra(
+        args.policy,
+        args.no_default_allow,
+        args.allow_external,
+        args.allow_rpath_prefix,
+    );
     let report = match check_wheel_file(&args.wheel, &opts) {
         Ok(r) => r,
         Err(e) => {

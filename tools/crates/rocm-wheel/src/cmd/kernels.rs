@@ -1,12 +1,10 @@
 //! `rocm-wheel kernels check`: hip_library's host/device consistency check.
 
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use anyhow::{bail, Context, Result};
 use clap::Subcommand;
-use offload_bundle::kernels::{check_kernels, KernelReport};
+use offload_bundle::kernels::check_kernels;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -63,94 +61,11 @@ fn check(a: CheckArgs) -> Result<()> {
     }
     let report = check_kernels(&read(&a.host)?, &devices)?;
     if !report.missing.is_empty() {
-        bail!("{}", mismatch_message(&a, &report));
+        let demangler = a.demangler.as_deref();
+        bail!(
+            "{}",
+            report.mismatch_message(&a.library, &a.source, demangler)
+        );
     }
-    let mut text = String::new();
-    for k in &report.host {
-        let _ = writeln!(text, "{k}");
-    }
-    atomic_write::write_bytes(&a.output, text.as_bytes(), 0o644)
-}
-
-/// Names as `demangled [mangled]` when a demangler is given and works.
-fn display_names(demangler: Option<&Path>, names: &[String]) -> Vec<String> {
-    let demangled = demangler.and_then(|d| {
-        let out = Command::new(d).args(names).output().ok()?;
-        let text = String::from_utf8(out.stdout).ok()?;
-        let lines: Vec<String> = text.lines().map(str::to_string).collect();
-        (out.status.success() && lines.len() == names.len()).then_some(lines)
-    });
-    match demangled {
-        Some(d) => names
-            .iter()
-            .zip(d)
-            .map(|(m, d)| if *m == d { d } else { format!("{d}  [{m}]") })
-            .collect(),
-        None => names.to_vec(),
-    }
-}
-
-fn mismatch_message(a: &CheckArgs, report: &KernelReport) -> String {
-    let mut msg = format!(
-        "{}: {}: the host code registers {} kernel(s), and the device code of {} target(s) lacks some of them; \
-         those launches would fail with hipErrorInvalidDeviceFunction on such GPUs.",
-        a.library,
-        a.source,
-        report.host.len(),
-        report.missing.len()
-    );
-    for (target, kernels) in &report.missing {
-        let _ = write!(msg, "\n  {target}: missing");
-        for k in display_names(a.demangler.as_deref(), kernels) {
-            let _ = write!(msg, "\n    {k}");
-        }
-    }
-    let _ = write!(
-        msg,
-        "\nLikely cause: the device compile saw other code than the host compile: a define, include or header \
-         seen by one side only (device_copts or a per-target select() with -D, an #if on __HIP_DEVICE_COMPILE__ \
-         or __gfx*__ around a __global__ function). Compare the two command lines:\n  \
-         bazel aquery 'mnemonic(\"HipHostCompile|HipDeviceCompile\", {})'",
-        a.library
-    );
-    msg
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn message_names_library_source_target_and_kernels() {
-        let a: CheckArgs = super::super::parse_args(
-            "check",
-            &[
-                "--host",
-                "h.o",
-                "--device",
-                "gfx1201=k.co",
-                "--source",
-                "pkg/k.hip",
-                "--library",
-                "//pkg:k",
-                "--output",
-                "o",
-            ],
-        )
-        .unwrap();
-        let mut report = KernelReport::default();
-        report.host.insert("_Z4sortPfi".into());
-        report
-            .missing
-            .insert("gfx1201".into(), vec!["_Z4sortPfi".into()]);
-        let m = mismatch_message(&a, &report);
-        for needle in [
-            "//pkg:k: pkg/k.hip",
-            "gfx1201: missing",
-            "_Z4sortPfi",
-            "Likely cause",
-        ] {
-            assert!(m.contains(needle), "{needle} not in {m}");
-        }
-    }
+    atomic_write::write_bytes(&a.output, report.host_listing().as_bytes(), 0o644)
 }

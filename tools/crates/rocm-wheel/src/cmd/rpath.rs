@@ -1,7 +1,7 @@
 //! `rocm-wheel rpath`: show, set or remove DT_RUNPATH / DT_RPATH.
 
 use anyhow::Result;
-use elf_edit::{Edit, Method, RpathKind};
+use elf_edit::{Edit, RpathKind};
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -45,17 +45,12 @@ enum Kind {
 }
 
 pub fn run(args: Args) -> Result<()> {
-    match args.action {
+    let (file, output, edit) = match args.action {
         Action::Show { file } => {
             let entries = elf_edit::read_rpath(&file)
                 .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
-            if entries.is_empty() {
-                println!("(no RUNPATH or RPATH)");
-            }
-            for e in entries {
-                println!("{} {}", e.kind.name(), e.value_escaped());
-            }
-            Ok(())
+            print!("{}", elf_edit::rpath_lines(&entries));
+            return Ok(());
         }
         Action::Set {
             file,
@@ -67,29 +62,12 @@ pub fn run(args: Args) -> Result<()> {
                 Kind::Runpath => RpathKind::Runpath,
                 Kind::Rpath => RpathKind::Rpath,
             };
-            let edit = Edit::Set {
-                rpath: rpath.into_bytes(),
-                kind,
-            };
-            report(elf_edit::edit_file(&file, output.as_deref(), &edit)?);
-            Ok(())
+            let rpath = rpath.into_bytes();
+            (file, output, Edit::Set { rpath, kind })
         }
-        Action::Remove { file, output } => {
-            report(elf_edit::edit_file(
-                &file,
-                output.as_deref(),
-                &Edit::Remove,
-            )?);
-            Ok(())
-        }
-    }
-}
-
-fn report(method: Method) {
-    let how = match method {
-        Method::Unchanged => "unchanged",
-        Method::InPlace => "rewritten in place",
-        Method::Appended { .. } => "grown: new .dynstr in an appended segment",
+        Action::Remove { file, output } => (file, output, Edit::Remove),
     };
-    eprintln!("rpath: {how}");
+    let method = elf_edit::edit_file(&file, output.as_deref(), &edit)?;
+    eprintln!("rpath: {}", method.describe());
+    Ok(())
 }

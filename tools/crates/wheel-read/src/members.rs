@@ -16,8 +16,6 @@ pub struct RawMember {
     pub unix_mode: Option<u32>,
 }
 
-pub use wheel_format::MAX_TEXT_MEMBER;
-
 fn u16_at(b: &[u8], o: usize) -> u64 {
     u16::from_le_bytes([b[o], b[o + 1]]) as u64
 }
@@ -107,21 +105,4 @@ pub fn validate(members: &[RawMember]) -> Result<()> {
         }
     }
     Ok(())
-}
-
-/// Lists and validates the members of the wheel at `f`.
-pub fn check_archive(f: &mut File) -> Result<Vec<RawMember>> {
-    let members = central_directory(f).context("not a readable zip archive")?;
-    validate(&members)?;
-    f.seek(SeekFrom::Start(0))?;
-    Ok(members)
-}
-
-/// Reads a text member, refusing more than [`MAX_TEXT_MEMBER`] bytes
-/// (whatever its header claims) so a bomb cannot fill memory.
-pub fn read_text<R: Read + Seek>(zip: &mut zip::ZipArchive<R>, member: &str) -> Result<String> {
-    let f = zip
-        .by_name(member)
-        .with_context(|| format!("not a valid wheel: {member} is missing"))?;
-    wheel_format::read_text_member(member, f)
 }

@@ -18,6 +18,7 @@
 use std::io::{self, Read, Write};
 
 use anyhow::{anyhow, bail, Result};
+use elf_read::{Elf, ReadAt, SectionHeader};
 
 /// Runs a closure on a fresh reader positioned at the start of the member.
 pub type Reopen<'a> = dyn FnMut(&mut dyn FnMut(&mut dyn Read) -> Result<()>) -> Result<()> + 'a;
@@ -66,86 +67,6 @@ const PT_LOAD: u32 = 1;
 const PT_DYNAMIC: u32 = 2;
 const PT_NOTE: u32 = 4;
 const SMALL_HEAD: u64 = 64 << 10;
-
-/// ELF class and byte order, for reading header fields.
-#[derive(Clone, Copy)]
-struct Fmt {
-    is64: bool,
-    be: bool,
-}
-
-impl Fmt {
-    fn of(b: &[u8]) -> Option<Fmt> {
-        if b.len() < 64 || !b.starts_with(b"\x7fELF") {
-            return None;
-        }
-        let is64 = match b[4] {
-            1 => false,
-            2 => true,
-            _ => return None,
-        };
-        let be = match b[5] {
-            1 => false,
-            2 => true,
-            _ => return None,
-        };
-        Some(Fmt { is64, be })
-    }
-    fn u16(self, b: &[u8], o: usize) -> u64 {
-        let v = [b[o], b[o + 1]];
-        (if self.be {
-            u16::from_be_bytes(v)
-        } else {
-            u16::from_le_bytes(v)
-        }) as u64
-    }
-    fn u32(self, b: &[u8], o: usize) -> u64 {
-        let v: [u8; 4] = b[o..o + 4].try_into().unwrap();
-        (if self.be {
-            u32::from_be_bytes(v)
-        } else {
-            u32::from_le_bytes(v)
-        }) as u64
-    }
-    fn u64(self, b: &[u8], o: usize) -> u64 {
-        let v: [u8; 8] = b[o..o + 8].try_into().unwrap();
-        if self.be {
-            u64::from_be_bytes(v)
-        } else {
-            u64::from_le_bytes(v)
-        }
-    }
-    fn word(self, b: &[u8], o64: usize, o32: usize) -> u64 {
-        if self.is64 {
-            self.u64(b, o64)
-        } else {
-            self.u32(b, o32)
-        }
-    }
-}
-
-struct Header {
-    phoff: u64,
-    phentsize: u64,
-    phnum: u64,
-    shoff: u64,
-    shentsize: u64,
-    shnum: u64,
-    shstrndx: u64,
-}
-
-fn header(f: Fmt, b: &[u8]) -> Header {
-    let a = if f.is64 { 54 } else { 42 };
-    Header {
-        phoff: f.word(b, 32, 28),
-        shoff: f.word(b, 40, 32),
-        phentsize: f.u16(b, a),
-        phnum: f.u16(b, a + 2),
-        shentsize: f.u16(b, a + 4),
-        shnum: f.u16(b, a + 6),
-        shstrndx: f.u16(b, a + 8),
-    }
-}
 
 /// What has been read of the member: an image of its real length, zero
 /// outside `covered` (sorted, merged byte ranges). Bytes are written
@@ -213,6 +134,19 @@ impl Kept {
             Ok(())
         })?;
         self.covered = covered;
+        Ok(())
+    }
+}
+
+/// The ELF reader reads what was kept; anything else is missing.
+impl ReadAt for Kept {
+    fn size(&self) -> u64 {
+        self.image.len() as u64
+    }
+    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()> {
+        let end = offset.saturating_add(buf.len() as u64);
+        let got = self.get(offset, end).ok_or(io::ErrorKind::UnexpectedEof)?;
+        buf.copy_from_slice(got);
         Ok(())
     }
 }
@@ -375,31 +309,21 @@ pub fn elf_image(reopen: &mut Reopen, declared: u64, opts: &ImageOptions) -> Res
         r.take(SMALL_HEAD).read_to_end(&mut head)?;
         Ok(())
     })?;
-    let fmt = Fmt::of(&head);
     let mut keep = vec![(0, head.len() as u64)];
-    if let Some(f) = fmt {
-        keep.extend(table_ranges(f, &head, opts.head_cap));
-    }
+    keep.extend(table_ranges(&head, opts.head_cap));
     // Pass 2: the whole member, for its length and the tables.
     let streamed = stream_ranges(reopen, &keep, opts.keep_max)?;
     let len = streamed.len;
     check_len(len, declared)?;
     let mut kept = Kept::assemble(streamed)?;
-    let Some(f) = fmt else {
-        // The parser reports the broken header from what was kept.
+    let Some(t) = Sections::read(&kept) else {
+        // Not ELF, or no section headers to go by: the parser reports a
+        // broken header from what was kept.
         return Ok(kept.image);
-    };
-    let t = Sections {
-        f,
-        h: header(f, &head),
-        shmin: if f.is64 { 64 } else { 40 },
     };
     // Passes 3 and 4: what the section headers show the parsers need (the
     // section names, once read, can add wanted sections).
     for _ in 0..2 {
-        if !t.usable() {
-            break;
-        }
         let needed = t.needed(&kept, len, opts.want_sections);
         if needed.iter().all(|&(a, b)| kept.covers(a, b)) {
             break;
@@ -414,28 +338,24 @@ pub fn elf_image(reopen: &mut Reopen, declared: u64, opts: &ImageOptions) -> Res
 /// before it (where .shstrtab usually sits) and, if the program headers
 /// are in the head, the dynamic and note segments and the start of the
 /// first PT_LOAD (up to `head_cap`).
-fn table_ranges(f: Fmt, head: &[u8], head_cap: u64) -> Vec<(u64, u64)> {
-    let h = header(f, head);
-    let phmin = if f.is64 { 56 } else { 32 };
-    let ph_end = h.phoff.saturating_add(h.phentsize.saturating_mul(h.phnum));
+fn table_ranges(head: &[u8], head_cap: u64) -> Vec<(u64, u64)> {
+    let Ok(elf) = Elf::open(head) else {
+        return Vec::new();
+    };
+    let h = &elf.header;
+    let shoff = h.e_shoff;
+    let table = u64::from(h.e_shentsize).saturating_mul(u64::from(h.e_shnum));
     let mut keep = vec![
-        (
-            h.shoff,
-            h.shoff.saturating_add(h.shentsize.saturating_mul(h.shnum)),
-        ),
-        (h.shoff.saturating_sub(64 << 10), h.shoff),
+        (shoff, shoff.saturating_add(table)),
+        (shoff.saturating_sub(64 << 10), shoff),
     ];
-    if h.phentsize >= phmin && ph_end <= head.len() as u64 {
+    if let Ok(phdrs) = elf.program_headers() {
         let mut first_load_end = None;
-        for k in 0..h.phnum {
-            let o = (h.phoff + k * h.phentsize) as usize;
-            let p_type = f.u32(head, o) as u32;
-            let off = f.word(head, o + 8, o + 4);
-            let sz = f.word(head, o + 32, o + 16);
-            let end = off.saturating_add(sz);
-            match p_type {
+        for ph in &phdrs {
+            let end = ph.p_offset.saturating_add(ph.p_filesz);
+            match ph.p_type {
                 PT_LOAD if first_load_end.is_none() => first_load_end = Some(end),
-                PT_DYNAMIC | PT_NOTE => keep.push((off, end)),
+                PT_DYNAMIC | PT_NOTE => keep.push((ph.p_offset, end)),
                 _ => {}
             }
         }
@@ -446,69 +366,70 @@ fn table_ranges(f: Fmt, head: &[u8], head_cap: u64) -> Vec<(u64, u64)> {
 
 /// The section header table, read from what was kept.
 struct Sections {
-    f: Fmt,
-    h: Header,
-    /// The smallest valid section header size.
-    shmin: u64,
+    shdrs: Vec<SectionHeader>,
+    shstrndx: usize,
+    /// Where each header's `sh_size` field is: the table's offset and
+    /// entry size, and the field's offset and width in an entry.
+    shoff: u64,
+    shentsize: u64,
+    size_field: (usize, usize),
 }
 
 impl Sections {
-    fn usable(&self) -> bool {
-        self.h.shentsize >= self.shmin && self.h.shnum > 0
-    }
-
-    /// Section `i`'s (sh_name, sh_type, sh_offset, sh_size, sh_link), if
-    /// its header was kept.
-    fn get(&self, kept: &Kept, i: u64) -> Option<(u64, u32, u64, u64, u64)> {
-        let (f, h) = (self.f, &self.h);
-        let o = h.shoff.checked_add(i.checked_mul(h.shentsize)?)?;
-        let b = kept.get(o, o.checked_add(self.shmin)?)?;
-        Some((
-            f.u32(b, 0),
-            f.u32(b, 4) as u32,
-            f.word(b, 24, 16),
-            f.word(b, 32, 20),
-            f.word(b, 40, 24),
-        ))
+    /// The section headers of `kept`, if it is an ELF file with some.
+    fn read(kept: &Kept) -> Option<Sections> {
+        let elf = Elf::open(kept).ok()?;
+        let shdrs = elf.section_headers().ok()?;
+        if shdrs.is_empty() {
+            return None;
+        }
+        Some(Sections {
+            shstrndx: elf.shstrndx(&shdrs),
+            shoff: elf.header.e_shoff,
+            shentsize: u64::from(elf.header.e_shentsize),
+            size_field: if elf.is_64() { (32, 8) } else { (20, 4) },
+            shdrs,
+        })
     }
 
     /// The byte ranges (clamped to `len`) of the sections the parsers
     /// need, of the sections named in `want`, and of their string tables.
     fn needed(&self, kept: &Kept, len: u64, want: &[&str]) -> Vec<(u64, u64)> {
-        let h = &self.h;
         let mut needed = Vec::new();
-        let range = |off: u64, sz: u64| (off.min(len), off.saturating_add(sz).min(len));
-        let shstr = self
-            .get(kept, h.shstrndx)
-            .map(|(_, _, off, sz, _)| range(off, sz))
-            .filter(|&(a, b)| kept.covers(a, b));
-        for i in 0..h.shnum {
-            let Some((name, ty, off, sz, link)) = self.get(kept, i) else {
-                continue;
-            };
-            if ty == SHT_NOBITS {
+        let range = |s: &SectionHeader| {
+            (
+                s.sh_offset.min(len),
+                s.sh_offset.saturating_add(s.sh_size).min(len),
+            )
+        };
+        let names = (self.shdrs.get(self.shstrndx))
+            .map(range)
+            .and_then(|(a, b)| kept.get(a, b));
+        for (i, s) in self.shdrs.iter().enumerate() {
+            if s.sh_type == SHT_NOBITS {
                 continue;
             }
             let by_type = matches!(
-                ty,
+                s.sh_type,
                 SHT_DYNAMIC
                     | SHT_NOTE
                     | SHT_DYNSYM
                     | SHT_GNU_VERDEF
                     | SHT_GNU_VERNEED
                     | SHT_GNU_VERSYM
-            ) || i == h.shstrndx;
-            let by_name = shstr.is_some_and(|(a, b)| {
-                let names = kept.get(a, b).unwrap_or(&[]);
-                let n = names.get(name as usize..).unwrap_or(&[]);
+            ) || i == self.shstrndx;
+            let by_name = names.is_some_and(|names| {
+                let n = names.get(s.sh_name..).unwrap_or(&[]);
                 let n = &n[..n.iter().position(|&c| c == 0).unwrap_or(n.len())];
                 want.iter().any(|w| w.as_bytes() == n)
             });
             if by_type || by_name {
-                needed.push(range(off, sz));
-                if ty != SHT_NOTE {
-                    if let Some((_, SHT_STRTAB, loff, lsz, _)) = self.get(kept, link) {
-                        needed.push(range(loff, lsz));
+                needed.push(range(s));
+                if s.sh_type != SHT_NOTE {
+                    if let Some(l) = self.shdrs.get(s.sh_link as usize) {
+                        if l.sh_type == SHT_STRTAB {
+                            needed.push(range(l));
+                        }
                     }
                 }
             }
@@ -520,22 +441,16 @@ impl Sections {
     /// do not walk them (a zeroed string table parses as many empty
     /// strings).
     fn blank_unread(&self, kept: &mut Kept, len: u64) {
-        let (f, h) = (self.f, &self.h);
-        if h.shentsize < self.shmin {
-            return;
-        }
-        let size_at = |i: u64| (h.shoff + i * h.shentsize) as usize + if f.is64 { 32 } else { 20 };
-        let unread: Vec<usize> = (0..h.shnum)
-            .filter(|&i| {
-                self.get(kept, i).is_some_and(|(_, ty, off, sz, _)| {
-                    ty != SHT_NOBITS && !kept.covers(off.min(len), off.saturating_add(sz).min(len))
-                })
-            })
-            .map(size_at)
-            .collect();
-        let n = if f.is64 { 8 } else { 4 };
-        for o in unread {
-            kept.image[o..o + n].fill(0);
+        let (field, width) = self.size_field;
+        for (i, s) in self.shdrs.iter().enumerate() {
+            let (a, b) = (
+                s.sh_offset.min(len),
+                s.sh_offset.saturating_add(s.sh_size).min(len),
+            );
+            if s.sh_type != SHT_NOBITS && !kept.covers(a, b) {
+                let o = (self.shoff + i as u64 * self.shentsize) as usize + field;
+                kept.image[o..o + width].fill(0);
+            }
         }
     }
 }
@@ -599,14 +514,10 @@ mod tests {
         let Ok(data) = std::fs::read("/usr/lib/x86_64-linux-gnu/libc.so.6") else {
             panic!("this test reads the machine's libc.so.6 (run it inside scripts/buildroot)");
         };
-        let elf = goblin::elf::Elf::parse(&data).unwrap();
+        let elf = Elf::open(&data[..]).unwrap();
         let range = |name: &str| {
-            let s = elf
-                .section_headers
-                .iter()
-                .find(|s| elf.shdr_strtab.get_at(s.sh_name) == Some(name))
-                .unwrap();
-            s.sh_offset as usize..(s.sh_offset + s.sh_size) as usize
+            let (off, size) = elf.section_range(name).unwrap().unwrap();
+            off as usize..(off + size) as usize
         };
         let (rodata, text) = (range(".rodata"), range(".text"));
         let opts = ImageOptions {
