@@ -32,29 +32,25 @@ expect_build_failure() {
   expect_failure "$log" bz build "$@"
 }
 
-# expect_in LOG NEEDLE...: every needle occurs in LOG (fixed strings).
-expect_in() {
-  local log=$1 needle
-  shift
-  for needle in "$@"; do
-    grep -qF -- "$needle" "$log" || {
+# expect_grep GREP_FLAG WHAT LOG PATTERN...: every pattern is found in LOG
+# by `grep GREP_FLAG` (-F fixed strings, -E extended regexps); else LOG's
+# tail and "LOG WHAT: PATTERN".
+expect_grep() {
+  local flag=$1 what=$2 log=$3 pattern
+  shift 3
+  for pattern in "$@"; do
+    grep -q "$flag" -- "$pattern" "$log" || {
       tail -40 "$log" >&2
-      fail "$log lacks: $needle"
+      fail "$log $what: $pattern"
     }
   done
 }
 
+# expect_in LOG NEEDLE...: every needle occurs in LOG (fixed strings).
+expect_in() { expect_grep -F lacks "$@"; }
+
 # expect_match LOG REGEX...: every extended regular expression matches LOG.
-expect_match() {
-  local log=$1 re
-  shift
-  for re in "$@"; do
-    grep -qE -- "$re" "$log" || {
-      tail -40 "$log" >&2
-      fail "$log does not match: $re"
-    }
-  done
-}
+expect_match() { expect_grep -E "does not match" "$@"; }
 
 # llvm_bin: the newest /usr/lib/llvm-<N>/bin with a clang (Debian's clang-<N>,
 # lld-<N>, llvm-<N>), the build root's compiler.
