@@ -4,7 +4,10 @@
 BUILDROOT ?= scripts/buildroot
 BAZEL ?= $(BUILDROOT) bazel
 CARGO ?= $(BUILDROOT) cargo
-CARGO_FLAGS ?= --manifest-path tools/Cargo.toml --locked
+# cargo's target directory outside the checkout: clippy, the crates' tests and
+# the dev binary do not test a cold build, so fresh clones share it.
+CARGO_TARGET_DIR ?= $(HOME)/.cache/rules_rocm/cargo-target
+CARGO_FLAGS ?= --manifest-path tools/Cargo.toml --locked --target-dir $(CARGO_TARGET_DIR)
 # Bazel's disk cache for the builds that do not test a cold build: shared by
 # `bazel test //...`, the e2e tests' own output bases and later runs (action
 # keys do not depend on the checkout's path). Bounded in size.
@@ -36,7 +39,7 @@ bazel-test: setup
 # tool's speed).
 workspace-test: setup
 	$(CARGO) build $(CARGO_FLAGS) --bin rocm-wheel
-	$(BAZEL) build --enable_workspace --noenable_bzlmod --repo_env=ROCM_WHEEL=$(CURDIR)/tools/target/debug/rocm-wheel //:wheels
+	$(BAZEL) build --enable_workspace --noenable_bzlmod --repo_env=ROCM_WHEEL=$(CARGO_TARGET_DIR)/debug/rocm-wheel //:wheels
 
 # Tests that drive bazel themselves (aquery, execution logs, clean builds).
 e2e: setup

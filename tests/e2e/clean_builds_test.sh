@@ -67,7 +67,7 @@ cleanup() {
     rmdir "$E2E_TMP" 2>/dev/null || true
   else
     # The logs only: CAS, database and worker caches are large.
-    rm -rf "$COPY" "$OB2" "$RUN"/cas* "$RUN"/rbe/cas "$RUN"/rbe/pg "$RUN"/rbe/casd
+    rm -rf "$COPY" "$OB2" "$RUN"/disk-a "$RUN"/cas* "$RUN"/rbe/cas "$RUN"/rbe/pg "$RUN"/rbe/casd
     echo "clean_builds_test: logs kept in $RUN (*.log, *.exec.json; rbe/: buildgrid, worker, casd, postgres)" >&2
   fi
 }
@@ -79,13 +79,12 @@ REMOTE=(--config=remote-cache "--remote_cache=grpc://127.0.0.1:$E2E_CACHE_PORT")
 # A: reference build in this checkout. `bazel clean` drops the outputs and
 # the local action cache, so every action (the Rustc ones of the tool among
 # them) executes and is uploaded to the empty server.
-# It also fills the disk cache the later tests share (make test runs
-# `bazel test //...` after the e2e tests, in this output base): written, never
-# read (--noremote_accept_cached covers both caches).
-read -ra DISK <<<"$(shared_disk_cache)"
+# Its own empty disk cache: the shared one would answer (Bazel reads a disk
+# cache even with --noremote_accept_cached); donated to the later tests'
+# builds once A has passed.
 e2e_bazel "$E2E_ROOT" "$E2E_MAIN_OB" clean >/dev/null 2>&1
-e2e_build "$RUN" A "$E2E_ROOT" "$E2E_MAIN_OB" "${REMOTE[@]}" "${DISK[@]}" --noremote_accept_cached "${TARGETS[@]}"
-e2e_check "$RUN" A A --max-hit-rate 0 # the server started empty
+e2e_build "$RUN" A "$E2E_ROOT" "$E2E_MAIN_OB" "${REMOTE[@]}" --disk_cache="$RUN/disk-a" "${TARGETS[@]}"
+e2e_check "$RUN" A A --max-hit-rate 0 # both caches started empty
 tool_a=$(e2e_tool_sha "$E2E_ROOT" "$E2E_MAIN_OB")
 
 if [[ ${TARGETS[*]} == //:wheels ]]; then
@@ -107,6 +106,8 @@ if [[ ${TARGETS[*]} == //:wheels ]]; then
   [[ $n == 1 ]] || fail "$n jax_rocm7_pjrt wheels in ${wheels[*]}"
   echo "A: ${#wheels[@]} wheels, one per Python version and distribution, one pjrt"
 fi
+donate_disk_cache "$RUN/disk-a"
+rm -rf "$RUN/disk-a"
 
 e2e_build "$RUN" A_leak "$E2E_ROOT" "$E2E_MAIN_OB" "${REMOTE[@]}" \
   --action_env=RULES_ROCM_E2E_CHECKOUT="$E2E_ROOT" "${LEAKS[@]}"

@@ -71,7 +71,25 @@ llvm_bin() {
 # $RULES_ROCM_DISK_CACHE: `bazel test //...` and the e2e tests that use their
 # own output base), bounded in size.
 shared_disk_cache() {
-  echo "--disk_cache=${RULES_ROCM_DISK_CACHE:-$HOME/.cache/rules_rocm/e2e-disk-cache} --experimental_disk_cache_gc_max_size=4G"
+  echo "--disk_cache=$(shared_disk_cache_dir) --experimental_disk_cache_gc_max_size=4G"
+}
+shared_disk_cache_dir() {
+  echo "${RULES_ROCM_DISK_CACHE:-$HOME/.cache/rules_rocm/e2e-disk-cache}"
+}
+
+# donate_disk_cache DIR: copies the entries of the disk cache DIR that the
+# shared one lacks into it. A cold build cannot read the shared cache (Bazel
+# reads a disk cache even with --noremote_accept_cached), so it writes its own
+# and gives the results to the builds after it. Entries are content-addressed
+# (cas/) or keyed by the action (ac/): an existing one is never replaced.
+donate_disk_cache() {
+  local src=$1 dst d
+  dst=$(shared_disk_cache_dir)
+  for d in ac cas; do
+    [[ -d $src/$d ]] || continue
+    mkdir -p "$dst/$d"
+    cp -a -n "$src/$d/." "$dst/$d/"
+  done
 }
 
 # serve_directory DIR LOG: serves DIR over HTTP on 127.0.0.1 (a free port) in
