@@ -17,7 +17,7 @@ DISK_CACHE_FLAGS ?= --disk_cache=$(DISK_CACHE) --experimental_disk_cache_gc_max_
 # WORKSPACE macros (register_toolchains) take no name.
 BUILDIFIER_WARNINGS ?= -warnings=-function-docstring-args,-function-docstring-return,-unnamed-macro
 
-.PHONY: setup wheels test rust-test bazel-test workspace-test e2e dist-test setup-test lint jax-plugin-test
+.PHONY: setup wheels test rust-test bazel-test workspace-test e2e dist-test setup-test lint
 setup:
 	scripts/setup.sh
 
@@ -36,10 +36,10 @@ bazel-test: setup
 # WORKSPACE mode on the same Bazel, for WORKSPACE consumers (XLA, JAX): the
 # rocm-wheel tool is a prebuilt binary there (rules/repositories.bzl); the
 # dev-profile one `cargo test` builds (WORKSPACE mode is tested here, not the
-# tool's speed).
+# tool's speed). The examples' wheels: the JAX plugin example is bzlmod-only.
 workspace-test: setup
 	$(CARGO) build $(CARGO_FLAGS) --bin rocm-wheel
-	$(BAZEL) build --enable_workspace --noenable_bzlmod --repo_env=ROCM_WHEEL=$(CARGO_TARGET_DIR)/debug/rocm-wheel //:wheels
+	$(BAZEL) build --enable_workspace --noenable_bzlmod --repo_env=ROCM_WHEEL=$(CARGO_TARGET_DIR)/debug/rocm-wheel //:example_wheels
 
 # Tests that drive bazel themselves (aquery, execution logs, clean builds).
 e2e: setup
@@ -52,12 +52,6 @@ dist-test: wheels
 
 setup-test: setup
 	tests/host/setup_idempotent_test.sh
-
-# examples/jax_rocm_plugin (JAX 0.10.2's ROCm plugin from JAX's BUILD files):
-# not in `test` until its CI cost is accepted (docs/porting.md); its cold
-# build and execution-log check: bench/jax_rocm_plugin/run.sh.
-jax-plugin-test: setup
-	$(BAZEL) test $(DISK_CACHE_FLAGS) //examples/jax_rocm_plugin:install_test //examples/jax_rocm_plugin:once_test
 
 # Rust and Starlark functions over 80 lines need a "Long because" in their doc comment.
 lint: setup

@@ -22,7 +22,7 @@ load("//rules/private:hip_repository.bzl", "rocm_archive_toolkit_repository", "r
 load("//rules/private:local_config_rocm.bzl", "local_config_rocm_repository")
 load("//rules/private:python_repository.bzl", "rocm_python_versions_repository")
 load("//rules/private:python_versions.bzl", "DEFAULT_PYTHON_VERSIONS", "check_python_versions")
-load("//rules/private:toolkits.bzl", "LOCAL_TOOLKIT", "TOOLKIT_TAG", "declare_toolkits", "rocm_toolkits_repository")
+load("//rules/private:toolkit_selection.bzl", "LOCAL_TOOLKIT", "TOOLKIT_TAG", "declare_toolkits", "rocm_toolkits_repository")
 
 def _python_versions(module_ctx):
     """The root module's rules_rocm.python_versions, else the default list."""

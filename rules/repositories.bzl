@@ -21,7 +21,7 @@ load("//rules/private:local_config_rocm.bzl", "local_config_rocm_repository")
 load("//rules/private:prebuilt_tool_repository.bzl", "rocm_wheel_prebuilt_repository")
 load("//rules/private:python_repository.bzl", "rocm_python_versions_repository")
 load("//rules/private:python_versions.bzl", "DEFAULT_PYTHON_VERSIONS", "check_python_versions")
-load("//rules/private:toolkits.bzl", "LOCAL_TOOLKIT", "rocm_toolkits_repository")
+load("//rules/private:toolkit_selection.bzl", "LOCAL_TOOLKIT", "rocm_toolkits_repository")
 
 def rocm_toolkit_repository(name, urls = [], sha256 = "", strip_prefix = "", path = "", clang = "", **kwargs):
     """A ROCm toolkit: a HIP toolchain and the ROCm libraries of one ROCm.

@@ -15,6 +15,8 @@ MODULE.bazel), so modules that depend on rules_rocm never see them.
 - `numpy_headers`: NumPy 2.4.6's C headers from each Python version's wheel,
   selected by rules_python's Python version; `numpy_cp3XX//:wheel` are those
   wheels for the install test.
+- `jax_rocm7_plugin_pypi_cp312`: PyPI's wheel of the same release, for the
+  side-by-side test.
 
 The pristine sources are `http_archive`s; this machine cannot reach GitHub,
 so its offline configuration (third_party/offline/bazel.bazelrc) points
@@ -22,7 +24,7 @@ so its offline configuration (third_party/offline/bazel.bazelrc) points
 --override_repository, and serves the others from a distdir.
 """
 
-load("@bazel_tools//tools/build_defs/repo:http.bzl", "http_archive")
+load("@bazel_tools//tools/build_defs/repo:http.bzl", "http_archive", "http_file")
 
 # The JAX release whose sources are built; also the wheel's version.
 JAX_VERSION = "0.10.2"
@@ -236,6 +238,14 @@ def _jax_rocm_plugin_impl(module_ctx):
     _numpy_hub_repository(
         name = "numpy_headers",
         versions = {v: _numpy_repo(v) for v in _NUMPY_WHEELS},
+    )
+
+    # What the side-by-side test compares with: PyPI's wheel of this release.
+    http_file(
+        name = "jax_rocm7_plugin_pypi_cp312",
+        downloaded_file_path = "jax_rocm7_plugin-{}-cp312-cp312-manylinux_2_27_x86_64.whl".format(JAX_VERSION),
+        sha256 = "b3b48436c4536724213bcf152c2706674ef46ef85478b6870b2695d0ef3c69b9",
+        urls = ["https://files.pythonhosted.org/packages/43/84/45ecc8791671df193e289144ce3b98ee4334b1f701564d9f74eb34415a26/jax_rocm7_plugin-{}-cp312-cp312-manylinux_2_27_x86_64.whl".format(JAX_VERSION)],
     )
     return module_ctx.extension_metadata(reproducible = True)
 

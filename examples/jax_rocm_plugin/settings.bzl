@@ -5,8 +5,11 @@
   ABI-visible types by the standard (ABSL_OPTION_USE_STD_SOURCE_LOCATION
   and _ORDERING are 2: std:: types under C++20, its own under C++17), so
   abseil, the gcc-compiled kernel libraries and the HIP kernels must agree.
-- --//:python_versions=all means the versions JAX 0.10.2 supports
-  (3.11-3.14), not every version this repository declares (3.10 too).
+- -c opt, as JAX's .bazelrc sets: release wheels (at -O0 the modules are
+  5 to 15 times larger than PyPI's).
+- --//:python_versions: the versions JAX 0.10.2 supports (3.11-3.14) among
+  those requested (`all` is every version this repository declares, 3.10
+  too); none of them (--//:python_versions=3.10) builds no wheel here.
 
 Set on this example's wheels only: the rest of the repository keeps its
 configuration.
@@ -14,38 +17,66 @@ configuration.
 
 load("//rules:defs.bzl", "PythonWheelSetInfo")
 
+# buildifier: disable=bzl-visibility
+load("//rules/private:providers.bzl", "PythonVersionsInfo")
+
 _CXXOPT = "//command_line_option:cxxopt"
+_MODE = "//command_line_option:compilation_mode"
 _PYTHON_VERSIONS = str(Label("//:python_versions"))
 
 # Requires-Python >=3.11; 3.14 is the newest JAX 0.10.2 ships.
 JAX_PYTHON_VERSIONS = ["3.11", "3.12", "3.13", "3.14"]
 
+def _wanted(flag):
+    """JAX's versions among those --//:python_versions asks for (validated where the flag is parsed)."""
+    if flag.strip() == "all":
+        return JAX_PYTHON_VERSIONS
+    asked = [v.strip() for v in flag.split(",")]
+    return [v for v in JAX_PYTHON_VERSIONS if v in asked]
+
 def _jax_settings_impl(settings, _attr):
     opts = [o for o in settings[_CXXOPT] if not o.startswith("-std=")]
-    versions = settings[_PYTHON_VERSIONS]
+
+    # With none of JAX's versions asked for, `actual` is still analysed (for
+    # all of them) but none of its wheels is returned, so none is built.
+    versions = _wanted(settings[_PYTHON_VERSIONS]) or JAX_PYTHON_VERSIONS
     return {
         _CXXOPT: opts + ["-std=c++17"],
-        _PYTHON_VERSIONS: ",".join(JAX_PYTHON_VERSIONS) if versions == "all" else versions,
+        _MODE: "opt",
+        _PYTHON_VERSIONS: ",".join(versions),
     }
 
 _jax_settings_transition = transition(
     implementation = _jax_settings_impl,
     inputs = [_CXXOPT, _PYTHON_VERSIONS],
-    outputs = [_CXXOPT, _PYTHON_VERSIONS],
+    outputs = [_CXXOPT, _MODE, _PYTHON_VERSIONS],
 )
 
 def _jax_settings_rule_impl(ctx):
     actual = ctx.attr.actual[0]
-    providers = [DefaultInfo(files = actual[DefaultInfo].files)]
-    if PythonWheelSetInfo in actual:
-        providers.append(actual[PythonWheelSetInfo])
-    return providers
+    if PythonWheelSetInfo not in actual:
+        return [DefaultInfo(files = actual[DefaultInfo].files)]
+    wheels = actual[PythonWheelSetInfo]
+    wanted = [v for v in JAX_PYTHON_VERSIONS if v in ctx.attr._python_versions[PythonVersionsInfo].versions]
+    by_version = {v: files for v, files in wheels.by_version.items() if v in wanted}
+    files = list(wheels.independent)
+    for v in sorted(by_version):
+        files.extend(by_version[v])
+    return [
+        DefaultInfo(files = depset(files)),
+        PythonWheelSetInfo(
+            by_version = by_version,
+            independent = wheels.independent,
+            pythons = {v: py for v, py in wheels.pythons.items() if v in wanted},
+        ),
+    ]
 
 jax_settings = rule(
     implementation = _jax_settings_rule_impl,
     attrs = {
         "actual": attr.label(mandatory = True, cfg = _jax_settings_transition, doc = "The target built with JAX's settings."),
         "_allowlist_function_transition": attr.label(default = "@bazel_tools//tools/allowlists/function_transition_allowlist"),
+        "_python_versions": attr.label(default = "//:python_versions"),
     },
-    doc = "`actual` built with -std=c++17 and JAX's Python versions (its DefaultInfo files and PythonWheelSetInfo).",
+    doc = "`actual` built with -std=c++17, -c opt and JAX's Python versions (its DefaultInfo files and PythonWheelSetInfo).",
 )

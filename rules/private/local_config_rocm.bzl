@@ -16,7 +16,7 @@ BUILD files unchanged".
 
 load(":labels.bzl", "abs_label")
 load(":repository_utils.bzl", "write_template")
-load(":rocm_libraries.bzl", "ROCM_LIBRARIES")
+load(":rocm_library_table.bzl", "ROCM_LIBRARIES")
 
 # XLA's repository-time GPU target list: refused, not ignored.
 _TARGETS_ENV = "TF_ROCM_AMDGPU_TARGETS"

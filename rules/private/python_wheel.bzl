@@ -5,7 +5,8 @@
 - python_wheels: the top of the graph (//:wheels). `per_python` goes through
   the split transition (one configuration per --//:python_versions entry),
   `python_independent` through the reset transition (one configuration for
-  everything else, shared with the shared libraries the extensions link).
+  everything else, shared with the shared libraries the extensions link),
+  `wheel_sets` as they configure themselves.
 """
 
 load(":providers.bzl", "PythonWheelInfo", "PythonWheelSetInfo", "WheelInfo")
@@ -96,9 +97,29 @@ def _independent_wheels(ctx):
         independent.extend(_wheel_files_of(t, ctx.label))
     return independent
 
+def _merge_wheel_sets(ctx, by_version, pythons, independent):
+    """Adds the wheels of `wheel_sets` (each configured by its own transitions)."""
+    for t in ctx.attr.wheel_sets:
+        s = t[PythonWheelSetInfo]
+        independent.extend(s.independent)
+        for version, files in s.by_version.items():
+            by_version[version] = by_version.get(version, []) + files
+            pythons.setdefault(version, s.pythons[version])
+
 def _python_wheels_impl(ctx):
     by_version, pythons = _per_python_wheels(ctx)
     independent = _independent_wheels(ctx)
+    _merge_wheel_sets(ctx, by_version, pythons, independent)
+    names = {}
+    for f in independent + [f for files in by_version.values() for f in files]:
+        if f.basename in names:
+            fail("{}: two wheels named {} ({} and {}): give one of them another distribution name".format(
+                ctx.label,
+                f.basename,
+                names[f.basename].short_path,
+                f.short_path,
+            ))
+        names[f.basename] = f
     all_files = list(independent)
     for v in by_version:
         all_files.extend(by_version[v])
@@ -121,6 +142,11 @@ python_wheels = rule(
         python_independent = attr.label_list(
             cfg = python_reset_transition,
             doc = "Wheels that do not depend on Python (the pjrt plugin, pure-Python wheels): built once.",
+        ),
+        wheel_sets = attr.label_list(
+            providers = [PythonWheelSetInfo],
+            doc = "Other python_wheels sets (or rules wrapping one in a transition of their own, e.g. " +
+                  "compiler options or the Python versions a project supports) whose wheels join this one.",
         ),
         **ALLOWLIST_ATTRS
     ),

@@ -10,7 +10,7 @@ installation fails the analysis of whatever uses it, naming the package.
 
 load(":hip_toolchain.bzl", "toolkit_path")
 load(":providers.bzl", "RocmLibraryInfo")
-load(":rocm_libraries.bzl", "HIP_PLATFORM_DEFINE")
+load(":rocm_library_table.bzl", "HIP_PLATFORM_DEFINE")
 
 # The globals rules_cc re-exports (rules_cc 0.0.11 has no cc/common yet).
 _CcInfo = CcInfo  # buildifier: disable=native-cc-info

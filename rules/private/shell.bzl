@@ -37,6 +37,8 @@ def install_test_header(rule_name, check, distributions):
         "set -euo pipefail",
         'tmp="${TEST_TMPDIR:-$(mktemp -d)}"',
         "export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_CACHE_DIR=1 PIP_NO_INPUT=1 PYTHONDONTWRITEBYTECODE=1",
+        # The check runs elsewhere ($tmp): where $(rootpath ...) arguments are relative to.
+        'export INSTALL_TEST_RUNFILES="$PWD"',
         "check=\"$PWD/\"{}".format(shell_quote(check.short_path)),
         "dists=({})".format(" ".join([shell_quote(d) for d in distributions])),
     ]

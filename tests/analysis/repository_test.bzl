@@ -12,7 +12,7 @@ load("@bazel_skylib//lib:unittest.bzl", "asserts", "unittest")
 load("//rules/private:repository_utils.bzl", "attr_or_env", "expand")
 
 # buildifier: disable=bzl-visibility
-load("//rules/private:rocm_libraries.bzl", "ROCM_LIBRARIES", "library_version", "parse_version_header", "refused_targets")
+load("//rules/private:rocm_library_table.bzl", "ROCM_LIBRARIES", "library_version", "parse_version_header", "refused_targets")
 
 def _fake_rctx(environ):
     return struct(os = struct(environ = environ))

@@ -1,20 +1,28 @@
 #!/usr/bin/env bash
-# The downstream project (examples/downstream) uses rules_rocm as a module
-# (bazel_dep + local_path_override) and builds its own HIP library + wheel
-# with --@rules_rocm//:gfx; then the same project as a WORKSPACE-mode
+# The downstream project (examples/downstream, a copy pointing at this
+# checkout) uses rules_rocm as a module (bazel_dep + local_path_override) and
+# builds its own HIP library + wheel with --@rules_rocm//:gfx, code in XLA's
+# idiom through @local_config_rocm; then the same project as a WORKSPACE-mode
 # consumer (local_repository + rules_rocm_dependencies()). Its own Bazel
 # server (one per workspace) is shut down at the end to give the memory back.
 set -euo pipefail
 export LC_ALL=C
 root="$(cd "$(dirname "$0")/../.." && pwd)"
-cd "$root/examples/downstream"
 BAZEL=${BAZEL:-bazel}
 source "$root/tests/lib/common.sh"
-# The downstream workspace has its own output base; the rocm-wheel tool's
-# compiles come from the cache the e2e tests share.
+source "$root/tests/lib/rocm_wheel.sh"
 read -ra FLAGS <<<"$(shared_disk_cache)"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/gfx_downstream.XXXXXX")
-trap '"$BAZEL" shutdown >/dev/null 2>&1 || true; rm -rf "$tmp"' EXIT
+trap '(cd "$tmp/downstream" 2>/dev/null && "$BAZEL" shutdown >/dev/null 2>&1) || true; rm -rf "$tmp"' EXIT
+# A copy of the project, pointing at this checkout, that takes this
+# checkout's rocm-wheel as a prebuilt toolchain: in its own output base the
+# tool's crates would compile cold (their action keys name the module they
+# come from), which is the tool's cost, not what this test is about.
+cp -r "$root/examples/downstream" "$tmp/downstream"
+cd "$tmp/downstream"
+sed -i "s|path = \"../..\",|path = \"$root\",|" MODULE.bazel WORKSPACE
+grep -qF "path = \"$root\"," MODULE.bazel || fail "the copy's local_path_override does not point at $root"
+use_prebuilt_tool "$root" || fail "cannot build //tools:rocm-wheel in $root"
 PY="${ROCM_WHEEL_VENV:-$root/.venv}/bin/python"
 [[ -x $PY ]] || fail "$PY missing: run \`make setup\` first"
 
@@ -35,6 +43,17 @@ echo "--- downstream kernel library in upstream idioms: every code object holds 
   _ZN6linalg10batch_dot3IfEEvPKT_S3_PS1_i _ZN6linalg10batch_dot3IdEEvPKT_S3_PS1_i _ZN6linalg10batch_conjEP15HIP_vector_typeIfLj2EEi \
   || fail "downstream liblinalg.so lacks kernels"
 
+echo "--- downstream code in XLA's idiom: @local_config_rocm's rocm_library, hip_runtime, hipblas"
+"$BAZEL" build "${FLAGS[@]}" --@rules_rocm//:gfx=gfx120X-all //xla_style:libscale.so 2>"$tmp/build.err" \
+  || { tail -40 "$tmp/build.err" >&2; fail "downstream //xla_style:libscale.so"; }
+"$PY" "$root/tests/hip/check_kernels.py" bazel-bin/xla_style/libscale.so --targets gfx1200,gfx1201 --bundles 1 \
+  _ZN9xla_style12_GLOBAL__N_112AffineKernelIfEEvT_S2_PKS2_PS2_i \
+  || fail "downstream libscale.so lacks its kernel"
+needed=$(readelf -d bazel-bin/xla_style/libscale.so | grep NEEDED)
+for lib in libhipblas.so libamdhip64.so; do
+  [[ $needed == *"[$lib."* ]] || fail "libscale.so does not link $lib: $needed"
+done
+
 echo "--- downstream error names the external flag"
 if "$BAZEL" build "${FLAGS[@]}" --nobuild --@rules_rocm//:gfx=gfx95O-dcgpu //:wheel >"$tmp/err.log" 2>&1; then
   fail "an unknown family was accepted"
@@ -43,8 +62,7 @@ grep -qF -- "--@rules_rocm//:gfx=gfx95O-dcgpu: unknown amdgpu family or gfx targ
   || { tail -20 "$tmp/err.log" >&2; fail "downstream error message"; }
 echo "--- WORKSPACE-mode consumer: --enable_workspace --noenable_bzlmod"
 # WORKSPACE mode takes a prebuilt rocm-wheel: this checkout's (bzlmod) one.
-source "$root/tests/lib/rocm_wheel.sh"
-rw=$(cd "$root" && BAZEL=$BAZEL rocm_wheel_path) || fail "cannot build //tools:rocm-wheel"
+rw=$PWD/prebuilt_rocm_wheel/rocm-wheel
 if "$BAZEL" build "${FLAGS[@]}" --enable_workspace --noenable_bzlmod --nobuild //:wheel >"$tmp/err.log" 2>&1; then
   fail "WORKSPACE mode without a prebuilt rocm-wheel was accepted"
 fi

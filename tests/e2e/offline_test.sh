@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Proves that `bazel build //:wheels` downloads nothing but crates from
-# crates.io (rocm-wheel's, pinned by tools/Cargo.lock, and rules_rust's
-# process_wrapper's tinyjson, pinned by rules_rust).
-#   1. prefetch: `bazel fetch //:wheels` with the network, into a scratch
+# Proves that `bazel build //:example_wheels` (every wheel of this
+# repository's own examples: //:wheels less the real JAX plugin, whose
+# third-party sources are pinned downloads by design) downloads nothing but
+# crates from crates.io (rocm-wheel's, pinned by tools/Cargo.lock, and
+# rules_rust's process_wrapper's tinyjson, pinned by rules_rust).
+#   1. prefetch: `bazel fetch //:example_wheels` with the network, into a scratch
 #      repository cache; everything it downloaded must be such a crate.
 #   2. a second repository cache gets exactly the files whose sha256 are
 #      Cargo.lock's checksums (and tinyjson's): nothing else can be served.
-#   3. //:wheels from a fresh output base with that cache, inside a network
+#   3. //:example_wheels from a fresh output base with that cache, inside a network
 #      namespace that has only loopback (cargo-bazel reads the crates.io index
 #      that the prefetch left in its CARGO_HOME, with CARGO_NET_OFFLINE).
 #      Every repository is fetched anew there; the actions come from the
@@ -52,8 +54,8 @@ allowed=$base/allowed.txt
 (($(wc -l <"$allowed") > 20)) || fail "found only $(wc -l <"$allowed") checksums in tools/Cargo.lock and rules_rust"
 
 # 1. Prefetch with the network.
-bazel --output_base="$base/ob-fetch" fetch --repository_cache="$base/prefetch_cache" //:wheels >"$base/fetch.log" 2>&1 ||
-  { tail -30 "$base/fetch.log" >&2; fail "bazel fetch //:wheels failed"; }
+bazel --output_base="$base/ob-fetch" fetch --repository_cache="$base/prefetch_cache" //:example_wheels >"$base/fetch.log" 2>&1 ||
+  { tail -30 "$base/fetch.log" >&2; fail "bazel fetch //:example_wheels failed"; }
 bazel --output_base="$base/ob-fetch" shutdown >/dev/null 2>&1 || true
 cas=content_addressable/sha256
 mkdir -p "$base/repository_cache/$cas"
@@ -61,7 +63,7 @@ n=0
 shopt -s nullglob
 for d in "$base/prefetch_cache/$cas"/*/; do
   sha=$(basename "$d")
-  grep -qx "$sha" "$allowed" || fail "bazel fetch //:wheels downloaded something that is not a pinned crate (sha256 $sha): $(ls "$d")"
+  grep -qx "$sha" "$allowed" || fail "bazel fetch //:example_wheels downloaded something that is not a pinned crate (sha256 $sha): $(ls "$d")"
   cp -r "$d" "$base/repository_cache/$cas/$sha"
   n=$((n + 1))
 done
@@ -76,11 +78,11 @@ before=$(find "$base/repository_cache" -type f | sort)
 read -ra cache_flags <<<"$(shared_disk_cache)"
 unshare --net env CARGO_NET_OFFLINE=true bash -c '
   ip link set lo up
-  exec bazel --output_base="$1/ob-offline" build --repository_cache="$1/repository_cache" --distdir= //:wheels "${@:2}"
+  exec bazel --output_base="$1/ob-offline" build --repository_cache="$1/repository_cache" --distdir= //:example_wheels "${@:2}"
 ' _ "$base" "${cache_flags[@]}" "$@"
 after=$(find "$base/repository_cache" -type f | sort)
 [[ $before == "$after" ]] || { diff <(echo "$before") <(echo "$after") >&2; fail "the offline build changed the repository cache"; }
-echo "offline_test: //:wheels built with no network, from a repository cache holding only the $n pinned crates"
+echo "offline_test: //:example_wheels built with no network, from a repository cache holding only the $n pinned crates"
 
 # Control: the check above can fail. A scratch module with one sha256-pinned
 # http_archive, fetched once from a loopback server into a repository cache:

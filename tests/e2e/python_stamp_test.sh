@@ -67,8 +67,8 @@ for want in "commit = \"$commit\"" "stamped = True" "    \"workspace\": \"$commi
 done
 read_member "$jaxlib" 'METADATA$' | grep -qxF "Project-URL: Source, https://example.invalid/rules_rocm/commit/$commit" ||
   fail "stamped METADATA lacks the Source URL with $commit"
-plugin=$(wheel 'jax_rocm7_plugin-[^-]*-cp312-')
-read_member "$plugin" '^jax_rocm7_plugin/version\.py$' | grep -qxF "commit = \"$commit\"" ||
+plugin=$(wheel 'example_rocm_plugin-[^-]*-cp312-')
+read_member "$plugin" '^example_rocm_plugin/version\.py$' | grep -qxF "commit = \"$commit\"" ||
   fail "plugin version.py not stamped"
 echo "ok: stamped wheels carry commit $commit"
 

@@ -35,10 +35,10 @@ for target in gfx1200 gfx1201; do
   done
   ((found)) || fail "${pjrt[0]}: no rocPRIM kernel in the $target code objects"
 done
-for dist_name in example_jaxlib jax_rocm7_plugin; do
+for dist_name in example_jaxlib example_rocm_plugin jax_rocm7_plugin; do
   for v in 311 312 313 314; do
     w=("$dist/$dist_name"-*-cp$v-cp$v-manylinux_*.whl)
     ((${#w[@]} == 1)) || fail "want one $dist_name wheel for cp$v in $dist, found ${#w[@]}"
   done
 done
-echo "ok: $dist holds the pjrt wheel for gfx1200,gfx1201 and jaxlib/plugin wheels for cp311-cp314"
+echo "ok: $dist holds the pjrt wheel for gfx1200,gfx1201 and the per-Python wheels (two examples, the real jax-rocm7-plugin) for cp311-cp314"

@@ -28,8 +28,7 @@ rocm_wheel_path() {
 # copied here) through a rocm_wheel_toolchain registered ahead of
 # rules_rocm's default, instead of compiling the tool's crates with
 # rules_rust in its own output base: for tests of other things than the
-# tool's build (clean_builds_test.sh and gfx_downstream_test.sh build it
-# cold, as a new user does).
+# tool's build (clean_builds_test.sh builds it cold, as a new user does).
 use_prebuilt_tool() {
   local root=$1 bin
   bin=$(cd "$root" && rocm_wheel_path) || {

@@ -1,5 +1,5 @@
 """Runs inside a fresh venv of one Python version where example-jaxlib and
-jax-rocm7-plugin (and through it jax-rocm7-pjrt) were pip-installed from the
+example-rocm-plugin (and through it jax-rocm7-pjrt) were pip-installed from the
 wheels of one `bazel build //:wheels`. argv[1] is the expected minor version."""
 
 import importlib.machinery
@@ -69,20 +69,20 @@ else:
     assert version.commit is None and version.commit_info == {}, (version.commit, version.commit_info)
 
 # --- plugin-shaped wheel -----------------------------------------------------
-import jax_rocm7_plugin  # noqa: E402
-from jax_rocm7_plugin import _linalg, _prng  # noqa: E402
+import example_rocm_plugin  # noqa: E402
+from example_rocm_plugin import _linalg, _prng  # noqa: E402
 
-assert wheel_tags("jax-rocm7-plugin") == [f"{cp}-{cp}-manylinux_2_39_x86_64"], wheel_tags("jax-rocm7-plugin")
+assert wheel_tags("example-rocm-plugin") == [f"{cp}-{cp}-manylinux_2_39_x86_64"], wheel_tags("example-rocm-plugin")
 for m in (_linalg, _prng):
     check_extension(m)
     assert runpath(m.__file__) == ["$ORIGIN/lib"], runpath(m.__file__)
 
 x = [rng.uniform(-10, 10) for _ in range(33)]
 y = [rng.uniform(-10, 10) for _ in range(33)]
-got_saxpy = jax_rocm7_plugin.saxpy(2.5, x, y)
+got_saxpy = example_rocm_plugin.saxpy(2.5, x, y)
 assert got_saxpy == [2.5 * xi + yi for xi, yi in zip(x, y)], got_saxpy
 # Empty launches through the shared HIP library succeed without a GPU.
-assert jax_rocm7_plugin.hip_status() == (0, 0), jax_rocm7_plugin.hip_status()
+assert example_rocm_plugin.hip_status() == (0, 0), example_rocm_plugin.hip_status()
 
 
 def splitmix64(seed, n):
@@ -98,24 +98,24 @@ def splitmix64(seed, n):
 
 
 for seed, n in ((0, 0), (42, 7), (2**63 + 5, 100)):
-    assert jax_rocm7_plugin.splitmix64(seed, n) == splitmix64(seed, n), (seed, n)
+    assert example_rocm_plugin.splitmix64(seed, n) == splitmix64(seed, n), (seed, n)
 
 # The shared HIP library was loaded from the installed wheel (RUNPATH), not
 # from the build tree.
 with open("/proc/self/maps") as f:
     maps = {line.split()[-1] for line in f if "libxla_rocm7_kernels" in line}
-plugin_dir = os.path.dirname(jax_rocm7_plugin.__file__)
+plugin_dir = os.path.dirname(example_rocm_plugin.__file__)
 assert maps == {os.path.join(plugin_dir, "lib", "libxla_rocm7_kernels.so")}, maps
 # Its pjrt-layout RUNPATH was removed for this wheel (ROCm comes from the system).
 assert runpath(os.path.join(plugin_dir, "lib", "libxla_rocm7_kernels.so")) == [], runpath(
     os.path.join(plugin_dir, "lib", "libxla_rocm7_kernels.so")
 )
 
-plugin_meta = md.distribution("jax-rocm7-plugin").metadata
+plugin_meta = md.distribution("example-rocm-plugin").metadata
 assert plugin_meta.get_all("Requires-Dist") == [f"jax-rocm7-pjrt=={plugin_meta['Version']}"], plugin_meta.get_all(
     "Requires-Dist"
 )
 assert md.version("jax-rocm7-pjrt") == plugin_meta["Version"], md.version("jax-rocm7-pjrt")
-assert jax_rocm7_plugin.__version__ == plugin_meta["Version"]
+assert example_rocm_plugin.__version__ == plugin_meta["Version"]
 
 print(f"ok: Python {platform.python_version()}: {_core.__file__.rsplit('/', 1)[-1]}, dot={numeric.dot(a, b):.3f}")

@@ -1,4 +1,4 @@
-// jax_rocm7_plugin._linalg: per-Python-version extension module linking the
+// example_rocm_plugin._linalg: per-Python-version extension module linking the
 // Python-independent HIP kernels library of //examples/pjrt.
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>

@@ -1,8 +1,8 @@
-"""A jax_rocm7_plugin-shaped package: extension modules per Python version
+"""A example_rocm_plugin-shaped package: extension modules per Python version
 linking one Python-independent HIP library shipped in the wheel."""
 
-from jax_rocm7_plugin import _linalg, _prng
-from jax_rocm7_plugin.version import __version__
+from example_rocm_plugin import _linalg, _prng
+from example_rocm_plugin.version import __version__
 
 
 def saxpy(a, x, y):

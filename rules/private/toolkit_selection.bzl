@@ -11,7 +11,7 @@ nobody selects is never downloaded (toolchain resolution only loads the
 
 load(":labels.bzl", "abs_label")
 load(":repository_utils.bzl", "render", "write_template")
-load(":rocm_libraries.bzl", "ROCM_LIBRARIES")
+load(":rocm_library_table.bzl", "ROCM_LIBRARIES")
 
 # The toolkit found on the machine that builds, declared or not.
 LOCAL_TOOLKIT = "local"
