@@ -44,14 +44,14 @@ echo "--- downstream kernel library in upstream idioms: every code object holds 
   || fail "downstream liblinalg.so lacks kernels"
 
 echo "--- downstream code in XLA's idiom: @local_config_rocm's rocm_library, hip_runtime, hipblas"
-"$BAZEL" build "${FLAGS[@]}" --@rules_rocm//:gfx=gfx120X-all //xla_style:libscale.so 2>"$tmp/build.err" \
-  || { tail -40 "$tmp/build.err" >&2; fail "downstream //xla_style:libscale.so"; }
-"$PY" "$root/tests/hip/check_kernels.py" bazel-bin/xla_style/libscale.so --targets gfx1200,gfx1201 --bundles 1 \
+"$BAZEL" build "${FLAGS[@]}" --@rules_rocm//:gfx=gfx120X-all //xla_style:libxla_style.so 2>"$tmp/build.err" \
+  || { tail -40 "$tmp/build.err" >&2; fail "downstream //xla_style:libxla_style.so"; }
+"$PY" "$root/tests/hip/check_kernels.py" bazel-bin/xla_style/libxla_style.so --targets gfx1200,gfx1201 --bundles 1 \
   _ZN9xla_style12_GLOBAL__N_112AffineKernelIfEEvT_S2_PKS2_PS2_i \
-  || fail "downstream libscale.so lacks its kernel"
-needed=$(readelf -d bazel-bin/xla_style/libscale.so | grep NEEDED)
+  || fail "downstream libxla_style.so lacks its kernel"
+needed=$(readelf -d bazel-bin/xla_style/libxla_style.so | grep NEEDED)
 for lib in libhipblas.so libamdhip64.so; do
-  [[ $needed == *"[$lib."* ]] || fail "libscale.so does not link $lib: $needed"
+  [[ $needed == *"[$lib."* ]] || fail "libxla_style.so does not link $lib: $needed"
 done
 
 echo "--- downstream error names the external flag"
