@@ -30,15 +30,11 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "lib"))
-from exec_log import read_spawns  # noqa: E402
+from exec_log import outputs, read_spawns, spawn_seconds  # noqa: E402
 
 STEM = re.compile(r"^(.*/_hip(?:_other)?/.+?)\.(?:[a-z0-9-]+\.co|host\.o|hipfb|pic\.o)$")
 MNEMONICS = ("HipDeviceCompile", "HipHostCompile", "HipBundle", "HipEmbed")
 DEVICE_ONLY = {"--cuda-device-only", "--no-gpu-bundle-output"}
-
-
-def seconds(duration):
-    return float(duration[:-1]) if duration else 0.0
 
 
 def split_actions(log):
@@ -47,13 +43,10 @@ def split_actions(log):
     for s in read_spawns(log):
         if s.get("mnemonic") not in MNEMONICS:
             continue
-        outs = list(s.get("listedOutputs", [])) or [o["path"] for o in s.get("actualOutputs", [])]
+        outs = outputs(s)
         m = STEM.match(outs[0]) if outs else None
-        if not m:
-            continue
-        metrics = s.get("metrics", {})
-        t = seconds(metrics.get("executionWallTime") or metrics.get("totalTime") or "")
-        by_stem[m.group(1)][s["mnemonic"]].append((t, s.get("commandArgs", [])))
+        if m:
+            by_stem[m.group(1)][s["mnemonic"]].append((spawn_seconds(s), s.get("commandArgs", [])))
     return by_stem
 
 

@@ -19,15 +19,10 @@ import re
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "lib"))
-from exec_log import read_spawns  # noqa: E402
+from exec_log import outputs, read_spawns, spawn_seconds  # noqa: E402
 
 PER_PYTHON_WHEEL = re.compile(r"-cp3(\d+)-cp3\d+t?-[^/]*\.whl$")
 HIP_OTHER = {"HipHostCompile", "HipBundle", "HipEmbed", "HipKernelCheck"}
-
-
-def seconds(duration):
-    """'12.345s' (protobuf JSON Duration) -> 12.345."""
-    return float(duration[:-1]) if duration else 0.0
 
 
 def config(path):
@@ -39,10 +34,8 @@ def main():
     log, profile = sys.argv[1], sys.argv[2]
     spawns = []
     for s in read_spawns(log):
-        outs = list(s.get("listedOutputs", [])) or [o["path"] for o in s.get("actualOutputs", [])]
-        m = s.get("metrics", {})
-        t = seconds(m.get("executionWallTime") or m.get("totalTime") or "")
-        spawns.append((s.get("mnemonic", ""), outs, t, s.get("remoteCacheHit", False) or s.get("cacheHit", False)))
+        cached = s.get("remoteCacheHit", False) or s.get("cacheHit", False)
+        spawns.append((s.get("mnemonic", ""), outputs(s), spawn_seconds(s), cached))
     per_python_cfgs = {config(o) for _, outs, _, _ in spawns for o in outs if PER_PYTHON_WHEEL.search(o)}
 
     def part(mnemonic, outs):

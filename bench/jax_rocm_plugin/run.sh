@@ -56,15 +56,10 @@ bazel --output_base="$ob1" shutdown >/dev/null 2>&1 || true
 python3 - "$out/exec.json" "$out/exec1.json" "$wall" "$wall1" <<'PY' | tee "$out/one.txt"
 import sys
 sys.path.insert(0, "tests/lib")
-from exec_log import read_spawns
+from exec_log import read_spawns, spawn_seconds
 def spawns(log):
-    n = t = 0
-    for s in read_spawns(log):
-        m = s.get("metrics", {})
-        d = m.get("executionWallTime") or m.get("totalTime") or "0s"
-        n += 1
-        t += float(d[:-1])
-    return n, t
+    s = read_spawns(log)
+    return len(s), sum(spawn_seconds(x) for x in s)
 (n4, t4), (n1, t1) = spawns(sys.argv[1]), spawns(sys.argv[2])
 w4, w1 = float(sys.argv[3]), float(sys.argv[4])
 print(f"| 3.11-3.14 in one invocation | {w4} s | {n4} spawns | {t4:.0f} s |")

@@ -20,18 +20,13 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tests", 
 import exec_log  # noqa: E402
 
 
-def seconds(s):
-    # Durations are protobuf JSON strings such as "1.250s".
-    return float(s.rstrip("s")) if s else 0.0
-
-
 def main():
     spawns = exec_log.read_spawns(sys.argv[1])
     producer = {}
     for i, s in enumerate(spawns):
         for out in s.get("listedOutputs", []):
             producer[out] = i
-    weight = [seconds(s.get("metrics", {}).get("executionWallTime")) for s in spawns]
+    weight = [exec_log.duration_seconds(s.get("metrics", {}).get("executionWallTime")) for s in spawns]
     deps = [sorted({producer[x["path"]] for x in s.get("inputs", []) if x["path"] in producer} - {i})
             for i, s in enumerate(spawns)]
     # Longest path ending at each spawn; spawns are memoised so deep graphs

@@ -20,3 +20,19 @@ def read_spawns(path):
             return spawns
         obj, i = decoder.raw_decode(text, i)
         spawns.append(obj)
+
+
+def outputs(spawn):
+    """A spawn's output paths: the declared ones (present even if it failed), else the actual ones."""
+    return list(spawn.get("listedOutputs", [])) or [o["path"] for o in spawn.get("actualOutputs", [])]
+
+
+def duration_seconds(duration):
+    """A protobuf JSON Duration ('12.345s') in seconds; 0 when absent."""
+    return float(duration[:-1]) if duration else 0.0
+
+
+def spawn_seconds(spawn):
+    """The time a spawn took: its execution wall time, else its total time."""
+    metrics = spawn.get("metrics", {})
+    return duration_seconds(metrics.get("executionWallTime") or metrics.get("totalTime") or "")

@@ -23,7 +23,7 @@ import re
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-from exec_log import read_spawns  # noqa: E402
+from exec_log import outputs, read_spawns  # noqa: E402
 
 # Per-Python configurations are recognized by the cpXY wheels they write.
 PER_PYTHON_WHEEL = re.compile(r"-cp3(\d+)-cp3\d+t?-[^/]*\.whl$")
@@ -62,8 +62,7 @@ def main():
     log, versions = args[0], args[1:]
     actions = []  # (mnemonic, configuration, [config-free outputs])
     for s in read_spawns(log):
-        # listedOutputs: declared output paths (present even if the spawn failed).
-        outs = list(s.get("listedOutputs", [])) or [o["path"] for o in s.get("actualOutputs", [])]
+        outs = outputs(s)
         configs = {split(o)[0] for o in outs}
         if len(configs) != 1 or None in configs:
             continue
@@ -106,7 +105,8 @@ def main():
     # JAX's Python versions) have per-Python configurations of their own:
     # configurations that ran a common action form one set, in which every
     # action must run once per version.
-    for key, cfgs, in_set in wheel_sets(per_version):
+    sets = wheel_sets(per_version)
+    for key, cfgs, in_set in sets:
         got = sorted(version_of[c] for c in cfgs)
         if sorted(cfgs) != sorted(in_set) or len(set(got)) != len(got):
             want = sorted(version_of[c] for c in in_set)
@@ -124,7 +124,7 @@ def main():
     if errors:
         sys.exit("FAIL:\n  " + "\n  ".join(errors))
     n_dep = sum(len(c) for c in per_version.values())
-    n_sets = len({tuple(sorted(in_set)) for _, _, in_set in wheel_sets(per_version)})
+    n_sets = len({tuple(sorted(in_set)) for _, _, in_set in sets})
     by_mnemonic = collections.Counter(m for (m, _, _) in independent)
     print(
         f"ok: {len(independent)} Python-independent actions, each once "
