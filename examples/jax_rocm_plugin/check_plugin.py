@@ -13,6 +13,12 @@ import sys
 MODULES = ["_hybrid", "_linalg", "_prng", "_rnn", "_solver", "_sparse"]
 
 
+def dynamic_exports(path):
+    """The defined symbols of a shared object's dynamic symbol table (binutils' nm -D)."""
+    nm = subprocess.run(["nm", "-D", "--defined-only", path], capture_output=True, text=True, check=True)
+    return sorted(line.split()[-1] for line in nm.stdout.splitlines() if line.strip())
+
+
 def main():
     python, want_version = sys.argv[1], sys.argv[2]
     got = "{}.{}".format(*sys.version_info[:2])
@@ -25,8 +31,7 @@ def main():
         assert suffix.startswith(name + ".cpython-" + python.replace(".", "")), f"{name} is {suffix}"
         targets = module.registrations()
         assert targets, f"{name}.registrations() is empty"
-        nm = subprocess.run(["nm", "-D", "--defined-only", module.__file__], capture_output=True, text=True, check=True)
-        exported = sorted(line.split()[-1] for line in nm.stdout.splitlines() if line.strip())
+        exported = dynamic_exports(module.__file__)
         assert exported == ["PyInit_" + name], f"{name} exports {len(exported)} symbols, want only PyInit_{name}: {exported[:10]}"
         print(f"ok {name}: {suffix}")
 

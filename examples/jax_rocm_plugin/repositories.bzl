@@ -241,11 +241,12 @@ def _jax_rocm_plugin_impl(module_ctx):
     )
 
     # What the side-by-side test compares with: PyPI's wheel of this release.
+    pypi_plugin = "jax_rocm7_plugin-{}-cp312-cp312-manylinux_2_27_x86_64.whl".format(JAX_VERSION)
     http_file(
         name = "jax_rocm7_plugin_pypi_cp312",
-        downloaded_file_path = "jax_rocm7_plugin-{}-cp312-cp312-manylinux_2_27_x86_64.whl".format(JAX_VERSION),
+        downloaded_file_path = pypi_plugin,
         sha256 = "b3b48436c4536724213bcf152c2706674ef46ef85478b6870b2695d0ef3c69b9",
-        urls = ["https://files.pythonhosted.org/packages/43/84/45ecc8791671df193e289144ce3b98ee4334b1f701564d9f74eb34415a26/jax_rocm7_plugin-{}-cp312-cp312-manylinux_2_27_x86_64.whl".format(JAX_VERSION)],
+        urls = ["https://files.pythonhosted.org/packages/43/84/45ecc8791671df193e289144ce3b98ee4334b1f701564d9f74eb34415a26/" + pypi_plugin],
     )
     return module_ctx.extension_metadata(reproducible = True)
 

@@ -52,18 +52,14 @@ def runfile(rel):
     return os.path.join(os.environ["INSTALL_TEST_RUNFILES"], rel)
 
 
-sys.path[:0] = [runfile("tests/gfx"), runfile("tests/hip")]
+sys.path[:0] = [runfile("tests/gfx"), runfile("tests/hip"), runfile("examples/jax_rocm_plugin")]
 import bundle_targets  # noqa: E402
 import check_kernels  # noqa: E402
+from check_plugin import dynamic_exports  # noqa: E402
 
 
 def modules_in(pkg_dir):
     return {f.split(".")[0]: os.path.join(pkg_dir, f) for f in os.listdir(pkg_dir) if f.endswith(".so")}
-
-
-def exports(so):
-    nm = subprocess.run(["nm", "-D", "--defined-only", so], capture_output=True, text=True, check=True)
-    return {line.split()[-1] for line in nm.stdout.splitlines() if line.strip()}
 
 
 def imported(path, names):
@@ -106,7 +102,7 @@ def main():
     names = sorted(our_mods)
     for name in names:
         for side, mods in (("ours", our_mods), ("PyPI's", pypi_mods)):
-            assert "PyInit_" + name in exports(mods[name]), f"{side} {name} does not export PyInit_{name}"
+            assert "PyInit_" + name in dynamic_exports(mods[name]), f"{side} {name} does not export PyInit_{name}"
 
     mine, theirs = imported("", names), imported(pypi_root, names)
     failures = []
