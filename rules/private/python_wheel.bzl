@@ -110,8 +110,11 @@ def _python_wheels_impl(ctx):
     by_version, pythons = _per_python_wheels(ctx)
     independent = _independent_wheels(ctx)
     _merge_wheel_sets(ctx, by_version, pythons, independent)
+    all_files = list(independent)
+    for v in by_version:
+        all_files.extend(by_version[v])
     names = {}
-    for f in independent + [f for files in by_version.values() for f in files]:
+    for f in all_files:
         if f.basename in names:
             fail("{}: two wheels named {} ({} and {}): give one of them another distribution name".format(
                 ctx.label,
@@ -120,9 +123,6 @@ def _python_wheels_impl(ctx):
                 f.short_path,
             ))
         names[f.basename] = f
-    all_files = list(independent)
-    for v in by_version:
-        all_files.extend(by_version[v])
     return [
         DefaultInfo(files = depset(all_files)),
         PythonWheelSetInfo(
