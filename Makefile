@@ -17,7 +17,7 @@ DISK_CACHE_FLAGS ?= --disk_cache=$(DISK_CACHE) --experimental_disk_cache_gc_max_
 # WORKSPACE macros (register_toolchains) take no name.
 BUILDIFIER_WARNINGS ?= -warnings=-function-docstring-args,-function-docstring-return,-unnamed-macro
 
-.PHONY: setup wheels test rust-test bazel-test workspace-test e2e dist-test setup-test lint
+.PHONY: setup wheels test rust-test bazel-test workspace-test e2e dist-test import-test setup-test lint
 setup:
 	scripts/setup.sh
 
@@ -50,6 +50,11 @@ e2e: setup
 dist-test: wheels
 	$(BUILDROOT) tests/host/dist_test.sh $(CURDIR)/dist
 
+# The wheels of `make wheels` installed with pip and imported on this host
+# (glibc 2.36, no ROCm), outside the build root: ROCm found by RUNPATH alone.
+import-test: wheels
+	tests/host/import_test.sh $(CURDIR)/dist
+
 setup-test: setup
 	tests/host/setup_idempotent_test.sh
 
@@ -61,4 +66,4 @@ lint: setup
 
 # e2e before bazel-test: its clean builds pay the cold //:wheels once and
 # leave it (and the shared disk cache) to everything after them.
-test: lint rust-test e2e bazel-test workspace-test dist-test setup-test
+test: lint rust-test e2e bazel-test workspace-test dist-test import-test setup-test

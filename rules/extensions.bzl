@@ -22,6 +22,8 @@ load("//rules/private:hip_repository.bzl", "rocm_archive_toolkit_repository", "r
 load("//rules/private:local_config_rocm.bzl", "local_config_rocm_repository")
 load("//rules/private:python_repository.bzl", "rocm_python_versions_repository")
 load("//rules/private:python_versions.bzl", "DEFAULT_PYTHON_VERSIONS", "check_python_versions")
+load("//rules/private:sysroot_repository.bzl", "rocm_sysroot_repository")
+load("//rules/private:sysroot_selection.bzl", "SYSROOT_TAG", "declare_sysroots", "rocm_sysroots_repository")
 load("//rules/private:toolkit_selection.bzl", "LOCAL_TOOLKIT", "TOOLKIT_TAG", "declare_toolkits", "rocm_toolkits_repository")
 
 def _python_versions(module_ctx):
@@ -45,8 +47,10 @@ def _python_versions(module_ctx):
 def _rules_rocm_impl(module_ctx):
     root_toolkits = []
     other_toolkits = []
+    sysroots = []
     for mod in module_ctx.modules:
         (root_toolkits if mod.is_root else other_toolkits).extend(mod.tags.toolkit)
+        sysroots.extend(mod.tags.sysroot)
     versions, declared_in = _python_versions(module_ctx)
     rocm_python_versions_repository(name = "rocm_python", versions = versions, declared_in = declared_in)
     rocm_hip_repository(name = "rocm_hip")
@@ -54,6 +58,7 @@ def _rules_rocm_impl(module_ctx):
     toolkits = dict(declared.toolkits)
     toolkits[LOCAL_TOOLKIT] = "rocm_hip"
     rocm_toolkits_repository(name = "rocm_toolkits", toolkits = toolkits, default = declared.default)
+    rocm_sysroots_repository(name = "rocm_sysroots", sysroots = declare_sysroots(sysroots, rocm_sysroot_repository))
 
     # XLA's @local_config_rocm names for BUILD files used unchanged; fetched
     # only by modules that use_repo it.
@@ -75,6 +80,7 @@ rules_rocm = module_extension(
             attrs = {"versions": attr.string_list(mandatory = True, doc = "Minor versions, e.g. [\"3.11\", \"3.12\"].")},
             doc = "The Python versions --//:python_versions=all builds (root module; default 3.11-3.14). Register a rules_python toolchain for each.",
         ),
+        "sysroot": SYSROOT_TAG,
         "toolkit": TOOLKIT_TAG,
     },
 )

@@ -21,6 +21,9 @@ load("//rules/private:local_config_rocm.bzl", "local_config_rocm_repository")
 load("//rules/private:prebuilt_tool_repository.bzl", "rocm_wheel_prebuilt_repository")
 load("//rules/private:python_repository.bzl", "rocm_python_versions_repository")
 load("//rules/private:python_versions.bzl", "DEFAULT_PYTHON_VERSIONS", "check_python_versions")
+load("//rules/private:sysroot_debian11.bzl", "DEBIAN11_DEBS", "DEBIAN11_SYSROOT")
+load("//rules/private:sysroot_repository.bzl", _rocm_sysroot_repository = "rocm_sysroot_repository")
+load("//rules/private:sysroot_selection.bzl", "rocm_sysroots_repository")
 load("//rules/private:toolkit_selection.bzl", "LOCAL_TOOLKIT", "rocm_toolkits_repository")
 
 def rocm_toolkit_repository(name, urls = [], sha256 = "", strip_prefix = "", path = "", clang = "", **kwargs):
@@ -51,11 +54,26 @@ def rocm_toolkit_repository(name, urls = [], sha256 = "", strip_prefix = "", pat
     if bool(urls) == bool(path):
         fail("rocm_toolkit_repository(name = \"{}\") needs exactly one of urls (with sha256) and path".format(name))
     if urls:
-        rocm_archive_toolkit_repository(name = name, toolkit = name, urls = urls, sha256 = sha256, strip_prefix = strip_prefix, clang = clang, **kwargs)
+        rocm_archive_toolkit_repository(name = name, toolkit = name, urls = urls, sha256 = sha256, strip_prefix = strip_prefix, clang = clang, libstdcxx = libstdcxx, **kwargs)
     else:
         rocm_path_toolkit_repository(name = name, toolkit = name, path = path, clang = clang, **kwargs)
 
-def rules_rocm_dependencies(python_versions = DEFAULT_PYTHON_VERSIONS, rocm_wheel = "", rocm_toolkits = {}, default_toolkit = LOCAL_TOOLKIT, local_config_rocm = "", python_interpreters = None):
+def rocm_sysroot_repository(name, debs = {}, urls = [], sha256 = "", strip_prefix = "", clang = "", libstdcxx = "static", **kwargs):
+    """A sysroot for WORKSPACE builds (bzlmod: rocm.sysroot); pass {sysroot name: name} to rules_rocm_dependencies(rocm_sysroots = ...).
+
+    Args:
+      name: the repository's name, also the sysroot's (the flag's value).
+      debs: {url: sha256} of Debian packages unpacked into the sysroot.
+      urls: mirrors of one archive holding the sysroot's tree (with sha256).
+      sha256: the archive's sha256.
+      strip_prefix: a directory prefix to strip from the archive's paths.
+      clang: explicit clang++ (default: the local ROCm's).
+      libstdcxx: "static" (hidden in each library) or "shared".
+      **kwargs: passed to the repository rule.
+    """
+    _rocm_sysroot_repository(name = name, sysroot = name, debs = debs, urls = urls, sha256 = sha256, strip_prefix = strip_prefix, clang = clang, libstdcxx = libstdcxx, **kwargs)
+
+def rules_rocm_dependencies(python_versions = DEFAULT_PYTHON_VERSIONS, rocm_wheel = "", rocm_toolkits = {}, default_toolkit = LOCAL_TOOLKIT, local_config_rocm = "", rocm_sysroots = {}, python_interpreters = None):
     """Declares the repositories rules_rocm needs.
 
     Per-Python targets take Python from rules_python's toolchains, which a
@@ -79,6 +97,9 @@ def rules_rocm_dependencies(python_versions = DEFAULT_PYTHON_VERSIONS, rocm_whee
         :hipblas, ...) over rules_rocm's toolkit, usually
         "local_config_rocm" (instead of XLA's rocm_configure); "" for none.
         docs/porting.md, "Using XLA/JAX BUILD files unchanged".
+      rocm_sysroots: {sysroot name: repository name} of sysroots declared
+        with rocm_sysroot_repository, selectable with
+        --@rules_rocm//rocm:sysroot=<name>; `debian11` is always there.
       python_interpreters: removed; giving it fails naming the replacement.
     """
     if python_interpreters != None:
@@ -97,12 +118,19 @@ def rules_rocm_dependencies(python_versions = DEFAULT_PYTHON_VERSIONS, rocm_whee
     toolkits[LOCAL_TOOLKIT] = "rocm_hip"
     if not native.existing_rule("rocm_toolkits"):
         rocm_toolkits_repository(name = "rocm_toolkits", toolkits = toolkits, default = default_toolkit)
+    sysroots = dict(rocm_sysroots)
+    sysroots[DEBIAN11_SYSROOT] = "rocm_sysroot_" + DEBIAN11_SYSROOT
+    if not native.existing_rule(sysroots[DEBIAN11_SYSROOT]):
+        _rocm_sysroot_repository(name = sysroots[DEBIAN11_SYSROOT], sysroot = DEBIAN11_SYSROOT, debs = DEBIAN11_DEBS)
+    if not native.existing_rule("rocm_sysroots"):
+        rocm_sysroots_repository(name = "rocm_sysroots", sysroots = sysroots)
     if local_config_rocm and not native.existing_rule(local_config_rocm):
         if default_toolkit not in toolkits:
             fail("rules_rocm_dependencies(default_toolkit = \"{}\") names no toolkit; declared: {}".format(default_toolkit, ", ".join(sorted(toolkits))))
         local_config_rocm_repository(name = local_config_rocm, default_toolkit_repository = toolkits[default_toolkit])
 
 def rules_rocm_toolchains():
-    """Registers the default toolchains (the prebuilt rocm-wheel, one HIP toolchain per toolkit); Python's are rules_python's."""
+    """Registers the default toolchains (the prebuilt rocm-wheel, one HIP toolchain per toolkit, one C++ toolchain per sysroot); Python's are rules_python's."""
     native.register_toolchains("@rocm_wheel_tools//:toolchain")
     native.register_toolchains("@rocm_toolkits//:all")
+    native.register_toolchains("@rocm_sysroots//:all")

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Idempotent prerequisites for `make wheels` / `make test` on Debian 12: the
-# host tools that make the build root (mmdebstrap, bubblewrap), a Python venv
+# host tools that make the build root (mmdebstrap, bubblewrap) and that the
+# host import test uses (gcc, binutils, unzip), a Python venv
 # with the test tools, buildifier from npm, and the Debian sid build root
 # itself (scripts/buildroot), where Bazel, HIP, Rust and Python run. Every
 # step checks before it installs, so a second run changes nothing.
@@ -15,7 +16,9 @@ shared_rules_python=../shared/modules/rules_python-2.0.3
   exit 1
 }
 
-APT_PACKAGES=(mmdebstrap bubblewrap ca-certificates)
+# gcc, binutils and unzip: tests/host/import_test.sh builds loadable ROCm
+# stand-ins on the host and reads the wheels' ELF files there.
+APT_PACKAGES=(mmdebstrap bubblewrap ca-certificates gcc binutils unzip)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

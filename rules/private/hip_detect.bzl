@@ -37,6 +37,16 @@ def find_rocm_root(rctx):
             return c, "default search"
     return None, None
 
+def _clang_dirs(rctx, root, clang_dirs = []):
+    return list(clang_dirs) + [root + "/llvm/bin", root + "/lib/llvm/bin"] + _llvm_dirs(rctx, root)
+
+def find_clang(rctx):
+    """The clang++ of the ROCm find_rocm_root finds (as detect_rocm finds it), or None."""
+    root, _ = find_rocm_root(rctx)
+    if not root:
+        return None
+    return first_existing(rctx, [d + "/clang++" for d in _clang_dirs(rctx, root)])
+
 NOT_FOUND = (
     "no ROCm installation found (looked at $ROCM_PATH, /opt/rocm, /usr). " +
     "Install ROCm (or Debian's hipcc + rocm-device-libs) or set ROCM_PATH / " +
@@ -192,7 +202,7 @@ def detect_rocm(rctx, root, how, clang_dirs = [], missing = NOT_FOUND):
     hip_version = _hip_version(rctx, root)
     version = hip_version.short
     fail_with = _unusable(root, how, version)
-    clang_dirs = list(clang_dirs) + [root + "/llvm/bin", root + "/lib/llvm/bin"] + _llvm_dirs(rctx, root)
+    clang_dirs = _clang_dirs(rctx, root, clang_dirs)
     clang = rctx.attr.clang or first_existing(rctx, [d + "/clang++" for d in clang_dirs])
     if not clang:
         return fail_with("ROCm root {} ({}) has no clang++ under {}".format(root, how, ", ".join(clang_dirs)))

@@ -39,7 +39,7 @@ load(
 load(":gfx_families.bzl", "sort_gfx_targets")
 load(":hip_toolchain.bzl", "HIP_TOOLCHAIN_TYPE", "hip_toolchain_info")
 load(":labels.bzl", "label_as_typed")
-load(":providers.bzl", "GfxInfo", "HipDeviceInfo", "HipInfo", "RocmLibraryInfo", "SettingInfo")
+load(":providers.bzl", "GfxInfo", "HipDeviceInfo", "HipInfo", "RocmLibraryInfo", "SettingInfo", "SysrootInfo")
 load(":toolchain.bzl", "ROCM_WHEEL_TOOLCHAIN_TYPE")
 load(":transitions.bzl", "ALLOWLIST_ATTRS", "gfx_device_split")
 
@@ -176,7 +176,9 @@ def _cc_info(ctx, hip, host_objects, public_context):
         ),
         name = ctx.label.name,
         alwayslink = True,
-        user_link_flags = ["-L" + hip.runtime_lib_dir, "-lamdhip64"],
+        # By path, not -L: a -L of /usr/lib/<triple> would put the building
+        # machine's libc and libstdc++ ahead of a sysroot's.
+        user_link_flags = [hip.runtime_lib_dir + "/libamdhip64.so"],
         linking_contexts = [_runtime_files(ctx, hip)] + [d[_CcInfo].linking_context for d in ctx.attr.deps + ctx.attr.implementation_deps + ctx.attr.rocm_libs],
         disallow_dynamic_library = True,
     )
@@ -202,12 +204,15 @@ def _compile_setup(ctx):
     mode = mode_flags(ctx)
     hip_copts = ctx.attr._hip_copts[SettingInfo].value
     cpp = ctx.fragments.cpp
-    host_flags = (mode.host + cpp.copts + cpp.cxxopts + hip_copts + shared +
+
+    # Both halves parse the C++ library's headers: the same sysroot for both.
+    sysroot = ctx.attr._sysroot[SysrootInfo]
+    host_flags = (mode.host + sysroot.compile_flags + cpp.copts + cpp.cxxopts + hip_copts + shared +
                   define_flags(ctx.attr.defines + ctx.attr.local_defines) + ctx.attr.copts)
-    device_globals = mode.device + hip_copts + ctx.attr._hip_device_copts[SettingInfo].value
+    device_globals = mode.device + sysroot.compile_flags + hip_copts + ctx.attr._hip_device_copts[SettingInfo].value
     return struct(
         public_context = contexts.public,
-        headers = merged.headers,
+        headers = depset(transitive = [merged.headers, sysroot.compile_files]),
         host_flags = host_flags,
         device_flags = lambda info: device_globals + shared + define_flags(info.defines) + info.copts,
     )
@@ -272,6 +277,7 @@ hip_library_rule = rule(
         "_gfx": attr.label(default = Label("//:gfx"), providers = [GfxInfo]),
         "_hip_copts": attr.label(default = Label("//:hip_copts"), providers = [SettingInfo]),
         "_hip_device_copts": attr.label(default = Label("//:hip_device_copts"), providers = [SettingInfo]),
+        "_sysroot": attr.label(default = Label("//rocm:selected_sysroot"), providers = [SysrootInfo]),
     },
     # The C++ toolchain type too: find_cpp_toolchain resolves through it.
     toolchains = [str(HIP_TOOLCHAIN_TYPE), str(ROCM_WHEEL_TOOLCHAIN_TYPE), "@bazel_tools//tools/cpp:toolchain_type"],

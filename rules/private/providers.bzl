@@ -34,6 +34,18 @@ PythonVersionsInfo = provider(
 
 # HIP
 
+SysrootInfo = provider(
+    doc = "A sysroot HIP compiles and links use (rocm_sysroot; the selected one is @rules_rocm//rocm:selected_sysroot).",
+    fields = {
+        "name": "the sysroot's name (the value of --@rules_rocm//rocm:sysroot); 'host' for none",
+        "path": "its execution-root path ('' for none)",
+        "glibc_version": "major.minor of its glibc ('' for none)",
+        "compile_flags": "list of flags a clang compile needs to use it (--sysroot, --gcc-toolchain)",
+        "compile_files": "depset of the Files a compile reads",
+        "files": "depset of all its Files (what a link reads)",
+    },
+)
+
 HipCompilerInfo = provider(
     doc = "The ROCm clang of a HIP toolchain: host code and every device target.",
     fields = {

@@ -56,7 +56,9 @@ def _linking_context(ctx):
         return _cc_common.create_linking_context(linker_inputs = depset())
     return _cc_common.create_linking_context(linker_inputs = depset([_cc_common.create_linker_input(
         owner = ctx.label,
-        user_link_flags = depset(["-L" + toolkit_path(ctx, ctx.attr.lib_dir), "-l" + ctx.attr.link]),
+        # By path, not -L/-l: a -L of /usr/lib/<triple> would put the building
+        # machine's libc and libstdc++ ahead of a sysroot's.
+        user_link_flags = depset(["{}/lib{}.so".format(toolkit_path(ctx, ctx.attr.lib_dir), ctx.attr.link)]),
         additional_inputs = depset(ctx.files.shared_libraries),
     )]))
 

@@ -1,8 +1,9 @@
 """Wheel assembly: Starlark collects files and metadata into a JSON manifest,
 `rocm-wheel build` (from the rocm_wheel toolchain) writes the wheel."""
 
-load(":actions/rocm_wheel.bzl", "rocm_wheel_build")
-load(":providers.bzl", "WheelFilesInfo", "WheelInfo")
+load(":actions/rocm_wheel.bzl", "rocm_wheel_build", "rocm_wheel_rocm_runpath")
+load(":gfx_families.bzl", "FAMILIES")
+load(":providers.bzl", "GfxInfo", "WheelFilesInfo", "WheelInfo")
 load(":stamp.bzl", "STAMP_ATTRS", "is_stamping", "stamp_template")
 load(":toolchain.bzl", "ROCM_WHEEL_TOOLCHAIN_TYPE")
 
@@ -166,6 +167,28 @@ def _write_manifest(ctx, manifest):
         ctx.actions.write(manifest_file, json.encode_indent(manifest, indent = "  ") + "\n")
     return manifest_file
 
+def _is_shared_object(path):
+    name = path.rsplit("/", 1)[-1]
+    return name.endswith(".so") or ".so." in name
+
+def _rocm_runpath(ctx, distribution, entries):
+    """`entries` with each shared object's RUNPATH finding the ROCm libraries it needs once installed.
+
+    The wheel's root is site-packages (`.data/` members install elsewhere and
+    stay as they are); the per-family SDK directories are those of the
+    TheRock families --//:gfx names.
+    """
+    families = [f.strip() for f in ctx.attr._gfx[GfxInfo].value.split(",") if f.strip() in FAMILIES]
+    out = []
+    for e in entries:
+        if not _is_shared_object(e.path) or ".data/" in e.path:
+            out.append(e)
+            continue
+        fixed = ctx.actions.declare_file("_rocm_runpath/{}/{}".format(distribution, e.path))
+        rocm_wheel_rocm_runpath(ctx, e.file, e.path.rpartition("/")[0], families, fixed)
+        out.append(struct(path = e.path, file = fixed))
+    return out
+
 def build_wheel(ctx, tag, entries):
     """Writes the manifest (stamped if asked) and runs `rocm-wheel build`; returns providers.
 
@@ -176,6 +199,8 @@ def build_wheel(ctx, tag, entries):
     """
     distribution = expand_vars(ctx, "distribution", ctx.attr.distribution)
     out = ctx.actions.declare_file(wheel_file_name(distribution, ctx.attr.version, tag))
+    if ctx.attr.rocm_runpath:
+        entries = _rocm_runpath(ctx, distribution, entries)
     inputs = [e.file for e in entries]
     manifest = {
         "distribution": distribution,
@@ -255,9 +280,16 @@ _WHEEL_TAG_ATTRS = {
     "python_tag": attr.string(default = "py3", doc = "Python tag, e.g. py3, cp312."),
 }
 
-# How the archive is written.
+# How the archive is written, and how its shared objects find ROCm.
 _PACKAGING_ATTRS = {
     "compression_level": attr.int(default = 6, doc = "Deflate level 0-9 (0 stores)."),
+    "rocm_runpath": attr.bool(
+        default = True,
+        doc = "Give each shared object a RUNPATH that also finds the ROCm libraries it needs (DT_NEEDED) where " +
+              "users install them: TheRock's pip SDK next to site-packages (_rocm_sdk_core/lib, " +
+              "_rocm_sdk_libraries[_<family of --//:gfx>]/lib, $ORIGIN-relative) and /opt/rocm/lib (docs/sysroot.md).",
+    ),
+    "_gfx": attr.label(default = Label("//:gfx"), providers = [GfxInfo]),
 }
 
 # Workspace-status values in the metadata (see stamp.bzl).

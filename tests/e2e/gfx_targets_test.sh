@@ -21,7 +21,7 @@ BAZEL=${BAZEL:-bazel}
 FLAGS=()
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/gfx_e2e.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-WHEEL=bazel-bin/examples/pjrt/jax_rocm7_pjrt-0.7.1-py3-none-manylinux_2_39_x86_64.whl
+WHEEL=bazel-bin/examples/pjrt/jax_rocm7_pjrt-0.7.1-py3-none-manylinux_2_28_x86_64.whl
 
 source tests/lib/common.sh
 # The bundle parser needs zstandard (compressed bundles): the repo's venv.
@@ -77,7 +77,7 @@ compression() {
 compression none uncompressed
 compression zlib "zlib v[23]"
 compression auto "zstd v[23]"
-rocm_wheel check "$WHEEL" >"$tmp/check.txt" 2>&1 || { cat "$tmp/check.txt" >&2; fail "rocm-wheel check rejects the manylinux_2_39 tag"; }
+rocm_wheel check "$WHEEL" >"$tmp/check.txt" 2>&1 || { cat "$tmp/check.txt" >&2; fail "rocm-wheel check rejects the manylinux_2_28 tag"; }
 
 # 2. No device recompile when a target is dropped.
 echo "--- gfx1200,gfx1201 -> gfx1201 re-runs no device compile"

@@ -72,15 +72,6 @@ _PER_PYTHON = [str(Label(d)) for d in [
     "@xla//xla/tsl/python/lib/core:numpy",
 ]]
 
-# Where a wheel's ROCm libraries are when ROCm itself comes from pip
-# (TheRock's rocm / _rocm_sdk_* packages next to the plugin); a system ROCm
-# is found through the loader's default paths.
-_WHEEL_RUNPATH = [
-    "$ORIGIN/../rocm/lib",
-    "$ORIGIN/../_rocm_sdk_core/lib",
-    "$ORIGIN/../_rocm_sdk_libraries/lib",
-]
-
 def nanobind_extension(
         name,
         deps = [],
@@ -104,6 +95,5 @@ def nanobind_extension(
         module_name = module_name or name,
         deps = per_python,
         python_independent_deps = independent,
-        runpath = _WHEEL_RUNPATH,
         **kwargs
     )

@@ -8,6 +8,7 @@
 
 mod analyze;
 mod elf;
+pub mod environment;
 mod glob;
 pub mod policy;
 mod report;

@@ -111,7 +111,7 @@ fn origin_verdict(dir: &str, installed: &BTreeSet<&str>) -> Reason {
     let in_site_packages = dir
         .strip_prefix(SITE_PACKAGES)
         .and_then(|r| r.strip_prefix('/'));
-    if in_site_packages.is_some_and(is_rocm_sdk_dir) {
+    if in_site_packages.is_some_and(rocm_layout::is_rocm_sdk_dir) {
         return Reason::RocmSdk;
     }
     let prefix = format!("{}/", dir.trim_end_matches('/'));
@@ -119,20 +119,6 @@ fn origin_verdict(dir: &str, installed: &BTreeSet<&str>) -> Reason {
         Reason::InWheel
     } else {
         Reason::NotInWheel
-    }
-}
-
-/// TheRock's pip SDK, relative to site-packages: `_rocm_sdk_core/lib`
-/// (rocm-sdk-core: HIP runtime, comgr, …), `_rocm_sdk_libraries/lib` and
-/// `_rocm_sdk_libraries_<gfx family>/lib` (rocm-sdk-libraries-*: rocBLAS,
-/// hipBLASLt, MIOpen, …).
-fn is_rocm_sdk_dir(rel: &str) -> bool {
-    match rel.strip_suffix("/lib") {
-        Some("_rocm_sdk_core") | Some("_rocm_sdk_libraries") => true,
-        Some(d) => d.strip_prefix("_rocm_sdk_libraries_").is_some_and(|f| {
-            !f.is_empty() && f.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-        }),
-        None => false,
     }
 }
 
@@ -210,7 +196,5 @@ mod tests {
             "ns/sub",
         );
         assert_eq!(got, [Reason::RocmSdk, Reason::NotInWheel]);
-        assert!(!is_rocm_sdk_dir("_rocm_sdk_libraries_/lib"));
-        assert!(!is_rocm_sdk_dir("_rocm_sdk_core/lib/x"));
     }
 }

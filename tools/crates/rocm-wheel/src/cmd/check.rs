@@ -5,7 +5,9 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use manylinux_check::{check_wheel_file, Options, EXIT_BAD_INPUT};
+use manylinux_check::{
+    check_wheel_file, environment, Options, EXIT_BAD_INPUT, EXIT_CLEAN, EXIT_FINDINGS,
+};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -31,6 +33,15 @@ pub struct Args {
     /// Print the report as JSON (schema: tools/crates/manylinux-check/README.md).
     #[arg(long)]
     pub json: bool,
+    /// Instead of the policy check: where each DT_NEEDED of the ELF files
+    /// is found once the wheel is installed into this site-packages,
+    /// through the files' RUNPATH; exit 1 if any is not found.
+    #[arg(long, value_name = "SITE_PACKAGES", conflicts_with = "json")]
+    pub resolve: Option<PathBuf>,
+    /// With --resolve: the root absolute RUNPATH entries (/opt/rocm/lib)
+    /// are looked up under (default /).
+    #[arg(long, value_name = "DIR", requires = "resolve", default_value = "/")]
+    pub root: PathBuf,
 }
 
 /// Runs the check and returns the process exit code.
@@ -38,8 +49,26 @@ pub fn run(args: Args) -> u8 {
     execute(args, &mut std::io::stdout(), &mut std::io::stderr()) as u8
 }
 
+/// `--resolve`: the environment report; 1 if a library is not found.
+fn resolve(args: &Args, site: &std::path::Path, out: &mut dyn Write) -> anyhow::Result<i32> {
+    let wheel = manylinux_check::wheel::read_wheel(&args.wheel)?;
+    let env = environment::Environment {
+        site_packages: site.to_path_buf(),
+        root: args.root.clone(),
+    };
+    let (text, complete) = environment::to_human(&environment::resolve(&wheel, &env), &env);
+    out.write_all(text.as_bytes())?;
+    Ok(if complete { EXIT_CLEAN } else { EXIT_FINDINGS })
+}
+
 /// Run the check, print the report, and return the exit code.
 fn execute(args: Args, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+    if let Some(site) = &args.resolve {
+        return resolve(&args, site, out).unwrap_or_else(|e| {
+            let _ = writeln!(err, "rocm-wheel check: error: {e:#}");
+            EXIT_BAD_INPUT
+        });
+    }
     let opts = Options::with_extra(
         args.policy,
         args.no_default_allow,

@@ -30,6 +30,22 @@ enum Action {
         #[arg(long, short)]
         output: Option<PathBuf>,
     },
+    /// Set DT_RUNPATH from what the file needs: its own entries, then the
+    /// directories that hold its DT_NEEDED ROCm libraries in TheRock's pip
+    /// SDK (`$ORIGIN`-relative to DIR) and /opt/rocm/lib.
+    Rocm {
+        file: PathBuf,
+        /// The file's directory in the installed wheel, relative to
+        /// site-packages (`jax_plugins/xla_rocm7`).
+        #[arg(long)]
+        dir: String,
+        /// A TheRock gfx family whose `_rocm_sdk_libraries_<family>` to
+        /// search (repeatable).
+        #[arg(long)]
+        family: Vec<String>,
+        #[arg(long, short)]
+        output: Option<PathBuf>,
+    },
     /// Remove all DT_RUNPATH / DT_RPATH entries.
     Remove {
         file: PathBuf,
@@ -64,6 +80,16 @@ pub fn run(args: Args) -> Result<()> {
             };
             let rpath = rpath.into_bytes();
             (file, output, Edit::Set { rpath, kind })
+        }
+        Action::Rocm {
+            file,
+            dir,
+            family,
+            output,
+        } => {
+            let entries = rocm_layout::set_rocm_runpath(&file, output.as_deref(), &dir, &family)?;
+            eprintln!("rpath: RUNPATH {}", entries.join(":"));
+            return Ok(());
         }
         Action::Remove { file, output } => (file, output, Edit::Remove),
     };

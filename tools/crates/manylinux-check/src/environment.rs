@@ -1,0 +1,162 @@
+//! Where each DT_NEEDED library of a wheel's ELF files would be found once
+//! the wheel is installed into a given environment (`rocm-wheel check
+//! --resolve`): through the file's RUNPATH (or RPATH), `$ORIGIN` taken in
+//! the environment's site-packages and absolute entries under its root,
+//! among the wheel's own files, or on the system (the manylinux policy's
+//! libraries). What the dynamic linker's default directories hold is not
+//! looked at: a ROCm library found only there would not be found where the
+//! wheel is meant to run.
+
+use std::path::PathBuf;
+
+use crate::elf::is_dynamic_loader;
+use crate::expand_origin;
+use crate::policy::Policies;
+use crate::wheel::{normalize, Wheel, SITE_PACKAGES};
+
+/// The environment the wheel is resolved against.
+pub struct Environment {
+    /// The site-packages directory the wheel is (or would be) installed in.
+    pub site_packages: PathBuf,
+    /// Prefix of absolute RUNPATH entries (`/`, or a chroot / container root).
+    pub root: PathBuf,
+}
+
+/// How one needed library is found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Found {
+    /// In the environment, at this path, through this RUNPATH entry.
+    Path { path: PathBuf, entry: String },
+    /// Installed by the wheel itself (its path relative to site-packages).
+    InWheel { path: String },
+    /// A library every manylinux system provides (glibc, libstdc++, …).
+    System,
+    /// Nowhere: the RUNPATH entries searched.
+    Missing { searched: Vec<String> },
+}
+
+/// One ELF member's needed libraries, in DT_NEEDED order.
+#[derive(Debug)]
+pub struct Resolution {
+    /// The member's path in the wheel.
+    pub member: String,
+    pub needed: Vec<(String, Found)>,
+}
+
+/// Resolves every ELF member's DT_NEEDED against `env`.
+pub fn resolve(wheel: &Wheel, env: &Environment) -> Vec<Resolution> {
+    let policies = Policies::x86_64();
+    let system = |name: &str| {
+        is_dynamic_loader(name)
+            || policies
+                .policies
+                .iter()
+                .any(|p| p.system_libraries.contains(name))
+    };
+    let installed = wheel.installed_paths();
+    wheel
+        .elfs
+        .iter()
+        .filter(|(_, facts)| facts.is_x86_64)
+        .map(|(member, facts)| {
+            let origin = crate::wheel::parent(&member.installed);
+            let entries = if facts.runpath.is_empty() {
+                &facts.rpath
+            } else {
+                &facts.runpath
+            };
+            let needed = facts
+                .needed
+                .iter()
+                .map(|lib| {
+                    let found = find(lib, entries, origin, env, &installed).unwrap_or_else(|| {
+                        if system(lib) {
+                            Found::System
+                        } else {
+                            Found::Missing {
+                                searched: entries.clone(),
+                            }
+                        }
+                    });
+                    (lib.clone(), found)
+                })
+                .collect();
+            Resolution {
+                member: member.name.clone(),
+                needed,
+            }
+        })
+        .collect()
+}
+
+fn find(
+    lib: &str,
+    entries: &[String],
+    origin: &str,
+    env: &Environment,
+    installed: &std::collections::BTreeSet<&str>,
+) -> Option<Found> {
+    for entry in entries {
+        let dir = match expand_origin(entry, origin) {
+            Some(model) => {
+                let model = normalize(&model)?;
+                let candidate = format!("{model}/{lib}");
+                if installed.contains(candidate.as_str()) {
+                    let rel = candidate.strip_prefix(SITE_PACKAGES).unwrap_or(&candidate);
+                    return Some(Found::InWheel {
+                        path: rel.trim_start_matches('/').to_string(),
+                    });
+                }
+                match model.strip_prefix(SITE_PACKAGES) {
+                    Some(rest) => env.site_packages.join(rest.trim_start_matches('/')),
+                    None => continue,
+                }
+            }
+            None if entry.starts_with('/') => env.root.join(entry.trim_start_matches('/')),
+            None => continue,
+        };
+        let path = dir.join(lib);
+        if path.exists() {
+            return Some(Found::Path {
+                path,
+                entry: entry.clone(),
+            });
+        }
+    }
+    None
+}
+
+/// The report, one block per ELF member; the second value says whether
+/// every library was found.
+pub fn to_human(resolutions: &[Resolution], env: &Environment) -> (String, bool) {
+    let mut out = format!(
+        "Resolved in site-packages {} (absolute entries under {}):\n",
+        env.site_packages.display(),
+        env.root.display()
+    );
+    let mut complete = true;
+    for r in resolutions {
+        out.push_str(&format!("{}\n", r.member));
+        for (lib, found) in &r.needed {
+            let how = match found {
+                Found::Path { path, entry } => format!("{} (RUNPATH {entry})", path.display()),
+                Found::InWheel { path } => format!("{path} (in the wheel)"),
+                Found::System => "the system's (manylinux policy)".to_string(),
+                Found::Missing { searched } => {
+                    complete = false;
+                    format!("NOT FOUND (searched: {})", display_entries(searched))
+                }
+            };
+            out.push_str(&format!("  {lib} => {how}\n"));
+        }
+    }
+    (out, complete)
+}
+
+fn display_entries(entries: &[String]) -> String {
+    if entries.is_empty() {
+        "no RUNPATH".to_string()
+    } else {
+        entries.join(":")
+    }
+}
