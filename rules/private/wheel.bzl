@@ -176,12 +176,16 @@ def _rocm_runpath(ctx, distribution, entries):
 
     The wheel's root is site-packages (`.data/` members install elsewhere and
     stay as they are); the per-family SDK directories are those of the
-    TheRock families --//:gfx names.
+    TheRock families --//:gfx names. A file built in another configuration
+    (a Python-independent wheel_shared_library, the same file in every
+    Python version's wheel) stays as it is: rewriting it here would make
+    one copy per version; wheel_shared_library(install_dir) sets it once.
     """
     families = [f.strip() for f in ctx.attr._gfx[GfxInfo].value.split(",") if f.strip() in FAMILIES]
     out = []
     for e in entries:
-        if not _is_shared_object(e.path) or ".data/" in e.path:
+        other_configuration = not e.file.is_source and e.file.root.path != ctx.bin_dir.path
+        if not _is_shared_object(e.path) or ".data/" in e.path or other_configuration:
             out.append(e)
             continue
         fixed = ctx.actions.declare_file("_rocm_runpath/{}/{}".format(distribution, e.path))

@@ -2,7 +2,7 @@
 
 rocm_library is a hip_library (one device compile per --//:gfx target, the
 ROCm library deps checked as rocm_libs), plain C++ users of the HIP runtime
-get the platform macro and -lamdhip64, rocm_version_number() is the
+get the platform macro and libamdhip64.so (linked by path), rocm_version_number() is the
 toolkit's release, and --@local_config_rocm//rocm:rocm_path_type=link_only
 fails naming the rules_rocm way.
 """
@@ -34,6 +34,11 @@ def _link_flags(target):
         flags.extend(i.user_link_flags)
     return flags
 
+def _links(target, name):
+    # By path: a -L of the ROCm's directory would put /usr/lib/<triple>'s
+    # libc ahead of a sysroot's.
+    return [f for f in _link_flags(target) if f.endswith("/" + name)] != []
+
 def _rocm_library_test_impl(ctx):
     env = analysistest.begin(ctx)
     target = analysistest.target_under_test(env)
@@ -42,7 +47,7 @@ def _rocm_library_test_impl(ctx):
     asserts.equals(env, ["--offload-arch=gfx1200", "--offload-arch=gfx1201"], arches, "one device compile per --//:gfx target")
     for a in compiles:
         asserts.true(env, "-D__HIP_PLATFORM_AMD__" in a.argv, "rocm_headers' platform macro in " + str(a.argv))
-    asserts.true(env, "-lhipblas" in _link_flags(target), "@local_config_rocm//rocm:hipblas links hipBLAS")
+    asserts.true(env, _links(target, "libhipblas.so"), "@local_config_rocm//rocm:hipblas links hipBLAS, got " + str(_link_flags(target)))
     return analysistest.end(env)
 
 _rocm_library_test = analysistest.make(
@@ -56,7 +61,7 @@ def _runtime_user_test_impl(ctx):
     target = analysistest.target_under_test(env)
     defines = target[_CcInfo].compilation_context.defines.to_list()
     asserts.true(env, "__HIP_PLATFORM_AMD__" in defines, "plain C++ users get the HIP platform macro, got " + str(defines))
-    asserts.true(env, "-lamdhip64" in _link_flags(target), "hip_runtime links libamdhip64, got " + str(_link_flags(target)))
+    asserts.true(env, _links(target, "libamdhip64.so"), "hip_runtime links libamdhip64, got " + str(_link_flags(target)))
     return analysistest.end(env)
 
 _runtime_user_test = analysistest.make(_runtime_user_test_impl)

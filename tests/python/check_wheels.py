@@ -106,8 +106,12 @@ with open("/proc/self/maps") as f:
     maps = {line.split()[-1] for line in f if "libxla_rocm7_kernels" in line}
 plugin_dir = os.path.dirname(example_rocm_plugin.__file__)
 assert maps == {os.path.join(plugin_dir, "lib", "libxla_rocm7_kernels.so")}, maps
-# Its pjrt-layout RUNPATH was removed for this wheel (ROCm comes from the system).
-assert runpath(os.path.join(plugin_dir, "lib", "libxla_rocm7_kernels.so")) == [], runpath(
+# Its pjrt-layout RUNPATH was replaced by where this wheel's users have ROCm's
+# HIP runtime (TheRock's pip SDK two levels up, /opt/rocm).
+assert runpath(os.path.join(plugin_dir, "lib", "libxla_rocm7_kernels.so")) == [
+    "$ORIGIN/../../_rocm_sdk_core/lib",
+    "/opt/rocm/lib",
+], runpath(
     os.path.join(plugin_dir, "lib", "libxla_rocm7_kernels.so")
 )
 

@@ -32,10 +32,15 @@ def rocm_wheel_rpath(ctx, lib, runpath, out):
         args.add_all(["rpath", "remove", lib, "--output", out])
     _run(ctx, args, [lib], out, "RocmWheelRpath", "Setting the RUNPATH of %s for its wheel" % out.short_path)
 
-def rocm_wheel_rocm_runpath(ctx, lib, install_dir, families, out):
-    """`rocm-wheel rpath rocm`: a copy of `lib` whose RUNPATH also finds the ROCm libraries it needs where they are installed."""
+def rocm_wheel_rocm_runpath(ctx, lib, install_dir, families, out, base = None):
+    """`rocm-wheel rpath rocm`: a copy of `lib` whose RUNPATH also finds the ROCm libraries it needs where they are installed.
+
+    `base`: the file's own entries, replacing those it has (None keeps them).
+    """
     args = ctx.actions.args()
     args.add_all(["rpath", "rocm", lib, "--dir", install_dir, "--output", out])
+    if base != None:
+        args.add("--base=" + ":".join(base))
     args.add_all(families, before_each = "--family")
     _run(ctx, args, [lib], out, "RocmWheelRunpath", "Setting the ROCm RUNPATH of %s" % out.short_path)
 

@@ -66,7 +66,7 @@ cc_toolchain_config(
         "-fdata-sections",
     ],
     opt_link_flags = ["-Wl,--gc-sections"],
-    supports_start_end_lib = True,
+    supports_start_end_lib = False,
     target_libc = "glibc_" + {GLIBC},
     target_system_name = "x86_64-unknown-linux-gnu",
     tool_paths = {

@@ -137,22 +137,24 @@ pub fn merge_runpath(existing: &[String], rocm: &[String]) -> Vec<String> {
 }
 
 /// Sets the RUNPATH of the ELF file `input` (installed in `dir`, relative
-/// to site-packages) to its own entries plus [`rocm_runpath`] of what it
-/// needs, into `output` (atomically; `input` itself when `None`). Returns
-/// the entries written; a file that needs no ROCm library and has no ROCm
-/// entry is written unchanged.
+/// to site-packages) to its own entries (`base` when given, replacing
+/// them) plus [`rocm_runpath`] of what it needs, into `output` (atomically;
+/// `input` itself when `None`). Returns the entries written; a file whose
+/// entries stay the same is copied unchanged.
 pub fn set_rocm_runpath(
     input: &Path,
     output: Option<&Path>,
     dir: &str,
     families: &[String],
+    base: Option<&[String]>,
 ) -> Result<Vec<String>> {
     let file = std::fs::File::open(input).with_context(|| format!("{}", input.display()))?;
     let src = elf_read::FileSource::new(file)?;
     let facts = elf_read::dynamic_facts(&src)
         .with_context(|| format!("{}: not a readable ELF file", input.display()))?;
     let existing: Vec<String> = facts.runpath.iter().chain(&facts.rpath).cloned().collect();
-    let entries = merge_runpath(&existing, &rocm_runpath(&facts.needed, dir, families));
+    let own = base.unwrap_or(&existing);
+    let entries = merge_runpath(own, &rocm_runpath(&facts.needed, dir, families));
     let edit = if entries.is_empty() {
         elf_edit::Edit::Remove
     } else {

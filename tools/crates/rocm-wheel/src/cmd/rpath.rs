@@ -43,6 +43,9 @@ enum Action {
         /// search (repeatable).
         #[arg(long)]
         family: Vec<String>,
+        /// The file's own entries, colon-separated, instead of those it has.
+        #[arg(long)]
+        base: Option<String>,
         #[arg(long, short)]
         output: Option<PathBuf>,
     },
@@ -85,9 +88,22 @@ pub fn run(args: Args) -> Result<()> {
             file,
             dir,
             family,
+            base,
             output,
         } => {
-            let entries = rocm_layout::set_rocm_runpath(&file, output.as_deref(), &dir, &family)?;
+            let base: Option<Vec<String>> = base.map(|b| {
+                b.split(':')
+                    .filter(|e| !e.is_empty())
+                    .map(str::to_string)
+                    .collect()
+            });
+            let entries = rocm_layout::set_rocm_runpath(
+                &file,
+                output.as_deref(),
+                &dir,
+                &family,
+                base.as_deref(),
+            )?;
             eprintln!("rpath: RUNPATH {}", entries.join(":"));
             return Ok(());
         }
