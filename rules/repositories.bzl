@@ -54,7 +54,7 @@ def rocm_toolkit_repository(name, urls = [], sha256 = "", strip_prefix = "", pat
     if bool(urls) == bool(path):
         fail("rocm_toolkit_repository(name = \"{}\") needs exactly one of urls (with sha256) and path".format(name))
     if urls:
-        rocm_archive_toolkit_repository(name = name, toolkit = name, urls = urls, sha256 = sha256, strip_prefix = strip_prefix, clang = clang, libstdcxx = libstdcxx, **kwargs)
+        rocm_archive_toolkit_repository(name = name, toolkit = name, urls = urls, sha256 = sha256, strip_prefix = strip_prefix, clang = clang, **kwargs)
     else:
         rocm_path_toolkit_repository(name = name, toolkit = name, path = path, clang = clang, **kwargs)
 
