@@ -105,7 +105,8 @@ EOF
     printf '#define hipblasVersionMajor 2\n#define hipblasVersionMinor 2\n#define hipblasVersionPatch 0\n' >"$dir/include/hipblas/hipblas-version.h"
     printf '#pragma once\n#include <hipblas/hipblas-version.h>\nextern "C" int hipblasFixtureCall(void);\n' >"$dir/include/hipblas/hipblas.h"
     echo 'int hipblasFixtureCall(void) { return 0; }' >"$ws/hipblas_stub.c"
-    gcc -shared -fPIC -o "$dir/lib/libhipblas.so" "$ws/hipblas_stub.c" || fail "building the stub libhipblas.so"
+    # A soname, as real ROCm libraries have: linked by path, DT_NEEDED is the soname.
+    gcc -shared -fPIC -Wl,-soname,libhipblas.so -o "$dir/lib/libhipblas.so" "$ws/hipblas_stub.c" || fail "building the stub libhipblas.so"
   fi
 }
 make_fixture "$ws/rocm-6.2" 2
