@@ -171,6 +171,19 @@ def _is_shared_object(path):
     name = path.rsplit("/", 1)[-1]
     return name.endswith(".so") or ".so." in name
 
+def _gfx_families(ctx):
+    """The TheRock families --//:gfx names (its single targets are no family)."""
+    return [f.strip() for f in ctx.attr._gfx[GfxInfo].value.split(",") if f.strip() in FAMILIES]
+
+def _rocm_sdk(ctx):
+    """The manifest's rocm_sdk object: Requires-Dist for TheRock's pip SDK under an extra, or None."""
+    if not ctx.attr.rocm_sdk_extra:
+        return None
+    version = ctx.var.get("ROCM_VERSION")
+    if not version:
+        fail("{}: rocm_sdk_extra needs the ROCm version: add toolchains = [\"@rules_rocm//rocm:version\"]".format(ctx.label))
+    return {"extra": ctx.attr.rocm_sdk_extra, "version": version, "families": _gfx_families(ctx)}
+
 def _rocm_runpath(ctx, distribution, entries):
     """`entries` with each shared object's RUNPATH finding the ROCm libraries it needs once installed.
 
@@ -181,7 +194,7 @@ def _rocm_runpath(ctx, distribution, entries):
     Python version's wheel) stays as it is: rewriting it here would make
     one copy per version; wheel_shared_library(install_dir) sets it once.
     """
-    families = [f.strip() for f in ctx.attr._gfx[GfxInfo].value.split(",") if f.strip() in FAMILIES]
+    families = _gfx_families(ctx)
     out = []
     for e in entries:
         other_configuration = not e.file.is_source and e.file.root.path != ctx.bin_dir.path
@@ -214,6 +227,7 @@ def build_wheel(ctx, tag, entries):
         "metadata": _metadata(ctx, inputs),
         "entry_points": _entry_points(ctx),
         "files": [{"path": e.path, "src": e.file.path} for e in entries],
+        "rocm_sdk": _rocm_sdk(ctx),
     }
     manifest_file = _write_manifest(ctx, manifest)
     rocm_wheel_build(ctx, manifest_file, inputs, out, ctx.attr.compression_level)
@@ -262,6 +276,9 @@ _METADATA_ATTRS = {
     "provides_extra": attr.string_list(doc = "Extras that requires_dist markers name (Provides-Extra)."),
     "requires_dist": attr.string_list(doc = "PEP 508 requirements."),
     "requires_python": attr.string(doc = "Python version specifier, e.g. >=3.10 (Requires-Python)."),
+    "rocm_sdk_extra": attr.string(doc = "An extra (e.g. `rocm`) under which Requires-Dist names the TheRock pip SDK packages the wheel's " +
+                                        "shared objects need (DT_NEEDED): rocm-sdk-core, rocm-sdk-libraries-<family> per TheRock family of " +
+                                        "--//:gfx, each ~= $(ROCM_VERSION) (needs toolchains = [\"@rules_rocm//rocm:version\"]). Empty: none."),
     "summary": attr.string(doc = "One-line summary (Summary)."),
 }
 

@@ -3,7 +3,9 @@
 # repository's own examples: //:wheels less the real JAX plugin, whose
 # third-party sources are pinned downloads by design) downloads nothing but
 # crates from crates.io (rocm-wheel's, pinned by tools/Cargo.lock, and
-# rules_rust's process_wrapper's tinyjson, pinned by rules_rust).
+# rules_rust's process_wrapper's tinyjson, pinned by rules_rust) and the
+# selected sysroot's Debian packages (.bazelrc selects debian11, whose nine
+# .deb files rules/private/sysroot_debian11.bzl pins by sha256).
 #   1. prefetch: `bazel fetch //:example_wheels` with the network, into a scratch
 #      repository cache; everything it downloaded must be such a crate.
 #   2. a second repository cache gets exactly the files whose sha256 are
@@ -33,11 +35,12 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# The permitted downloads: Cargo.lock's checksums, and tinyjson's sha256 as
-# rules_rust pins it.
+# The permitted downloads: Cargo.lock's checksums, tinyjson's sha256 as
+# rules_rust pins it, and the debian11 sysroot's packages.
 allowed=$base/allowed.txt
 {
   sed -n 's/^checksum = "\([0-9a-f]\{64\}\)"$/\1/p' tools/Cargo.lock
+  sed -n 's/^ *"[^"]*\.deb": "\([0-9a-f]\{64\}\)",$/\1/p' rules/private/sysroot_debian11.bzl
   rr=$(bazel info output_base 2>/dev/null)/external/rules_rust~
   [[ -d $rr ]] || rr=/usr/share/bazel/rules/rust
   grep -A6 'name = "rules_rust_tinyjson"' "$rr/rust/private/repository_utils.bzl" |
@@ -63,12 +66,12 @@ n=0
 shopt -s nullglob
 for d in "$base/prefetch_cache/$cas"/*/; do
   sha=$(basename "$d")
-  grep -qx "$sha" "$allowed" || fail "bazel fetch //:example_wheels downloaded something that is not a pinned crate (sha256 $sha): $(ls "$d")"
+  grep -qx "$sha" "$allowed" || fail "bazel fetch //:example_wheels downloaded something that is not a pinned crate or sysroot package (sha256 $sha): $(ls "$d")"
   cp -r "$d" "$base/repository_cache/$cas/$sha"
   n=$((n + 1))
 done
 ((n > 0)) || fail "the prefetch downloaded no crate at all (is the tool still built by rules_rust?)"
-echo "offline_test: prefetched $n crates, each pinned by tools/Cargo.lock or rules_rust"
+echo "offline_test: prefetched $n files, each a crate pinned by tools/Cargo.lock or rules_rust, or a sysroot package pinned by rules_rocm"
 
 # 2./3. Sanity: the namespace really has no network.
 if unshare --net sh -c 'ip link set lo up; exec getent hosts pypi.org' >/dev/null 2>&1; then
@@ -82,7 +85,7 @@ unshare --net env CARGO_NET_OFFLINE=true bash -c '
 ' _ "$base" "${cache_flags[@]}" "$@"
 after=$(find "$base/repository_cache" -type f | sort)
 [[ $before == "$after" ]] || { diff <(echo "$before") <(echo "$after") >&2; fail "the offline build changed the repository cache"; }
-echo "offline_test: //:example_wheels built with no network, from a repository cache holding only the $n pinned crates"
+echo "offline_test: //:example_wheels built with no network, from a repository cache holding only the $n pinned crates and sysroot packages"
 
 # Control: the check above can fail. A scratch module with one sha256-pinned
 # http_archive, fetched once from a loopback server into a repository cache:

@@ -116,9 +116,13 @@ assert runpath(os.path.join(plugin_dir, "lib", "libxla_rocm7_kernels.so")) == [
 )
 
 plugin_meta = md.distribution("example-rocm-plugin").metadata
-assert plugin_meta.get_all("Requires-Dist") == [f"jax-rocm7-pjrt=={plugin_meta['Version']}"], plugin_meta.get_all(
-    "Requires-Dist"
-)
+# Its shared library needs the HIP runtime: rocm-sdk-core under the `rocm`
+# extra, compatible with the toolkit's ROCm (7.2 here).
+assert plugin_meta.get_all("Requires-Dist") == [
+    f"jax-rocm7-pjrt=={plugin_meta['Version']}",
+    'rocm-sdk-core~=7.2.0; extra == "rocm"',
+], plugin_meta.get_all("Requires-Dist")
+assert plugin_meta.get_all("Provides-Extra") == ["rocm"], plugin_meta.get_all("Provides-Extra")
 assert md.version("jax-rocm7-pjrt") == plugin_meta["Version"], md.version("jax-rocm7-pjrt")
 assert example_rocm_plugin.__version__ == plugin_meta["Version"]
 

@@ -89,8 +89,9 @@ def main():
     independent = collections.defaultdict(list)  # config-free output key -> configurations
     per_version = collections.defaultdict(list)
     for mnemonic, cfg, outs in actions:
-        # Per-Python outputs differ only in their version tag.
-        key = (mnemonic, kind(cfg), tuple(re.sub(r"cp3\d+", "cpXY", o) if cfg in per_python else o for o in outs))
+        # Per-Python outputs differ only in their version tag (a wheel's cp312,
+        # a module's EXT_SUFFIX cpython-312).
+        key = (mnemonic, kind(cfg), tuple(re.sub(r"cp(ython-)?3\d+", "cpXY", o) if cfg in per_python else o for o in outs))
         (per_version if cfg in per_python else independent)[key].append(cfg)
 
     errors = []

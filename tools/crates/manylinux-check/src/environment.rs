@@ -160,3 +160,105 @@ fn display_entries(entries: &[String]) -> String {
         entries.join(":")
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::elf::{ElfFacts, ElfKind};
+    use crate::wheel::Member;
+
+    fn elf(member: &str, needed: &[&str], runpath: &[&str]) -> (Member, ElfFacts) {
+        let facts = ElfFacts {
+            kind: ElfKind::SharedObject,
+            machine: "x86_64".into(),
+            is_x86_64: true,
+            is_device_code: false,
+            soname: None,
+            needed: needed.iter().map(|s| s.to_string()).collect(),
+            rpath: Vec::new(),
+            runpath: runpath.iter().map(|s| s.to_string()).collect(),
+            version_requirements: Default::default(),
+            undefined_symbols: Default::default(),
+            isa_needed: None,
+            uses_pyfpe: false,
+        };
+        let m = Member {
+            name: member.into(),
+            installed: format!("{SITE_PACKAGES}/{member}"),
+            in_data_purelib: false,
+        };
+        (m, facts)
+    }
+
+    fn wheel(elfs: Vec<(Member, ElfFacts)>) -> Wheel {
+        Wheel {
+            file_name: "p-1-cp312-cp312-manylinux_2_28_x86_64.whl".into(),
+            name_platform_tags: None,
+            metadata_platform_tags: Vec::new(),
+            root_is_purelib: Some(false),
+            members: elfs.iter().map(|(m, _)| m.clone()).collect(),
+            elfs,
+        }
+    }
+
+    #[test]
+    fn found_through_runpath_in_the_wheel_on_the_system_or_not() {
+        let site = tempfile::tempdir().unwrap();
+        let root = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(site.path().join("_rocm_sdk_core/lib")).unwrap();
+        std::fs::write(site.path().join("_rocm_sdk_core/lib/libamdhip64.so.7"), b"").unwrap();
+        std::fs::create_dir_all(root.path().join("opt/rocm/lib")).unwrap();
+        std::fs::write(root.path().join("opt/rocm/lib/libhipblas.so.3"), b"").unwrap();
+        let w = wheel(vec![
+            elf(
+                "pkg/_m.so",
+                &[
+                    "libamdhip64.so.7",
+                    "libhipblas.so.3",
+                    "libown.so",
+                    "libc.so.6",
+                    "ld-linux-x86-64.so.2",
+                    "libMIOpen.so.1",
+                ],
+                &[
+                    "$ORIGIN/lib",
+                    "$ORIGIN/../_rocm_sdk_core/lib",
+                    "/opt/rocm/lib",
+                ],
+            ),
+            elf("pkg/lib/libown.so", &[], &[]),
+        ]);
+        let env = Environment {
+            site_packages: site.path().to_path_buf(),
+            root: root.path().to_path_buf(),
+        };
+        let r = resolve(&w, &env);
+        let got: Vec<&Found> = r[0].needed.iter().map(|(_, f)| f).collect();
+        assert_eq!(
+            got[0],
+            &Found::Path {
+                path: site.path().join("_rocm_sdk_core/lib/libamdhip64.so.7"),
+                entry: "$ORIGIN/../_rocm_sdk_core/lib".into()
+            }
+        );
+        assert_eq!(
+            got[1],
+            &Found::Path {
+                path: root.path().join("opt/rocm/lib/libhipblas.so.3"),
+                entry: "/opt/rocm/lib".into()
+            }
+        );
+        assert_eq!(
+            got[2],
+            &Found::InWheel {
+                path: "pkg/lib/libown.so".into()
+            }
+        );
+        assert_eq!(got[3], &Found::System);
+        assert_eq!(got[4], &Found::System);
+        assert!(matches!(got[5], Found::Missing { .. }));
+        let (text, complete) = to_human(&r, &env);
+        assert!(!complete);
+        assert!(text.contains("libMIOpen.so.1 => NOT FOUND (searched: $ORIGIN/lib:$ORIGIN/../_rocm_sdk_core/lib:/opt/rocm/lib)"), "{text}");
+    }
+}

@@ -14,6 +14,7 @@ mod oracles;
 mod parallel_zip;
 mod pep508;
 pub mod rewrite;
+pub mod rocm_sdk;
 
 use anyhow::{bail, Context, Result};
 use manifest::Manifest;

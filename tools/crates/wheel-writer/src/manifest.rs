@@ -19,6 +19,9 @@ pub struct Manifest {
     #[serde(default, deserialize_with = "null_default")]
     pub entry_points: BTreeMap<String, BTreeMap<String, String>>,
     pub files: Vec<FileEntry>,
+    /// Requires-Dist for TheRock's pip SDK from what the files need.
+    #[serde(default)]
+    pub rocm_sdk: Option<crate::rocm_sdk::RocmSdk>,
 }
 
 #[derive(Debug, Default, Deserialize)]

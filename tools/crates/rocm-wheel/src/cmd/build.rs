@@ -19,7 +19,8 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let manifest = wheel_writer::manifest::Manifest::load(&args.manifest)?;
+    let mut manifest = wheel_writer::manifest::Manifest::load(&args.manifest)?;
+    wheel_writer::rocm_sdk::add_requirements(&mut manifest)?;
     let mut opts = wheel_writer::Options {
         compression_level: args.compression_level,
         source_date_epoch: wheel_writer::Options::source_date_epoch_from_env()?,

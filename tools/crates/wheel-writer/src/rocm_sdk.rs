@@ -1,0 +1,166 @@
+//! `Requires-Dist` for TheRock's pip SDK, from what the wheel's ELF files
+//! need: `rocm-sdk-core` when one needs the HIP runtime (or another core
+//! library), `rocm-sdk-libraries-<family>` per gfx family when one needs a
+//! math or ML library, each `~=` the toolkit's ROCm version, under an extra
+//! (`pip install jax-rocm7-plugin[rocm]`): users with a system ROCm leave
+//! it out.
+
+use std::collections::BTreeSet;
+
+use anyhow::{bail, Context, Result};
+use rocm_layout::SdkPackage;
+use serde::Deserialize;
+
+use crate::manifest::Manifest;
+
+/// The manifest's `rocm_sdk` object.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RocmSdk {
+    /// The extra the requirements are under (`rocm`).
+    pub extra: String,
+    /// The toolkit's ROCm version, `major.minor` (`7.2`).
+    pub version: String,
+    /// TheRock gfx families of the build (`gfx120X-all`).
+    pub families: Vec<String>,
+}
+
+const ELF_MAGIC: &[u8; 4] = b"\x7fELF";
+
+/// Adds the requirements (and the extra) to `m`'s metadata when it asks
+/// for them; reads the DT_NEEDED of every payload file that is ELF.
+pub fn add_requirements(m: &mut Manifest) -> Result<()> {
+    let Some(sdk) = m.rocm_sdk.clone() else {
+        return Ok(());
+    };
+    let mut packages = BTreeSet::new();
+    for f in &m.files {
+        for soname in needed(&f.src)? {
+            packages.extend(rocm_layout::sdk_package(&soname));
+        }
+    }
+    let version = compatible_version(&sdk.version)?;
+    let marker = format!("extra == \"{}\"", sdk.extra);
+    for package in packages {
+        match package {
+            SdkPackage::Core => m
+                .metadata
+                .requires_dist
+                .push(format!("rocm-sdk-core~={version}; {marker}")),
+            SdkPackage::Libraries => {
+                if sdk.families.is_empty() {
+                    bail!("a file needs a ROCm math library (rocm-sdk-libraries-<family>), but --//:gfx names no TheRock family (gfx120X-all, gfx94X-dcgpu, ...) to name the package by; build for a family, or drop rocm_sdk_extra");
+                }
+                for family in &sdk.families {
+                    m.metadata
+                        .requires_dist
+                        .push(format!("rocm-sdk-libraries-{family}~={version}; {marker}"));
+                }
+            }
+        }
+    }
+    if !m.metadata.provides_extra.contains(&sdk.extra) {
+        m.metadata.provides_extra.push(sdk.extra);
+    }
+    Ok(())
+}
+
+/// `7.2` -> `7.2.0`: `~=7.2.0` allows 7.2.x, not 7.3 (ROCm's ABI changes
+/// with the minor version).
+fn compatible_version(v: &str) -> Result<String> {
+    let parts: Vec<&str> = v.split('.').collect();
+    if parts.len() < 2
+        || parts
+            .iter()
+            .any(|p| p.is_empty() || !p.chars().all(|c| c.is_ascii_digit()))
+    {
+        bail!("rocm_sdk.version {v:?} is not major.minor[.patch] (the toolkit's $(ROCM_VERSION), e.g. 7.2)");
+    }
+    Ok(if parts.len() == 2 {
+        format!("{v}.0")
+    } else {
+        v.to_string()
+    })
+}
+
+fn needed(src: &str) -> Result<Vec<String>> {
+    let file = std::fs::File::open(src).with_context(|| format!("cannot open {src}"))?;
+    let source = elf_read::FileSource::new(file)?;
+    let mut magic = [0u8; 4];
+    if source.len < 4 {
+        return Ok(Vec::new());
+    }
+    std::os::unix::fs::FileExt::read_exact_at(&source.file, &mut magic, 0)?;
+    if &magic != ELF_MAGIC {
+        return Ok(Vec::new());
+    }
+    let facts =
+        elf_read::dynamic_facts(&source).with_context(|| format!("{src}: unreadable ELF file"))?;
+    Ok(facts.needed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions() {
+        assert_eq!(compatible_version("7.2").unwrap(), "7.2.0");
+        assert_eq!(compatible_version("6.4.3").unwrap(), "6.4.3");
+        assert!(compatible_version("7").is_err());
+        assert!(compatible_version("7.x").is_err());
+    }
+
+    #[test]
+    fn requirements_follow_the_needed_libraries() {
+        let dir = tempfile::tempdir().unwrap();
+        let hip = test_support_elf(dir.path(), &["libamdhip64.so.7", "libhipblas.so.3"]);
+        let text = dir.path().join("a.py");
+        std::fs::write(&text, "print()\n").unwrap();
+        let mut m = Manifest::from_json(&format!(
+            r#"{{"distribution":"a","version":"1","tags":["py3-none-any"],
+                "rocm_sdk":{{"extra":"rocm","version":"7.2","families":["gfx120X-all","gfx94X-dcgpu"]}},
+                "files":[{{"path":"a/x.so","src":"{}"}},{{"path":"a/a.py","src":"{}"}}]}}"#,
+            hip.display(),
+            text.display()
+        ))
+        .unwrap();
+        add_requirements(&mut m).unwrap();
+        assert_eq!(
+            m.metadata.requires_dist,
+            [
+                "rocm-sdk-core~=7.2.0; extra == \"rocm\"",
+                "rocm-sdk-libraries-gfx120X-all~=7.2.0; extra == \"rocm\"",
+                "rocm-sdk-libraries-gfx94X-dcgpu~=7.2.0; extra == \"rocm\"",
+            ]
+        );
+        assert_eq!(m.metadata.provides_extra, ["rocm"]);
+    }
+
+    /// A shared library linked by the system's cc with these DT_NEEDED.
+    fn test_support_elf(dir: &std::path::Path, needed: &[&str]) -> std::path::PathBuf {
+        let mut args = vec!["-shared".to_string(), "-nostdlib".to_string(), "-o".into()];
+        let out = dir.join("x.so");
+        args.push(out.display().to_string());
+        args.push("-xc".into());
+        args.push("/dev/null".into());
+        for n in needed {
+            args.push(format!("-Wl,--no-as-needed,--allow-shlib-undefined,-l:{n}"));
+            let stub = dir.join(n);
+            let status = std::process::Command::new("cc")
+                .args(["-shared", "-nostdlib", "-xc", "/dev/null", "-o"])
+                .arg(&stub)
+                .arg(format!("-Wl,-soname,{n}"))
+                .status()
+                .unwrap();
+            assert!(status.success());
+        }
+        args.push(format!("-L{}", dir.display()));
+        let status = std::process::Command::new("cc")
+            .args(&args)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        out
+    }
+}
