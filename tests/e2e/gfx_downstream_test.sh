@@ -33,8 +33,9 @@ echo "--- downstream module: --@rules_rocm//:gfx=gfx950-dcgpu,gfx1201,gfx1250"
 whl=bazel-bin/downstream_hip-0.1.0-py3-none-manylinux_2_28_x86_64.whl
 got=$("$PY" "$root/tests/gfx/bundle_targets.py" "$whl" | tr '\n' ' ')
 [[ $got == "gfx1201 gfx1250 gfx950 " ]] || fail "downstream wheel bundles hold [$got], want [gfx1201 gfx1250 gfx950]"
+# Its own entry first, then where its HIP runtime is installed (rocm_runpath).
 runpath=$(unzip -p "$whl" downstream_hip/libdownstream_saxpy.so >"$tmp/lib.so" && readelf -d "$tmp/lib.so" | grep -E 'RUNPATH|RPATH' || true)
-[[ $runpath == *'[$ORIGIN/../rocm/lib]'* ]] || fail "RUNPATH of the downstream library: $runpath"
+[[ $runpath == *'[$ORIGIN/../rocm/lib:$ORIGIN/../_rocm_sdk_core/lib:/opt/rocm/lib]'* ]] || fail "RUNPATH of the downstream library: $runpath"
 
 echo "--- downstream kernel library in upstream idioms: every code object holds its kernels"
 "$BAZEL" build "${FLAGS[@]}" --@rules_rocm//:gfx=gfx120X-all //linalg:liblinalg.so 2>"$tmp/build.err" \

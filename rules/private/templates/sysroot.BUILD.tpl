@@ -7,7 +7,9 @@ load({SYSROOT_BZL}, "rocm_sysroot")
 package(default_visibility = ["//visibility:public"])
 
 # What compiles read (headers, and gcc's directory, by which clang finds
-# libstdc++) and what links read (all of it).
+# libstdc++) and what links read (the libraries and start files, no
+# headers): each is an input of every action of its kind, and every Rustc
+# action gets the linker's (rules_rust), so neither holds more than it must.
 filegroup(
     name = "compile_files",
     srcs = glob([
@@ -17,8 +19,24 @@ filegroup(
 )
 
 filegroup(
+    name = "link_files",
+    srcs = glob(
+        [
+            {ROOT} + "/lib/**",
+            {ROOT} + "/lib64/**",
+            {ROOT} + "/usr/lib/**",
+        ],
+        # iconv's run-time modules: nothing links against them.
+        exclude = [{ROOT} + "/usr/lib/x86_64-linux-gnu/gconv/**"],
+    ),
+)
+
+filegroup(
     name = "files",
-    srcs = glob([{ROOT} + "/**"]),
+    srcs = [
+        ":compile_files",
+        ":link_files",
+    ],
 )
 
 rocm_sysroot(
@@ -101,7 +119,7 @@ cc_toolchain(
     as_files = ":compile_files",
     compiler_files = ":compile_files",
     dwp_files = ":empty",
-    linker_files = ":files",
+    linker_files = ":link_files",
     objcopy_files = ":empty",
     strip_files = ":empty",
     toolchain_config = ":cc_config",
