@@ -99,6 +99,10 @@ GFX_TARGETS = _all_targets()
 # The default of --//:gfx: the RDNA4 family, two targets.
 DEFAULT_GFX = "gfx120X-all"
 
+def therock_families(gfx):
+    """The TheRock families a --//:gfx value names (its single targets are no family), e.g. ["gfx120X-all"]."""
+    return [f.strip() for f in gfx.split(",") if f.strip() in FAMILIES]
+
 def all_family_names():
     """Every accepted name (families, legacy aliases, single targets) -> its targets."""
     names = dict(FAMILIES)

@@ -2,7 +2,7 @@
 `rocm-wheel build` (from the rocm_wheel toolchain) writes the wheel."""
 
 load(":actions/rocm_wheel.bzl", "rocm_wheel_build", "rocm_wheel_rocm_runpath")
-load(":gfx_families.bzl", "FAMILIES")
+load(":gfx_families.bzl", "therock_families")
 load(":providers.bzl", "GfxInfo", "WheelFilesInfo", "WheelInfo")
 load(":stamp.bzl", "STAMP_ATTRS", "is_stamping", "stamp_template")
 load(":toolchain.bzl", "ROCM_WHEEL_TOOLCHAIN_TYPE")
@@ -171,10 +171,6 @@ def _is_shared_object(path):
     name = path.rsplit("/", 1)[-1]
     return name.endswith(".so") or ".so." in name
 
-def _gfx_families(ctx):
-    """The TheRock families --//:gfx names (its single targets are no family)."""
-    return [f.strip() for f in ctx.attr._gfx[GfxInfo].value.split(",") if f.strip() in FAMILIES]
-
 def _rocm_sdk(ctx):
     """The manifest's rocm_sdk object: Requires-Dist for TheRock's pip SDK under an extra, or None."""
     if not ctx.attr.rocm_sdk_extra:
@@ -182,7 +178,7 @@ def _rocm_sdk(ctx):
     version = ctx.var.get("ROCM_VERSION")
     if not version:
         fail("{}: rocm_sdk_extra needs the ROCm version: add toolchains = [\"@rules_rocm//rocm:version\"]".format(ctx.label))
-    return {"extra": ctx.attr.rocm_sdk_extra, "version": version, "families": _gfx_families(ctx)}
+    return {"extra": ctx.attr.rocm_sdk_extra, "version": version, "families": therock_families(ctx.attr._gfx[GfxInfo].value)}
 
 def _rocm_runpath(ctx, distribution, entries):
     """`entries` with each shared object's RUNPATH finding the ROCm libraries it needs once installed.
@@ -194,7 +190,7 @@ def _rocm_runpath(ctx, distribution, entries):
     Python version's wheel) stays as it is: rewriting it here would make
     one copy per version; wheel_shared_library(install_dir) sets it once.
     """
-    families = _gfx_families(ctx)
+    families = therock_families(ctx.attr._gfx[GfxInfo].value)
     out = []
     for e in entries:
         other_configuration = not e.file.is_source and e.file.root.path != ctx.bin_dir.path

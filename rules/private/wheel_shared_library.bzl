@@ -5,7 +5,7 @@ and every Python version's wheel copies that one file.
 """
 
 load(":actions/rocm_wheel.bzl", "rocm_wheel_rocm_runpath", "rocm_wheel_rpath")
-load(":gfx_families.bzl", "FAMILIES")
+load(":gfx_families.bzl", "therock_families")
 load(":providers.bzl", "GfxInfo")
 load(":toolchain.bzl", "ROCM_WHEEL_TOOLCHAIN_TYPE")
 load(":transitions.bzl", "ALLOWLIST_ATTRS", "python_reset_transition")
@@ -16,7 +16,7 @@ def _wheel_shared_library_impl(ctx):
     if ctx.attr.install_dir:
         # Configured once for every Python version's wheel: the ROCm entries
         # are set here, where the wheel rules leave the file as it is.
-        families = [f.strip() for f in ctx.attr._gfx[GfxInfo].value.split(",") if f.strip() in FAMILIES]
+        families = therock_families(ctx.attr._gfx[GfxInfo].value)
         rocm_wheel_rocm_runpath(ctx, lib, ctx.attr.install_dir, families, out, base = ctx.attr.runpath)
     else:
         rocm_wheel_rpath(ctx, lib, ctx.attr.runpath, out)

@@ -16,7 +16,8 @@ load("//rules/private:gfx_families.bzl", "GFX_TARGETS")
 load("//rules/private:providers.bzl", "HipInfo")
 load(":failure_test.bzl", "failure_test")
 
-_HipActionsInfo = provider(
+# Public: the sysroot tests read the same actions.
+HipActionsInfo = provider(
     doc = "Test-only: the actions of a hip_library and of its device half in every device configuration.",
     fields = {"actions": "list of Action"},
 )
@@ -24,16 +25,16 @@ _HipActionsInfo = provider(
 def _hip_actions_aspect_impl(target, ctx):
     actions = list(target.actions)
     for dep in getattr(ctx.rule.attr, "device", None) or []:
-        actions += dep[_HipActionsInfo].actions
-    return [_HipActionsInfo(actions = actions)]
+        actions += dep[HipActionsInfo].actions
+    return [HipActionsInfo(actions = actions)]
 
-_hip_actions_aspect = aspect(
+hip_actions_aspect = aspect(
     implementation = _hip_actions_aspect_impl,
     attr_aspects = ["device"],
 )
 
 def _actions(target, mnemonic):
-    return [a for a in target[_HipActionsInfo].actions if a.mnemonic == mnemonic]
+    return [a for a in target[HipActionsInfo].actions if a.mnemonic == mnemonic]
 
 def _gfx_names(arg):
     """The gfx target names in one argument ('gfx' followed by letters, digits and '-', as in gfx9-4-generic)."""
@@ -82,7 +83,7 @@ def _device_compiles_test(config_settings):
         _device_compiles_test_impl,
         attrs = {"want_targets": attr.string_list(doc = "The targets --//:gfx expands to, in gfx order.")},
         config_settings = config_settings,
-        extra_target_under_test_aspects = [_hip_actions_aspect],
+        extra_target_under_test_aspects = [hip_actions_aspect],
     )
 
 device_compiles_gfx120x_test = _device_compiles_test({GFX_FLAG: "gfx120X-all"})
@@ -156,12 +157,12 @@ narrowed_set_test = analysistest.make(
     attrs = {
         "wide": attr.label(
             cfg = analysis_test_transition(settings = {GFX_FLAG: "gfx1200,gfx1201"}),
-            aspects = [_hip_actions_aspect],
+            aspects = [hip_actions_aspect],
             mandatory = True,
         ),
     },
     config_settings = {GFX_FLAG: "gfx1201"},
-    extra_target_under_test_aspects = [_hip_actions_aspect],
+    extra_target_under_test_aspects = [hip_actions_aspect],
 )
 
 def _same_basename_test_impl(ctx):
@@ -173,7 +174,7 @@ def _same_basename_test_impl(ctx):
         asserts.equals(env, 2, len({f.path: True for f in objects}), "{} device objects: {}".format(t, objects))
     host = target[DefaultInfo].files.to_list()
     asserts.equals(env, 2, len({f.path: True for f in host}), "host objects: {}".format(host))
-    outputs = [f.path for a in target[_HipActionsInfo].actions for f in a.outputs.to_list()]
+    outputs = [f.path for a in target[HipActionsInfo].actions for f in a.outputs.to_list()]
     asserts.equals(env, len(outputs), len({o: True for o in outputs}), "outputs declared twice: {}".format(sorted(outputs)))
     asserts.equals(env, ctx.attr.want_bundles, [f.short_path for f in info.bundles], "bundle names")
     return analysistest.end(env)
@@ -181,7 +182,7 @@ def _same_basename_test_impl(ctx):
 same_basename_test = analysistest.make(
     _same_basename_test_impl,
     attrs = {"want_bundles": attr.string_list(doc = "Short paths of the bundles, one per source.")},
-    extra_target_under_test_aspects = [_hip_actions_aspect],
+    extra_target_under_test_aspects = [hip_actions_aspect],
 )
 
 def _view(action):
@@ -228,7 +229,7 @@ same_view_test = analysistest.make(
         "unwanted_inputs": attr.string_list(doc = "Path suffixes no compile may read."),
         "want_inputs": attr.string_list(doc = "Path suffixes every compile must read."),
     },
-    extra_target_under_test_aspects = [_hip_actions_aspect],
+    extra_target_under_test_aspects = [hip_actions_aspect],
 )
 
 def _global_flags_test_impl(ctx):
@@ -257,7 +258,7 @@ def _global_flags_test(config_settings):
             "not_host": attr.string_list(),
         },
         config_settings = config_settings,
-        extra_target_under_test_aspects = [_hip_actions_aspect],
+        extra_target_under_test_aspects = [hip_actions_aspect],
     )
 
 dbg_flags_test = _global_flags_test({

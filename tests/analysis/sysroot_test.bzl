@@ -8,27 +8,15 @@ the declared ones.
 
 load("@bazel_skylib//lib:unittest.bzl", "analysistest", "asserts")
 load(":failure_test.bzl", "failure_test")
+load(":hip_test.bzl", "HipActionsInfo", "hip_actions_aspect")
 
 _SYSROOT_FLAG = str(Label("//rocm:sysroot"))
-
-_SysrootActionsInfo = provider(
-    doc = "Test-only: the actions of a target and of its hip_library device half.",
-    fields = {"actions": "list of Action"},
-)
-
-def _actions_aspect_impl(target, ctx):
-    actions = list(target.actions)
-    for dep in getattr(ctx.rule.attr, "device", None) or []:
-        actions += dep[_SysrootActionsInfo].actions
-    return [_SysrootActionsInfo(actions = actions)]
-
-_actions_aspect = aspect(implementation = _actions_aspect_impl, attr_aspects = ["device"])
 
 def _sysroot_args(action):
     return [a for a in action.argv if a.startswith("--sysroot=") or a.startswith("--gcc-toolchain=")]
 
 def _compiles(target, mnemonics):
-    return [a for a in target[_SysrootActionsInfo].actions if a.mnemonic in mnemonics]
+    return [a for a in target[HipActionsInfo].actions if a.mnemonic in mnemonics]
 
 def _hip_test_impl(ctx):
     env = analysistest.begin(ctx)
@@ -59,7 +47,7 @@ def _cc_test_impl(ctx):
 _ATTRS = {"want_sysroot": attr.bool()}
 
 def _make(impl, value):
-    return analysistest.make(impl, attrs = _ATTRS, config_settings = {_SYSROOT_FLAG: value}, extra_target_under_test_aspects = [_actions_aspect])
+    return analysistest.make(impl, attrs = _ATTRS, config_settings = {_SYSROOT_FLAG: value}, extra_target_under_test_aspects = [hip_actions_aspect])
 
 hip_debian11_test = _make(_hip_test_impl, "debian11")
 hip_host_test = _make(_hip_test_impl, "host")

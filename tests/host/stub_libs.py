@@ -92,14 +92,15 @@ def needed(path):
     return re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", readelf("-d", path))
 
 
-def host_has(lib):
+def host_libraries():
+    """The sonames the host's loader cache lists (ldconfig -p), read once."""
     out = subprocess.run(["/sbin/ldconfig", "-p"], check=True, capture_output=True, text=True).stdout
-    return any(line.strip().startswith(lib + " ") for line in out.splitlines())
+    return {line.split()[0] for line in out.splitlines()[1:] if line.strip()}
 
 
 def closure(paths):
     """The libraries to stub, dependencies first: `paths` and what they need from their directories that the host lacks."""
-    order, seen = [], set()
+    order, seen, host = [], set(), host_libraries()
 
     def visit(path):
         name = os.path.basename(path)
@@ -108,7 +109,7 @@ def closure(paths):
         seen.add(name)
         for dep in needed(path):
             candidate = os.path.join(os.path.dirname(path), dep)
-            if os.path.exists(candidate) and not host_has(dep):
+            if os.path.exists(candidate) and dep not in host:
                 visit(candidate)
         order.append(path)
 
