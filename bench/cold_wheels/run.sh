@@ -33,18 +33,8 @@ reps=${BENCH_REPEAT:-1}
 before_ref=${BENCH_BEFORE:-0179970}
 mkdir -p bench/out/cold_wheels
 logs=$(cd bench/out/cold_wheels && pwd)
-work=$(mktemp -d "${TMPDIR:-/tmp}/cold_wheels.XXXXXX")
-bases=()
-cleanup() {
-  local ob
-  for ob in "${bases[@]}"; do
-    bazel --output_base="$ob" shutdown >/dev/null 2>&1 || true
-  done
-  # Sandboxes and repository files can be read-only.
-  chmod -R u+w "$work" 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
+source bench/lib/output_bases.sh
+scratch_work cold_wheels
 
 mkdir -p "$work/before"
 git archive "$before_ref" | tar -x -C "$work/before"
@@ -61,9 +51,9 @@ grep -q '"rules_rust"' "$work/before/MODULE.bazel" ||
 # build NAME DIR [FLAGS...]: //:wheels in DIR from a fresh output base;
 # prints wall seconds.
 build() {
-  local name=$1 dir=$2 ob=$work/ob-$1
+  local name=$1 dir=$2 ob
+  ob=$(output_base "$name")
   shift 2
-  bases+=("$ob")
   local t0 t1
   t0=$(date +%s.%N)
   (cd "$dir" && ROCM_WHEEL_CARGO_TARGET_DIR=$work/cargo-target-$name \
@@ -71,9 +61,7 @@ build() {
     --profile="$logs/$name.profile.json" --noslim_profile) >"$logs/$name.out" 2>&1 ||
     { cat "$logs/$name.out" >&2; exit 1; }
   t1=$(date +%s.%N)
-  (cd "$dir" && bazel --output_base="$ob" shutdown) >/dev/null 2>&1 || true
-  chmod -R u+w "$ob" 2>/dev/null || true
-  rm -rf "$ob"
+  (cd "$dir" && drop_output_base "$ob")
   "$PY" -c "print(round($t1 - $t0, 2))"
 }
 

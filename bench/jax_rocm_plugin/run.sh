@@ -25,17 +25,10 @@ cd "$(dirname "$0")/../.."
 read -r -a extra <<<"${BENCH_BAZEL_FLAGS:-}"
 out=bench/out/jax_rocm_plugin
 mkdir -p "$out"
-ob=$(mktemp -d "${TMPDIR:-/tmp}/jax_rocm_plugin_ob.XXXXXX")
-ob1=$(mktemp -d "${TMPDIR:-/tmp}/jax_rocm_plugin_ob1.XXXXXX")
-cleanup() {
-  local b
-  for b in "$ob" "$ob1"; do
-    bazel --output_base="$b" shutdown >/dev/null 2>&1 || true
-    chmod -R u+w "$b" 2>/dev/null || true
-    rm -rf "$b"
-  done
-}
-trap cleanup EXIT
+source bench/lib/output_bases.sh
+scratch_work jax_rocm_plugin
+ob=$(output_base all)
+ob1=$(output_base one)
 # cold OB LOG [FLAGS...]: a cold build of the plugin's wheels; prints its wall time (s).
 cold() {
   local base=$1 log=$2 start end

@@ -19,30 +19,19 @@ PY=${PY:-python3}
 reps=${BENCH_REPEAT:-1}
 mkdir -p bench/out/sysroot
 logs=$(cd bench/out/sysroot && pwd)
-work=$(mktemp -d "${TMPDIR:-/tmp}/sysroot_bench.XXXXXX")
-bases=()
-cleanup() {
-  local ob
-  for ob in "${bases[@]}"; do
-    bazel --output_base="$ob" shutdown >/dev/null 2>&1 || true
-  done
-  chmod -R u+w "$work" 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
+source bench/lib/output_bases.sh
+scratch_work sysroot_bench
 
 # build NAME SYSROOT REP: prints "wall_seconds processes".
 build() {
-  local name=$1 sysroot=$2 ob=$work/ob-$1-$3
-  bases+=("$ob")
+  local name=$1 sysroot=$2 ob
+  ob=$(output_base "$1-$3")
   local t0 t1
   t0=$(date +%s.%N)
   bazel --output_base="$ob" build --disk_cache= --remote_cache= "--//rocm:sysroot=$sysroot" //:wheels \
     >"$logs/$name.$3.out" 2>&1 || { cat "$logs/$name.$3.out" >&2; exit 1; }
   t1=$(date +%s.%N)
-  bazel --output_base="$ob" shutdown >/dev/null 2>&1 || true
-  chmod -R u+w "$ob" 2>/dev/null || true
-  rm -rf "$ob"
+  drop_output_base "$ob"
   local procs
   procs=$(sed -n 's/^INFO: \([0-9]*\) processes.*/\1/p' "$logs/$name.$3.out" | tail -1)
   echo "$("$PY" -c "print(round($t1 - $t0, 2))") ${procs:-0}"

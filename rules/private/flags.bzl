@@ -8,6 +8,9 @@ Flags users set (//BUILD.bazel instantiates them):
   --//:family_wheels           per-family wheels in //:wheels       -> SettingInfo
   --//:hip_copts               flags of every HIP compile (repeatable) -> SettingInfo
   --//:hip_device_copts        flags of every HIP device compile     -> SettingInfo
+  --//rocm:toolkit             the declared ROCm toolkit (declared_flag.bzl)
+  --//rocm:toolkits            ROCm toolkits of per_toolkit wheel sets (parse_toolkits)
+  --//rocm:sysroot             the declared sysroot (declared_flag.bzl)
 Settings transitions write (never set by hand, except the Python version to
 build one per-Python target directly):
   @rules_python//python/config_settings:python_version  Python of the configuration (rules_python's)
@@ -21,6 +24,7 @@ whatever the user typed.
 """
 
 load("@rocm_python//:versions.bzl", "DECLARED_IN", "PYTHON_VERSIONS")
+load("@rocm_toolkits//:toolkits.bzl", "TOOLKITS")
 load(":gfx_families.bzl", "compile_targets", "expand_gfx")
 load(":labels.bzl", "label_as_typed")
 load(":providers.bzl", "GfxInfo", "PythonVersionsInfo", "SettingInfo")
@@ -34,6 +38,8 @@ PYTHON_VERSIONS_FLAG = str(Label("//:python_versions"))
 HIP_COMPRESSION_FLAG = str(Label("//:hip_bundle_compression"))
 HIP_COPTS_FLAG = str(Label("//:hip_copts"))
 HIP_DEVICE_COPTS_FLAG = str(Label("//:hip_device_copts"))
+TOOLKIT_FLAG = str(Label("//rocm:toolkit"))
+TOOLKITS_FLAG = str(Label("//rocm:toolkits"))
 
 # rules_python's: the Python version of a configuration.
 PYTHON_VERSION_SETTING = str(Label("@rules_python//python/config_settings:python_version"))
@@ -42,7 +48,8 @@ DEVICE_TARGET_SETTING = str(Label("//platforms/gfx:device_target"))
 # --//:gfx inside gfx device configurations.
 DEVICE_CONFIGURATION_GFX = "(device configuration)"
 
-# --//:python_versions inside per-Python and Python-independent configurations.
+# --//:python_versions inside per-Python and Python-independent configurations,
+# --//rocm:toolkits inside per-toolkit ones.
 FLAG_IN_TRANSITIONED_CONFIGURATIONS = "(transitioned configuration)"
 
 # Every rules_rocm setting inside the configuration the rocm-wheel tool is built in.
@@ -157,6 +164,29 @@ python_versions_flag = rule(
     doc = "Comma-separated Python versions to build per-Python targets for, or `all` " +
           "(every declared version); validated against the declared versions.",
 )
+
+# --//rocm:toolkits
+
+def parse_toolkits(value, declared = TOOLKITS):
+    """--//rocm:toolkits (a non-empty list) in the order given, or fail() saying what is wrong.
+
+    Args:
+      value: the flag's value.
+      declared: the declared toolkits' names.
+    """
+    seen = []
+    for name in value:
+        if name not in declared:
+            fail(("--@rules_rocm//rocm:toolkits={} names no declared ROCm toolkit ({}); declared: {}. " +
+                  "Declare toolkits in MODULE.bazel with rocm.toolkit(name = ..., urls = ... | path = ...)").format(
+                ",".join(value),
+                name,
+                ", ".join(declared),
+            ))
+        if name in seen:
+            fail("--@rules_rocm//rocm:toolkits={} lists {} twice".format(",".join(value), name))
+        seen.append(name)
+    return seen
 
 # --//:hip_bundle_compression
 

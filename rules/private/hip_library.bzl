@@ -90,12 +90,14 @@ def _check_target(ctx, hip, target):
         print("WARNING: {}: no device code for {}: {}. skip_unsupported_targets = True leaves it out; GPUs of that target fail at launch (hipErrorNoBinaryForGpu).".format(_library_name(ctx), target, why))
         return False
     fail(("{label}: {why}.\nFix: drop {target} from --{flag} (families and their targets: docs/gfx.md), " +
-          "use a ROCm whose libraries support it (ROCM_PATH=...), " +
+          "use a ROCm whose libraries support it (this is toolkit `{toolkit}`: another with " +
+          "--@rules_rocm//rocm:toolkit or :toolkits, or ROCM_PATH=... for `local`), " +
           "or set skip_unsupported_targets = True on {label} to build it without {target} code.").format(
         label = _library_name(ctx),
         why = why,
         target = target,
         flag = label_as_typed(Label("//:gfx")),
+        toolkit = ctx.attr._toolkit[SettingInfo].value,
     ))
 
 def _hip_device_code_impl(ctx):
@@ -125,6 +127,7 @@ hip_device_code = rule(
     implementation = _hip_device_code_impl,
     attrs = dict(_PER_TARGET_ATTRS, **{
         "_device_target": attr.label(default = Label("//platforms/gfx:device_target")),
+        "_toolkit": attr.label(default = Label("//rocm:toolkit")),
     }),
     toolchains = [str(HIP_TOOLCHAIN_TYPE)],
     doc = "Internal: the per-gfx-target half of hip_library (flags resolved per target, the target checked).",

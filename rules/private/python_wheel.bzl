@@ -6,7 +6,9 @@
   the split transition (one configuration per --//:python_versions entry),
   `python_independent` through the reset transition (one configuration for
   everything else, shared with the shared libraries the extensions link),
-  `wheel_sets` as they configure themselves.
+  `wheel_sets` as they configure themselves, `per_toolkit` wheel sets once
+  per ROCm toolkit of --//rocm:toolkits (crossed with the Python versions
+  inside them).
 """
 
 load(":providers.bzl", "PythonWheelInfo", "PythonWheelSetInfo", "WheelInfo")
@@ -17,7 +19,7 @@ load(
     "python_toolchain_attrs",
     "python_toolchains",
 )
-load(":transitions.bzl", "ALLOWLIST_ATTRS", "python_reset_transition", "python_split_transition")
+load(":transitions.bzl", "ALLOWLIST_ATTRS", "python_reset_transition", "python_split_transition", "toolkit_split_transition")
 load(":wheel.bzl", "rocm_wheel_lib")
 
 def _python_wheel_impl(ctx):
@@ -97,32 +99,55 @@ def _independent_wheels(ctx):
         independent.extend(_wheel_files_of(t, ctx.label))
     return independent
 
+def _merge_wheel_set(s, by_version, pythons, independent):
+    independent.extend(s.independent)
+    for version, files in s.by_version.items():
+        by_version[version] = by_version.get(version, []) + files
+        pythons.setdefault(version, s.pythons[version])
+
 def _merge_wheel_sets(ctx, by_version, pythons, independent):
-    """Adds the wheels of `wheel_sets` (each configured by its own transitions)."""
+    """Adds the wheels of `wheel_sets` and of `per_toolkit` (once per toolkit).
+
+    Returns wheel path -> the toolkit it was built with (per_toolkit's).
+    """
     for t in ctx.attr.wheel_sets:
-        s = t[PythonWheelSetInfo]
-        independent.extend(s.independent)
-        for version, files in s.by_version.items():
-            by_version[version] = by_version.get(version, []) + files
-            pythons.setdefault(version, s.pythons[version])
+        _merge_wheel_set(t[PythonWheelSetInfo], by_version, pythons, independent)
+    toolkit_of = {}
+    for toolkit, targets in sorted(ctx.split_attr.per_toolkit.items()):
+        for t in targets:
+            s = t[PythonWheelSetInfo]
+            _merge_wheel_set(s, by_version, pythons, independent)
+            for f in s.independent + [f for files in s.by_version.values() for f in files]:
+                toolkit_of[f.path] = toolkit
+    return toolkit_of
+
+def _check_unique_names(label, files, toolkit_of):
+    names = {}
+    for f in files:
+        other = names.get(f.basename)
+        if not other:
+            names[f.basename] = f
+            continue
+        a, b = toolkit_of.get(other.path), toolkit_of.get(f.path)
+        if a and b and a != b:
+            fail(("{}: ROCm toolkits {} and {} both build {}: wheels are named after the ROCm major " +
+                  "(jax-rocm$(ROCM_MAJOR)-...), so toolkits of one major collide; list one toolkit per " +
+                  "ROCm line in --@rules_rocm//rocm:toolkits").format(label, a, b, f.basename))
+        fail("{}: two wheels named {} ({} and {}): give one of them another distribution name".format(
+            label,
+            f.basename,
+            other.short_path,
+            f.short_path,
+        ))
 
 def _python_wheels_impl(ctx):
     by_version, pythons = _per_python_wheels(ctx)
     independent = _independent_wheels(ctx)
-    _merge_wheel_sets(ctx, by_version, pythons, independent)
+    toolkit_of = _merge_wheel_sets(ctx, by_version, pythons, independent)
     all_files = list(independent)
     for v in by_version:
         all_files.extend(by_version[v])
-    names = {}
-    for f in all_files:
-        if f.basename in names:
-            fail("{}: two wheels named {} ({} and {}): give one of them another distribution name".format(
-                ctx.label,
-                f.basename,
-                names[f.basename].short_path,
-                f.short_path,
-            ))
-        names[f.basename] = f
+    _check_unique_names(ctx.label, all_files, toolkit_of)
     return [
         DefaultInfo(files = depset(all_files)),
         PythonWheelSetInfo(
@@ -142,6 +167,14 @@ python_wheels = rule(
         python_independent = attr.label_list(
             cfg = python_reset_transition,
             doc = "Wheels that do not depend on Python (the pjrt plugin, pure-Python wheels): built once.",
+        ),
+        per_toolkit = attr.label_list(
+            cfg = toolkit_split_transition,
+            providers = [PythonWheelSetInfo],
+            doc = "python_wheels sets that depend on ROCm: built once per toolkit in " +
+                  "--@rules_rocm//rocm:toolkits (default: the one --@rules_rocm//rocm:toolkit selects), " +
+                  "each with its own compiler, libraries and $(ROCM_MAJOR); the other attributes' " +
+                  "wheels are built once.",
         ),
         wheel_sets = attr.label_list(
             providers = [PythonWheelSetInfo],

@@ -48,22 +48,6 @@ rocm_sysroots_repository = repository_rule(
     doc = "The hub of the declared sysroots: C++ toolchains and the selected sysroot, by --@rules_rocm//rocm:sysroot.",
 )
 
-def _sysroot_flag_impl(ctx):
-    value = ctx.build_setting_value
-    if value not in ctx.attr.sysroots:
-        fail("--@rules_rocm//rocm:sysroot={} names no declared sysroot; declared: {}. Declare one in MODULE.bazel with rocm.sysroot(name = ..., debs = {{url: sha256}} | urls = [...], sha256 = ...), or use `host` for the building machine's toolchain".format(
-            value,
-            ", ".join(ctx.attr.sysroots),
-        ))
-    return []
-
-rocm_sysroot_flag = rule(
-    implementation = _sysroot_flag_impl,
-    build_setting = config.string(flag = True),
-    attrs = {"sysroots": attr.string_list(doc = "The declared sysroots' names and `host`.")},
-    doc = "--@rules_rocm//rocm:sysroot: the sysroot C++ and HIP code compile and link against (`host`: none).",
-)
-
 def declare_sysroots(tags, declare):
     """Checks sysroot declarations and declares their repositories, with the built-in `debian11`.
 

@@ -59,23 +59,6 @@ rocm_toolkits_repository = repository_rule(
     doc = "The hub of the declared ROCm toolkits: toolchains and library aliases selected by --@rules_rocm//rocm:toolkit.",
 )
 
-def _toolkit_flag_impl(ctx):
-    value = ctx.build_setting_value
-    if value not in ctx.attr.toolkits:
-        fail("--{}={} names no declared ROCm toolkit; declared: {}. Declare toolkits in MODULE.bazel with rocm.toolkit(name = ..., urls = ... | path = ...)".format(
-            "@rules_rocm//rocm:toolkit",
-            value,
-            ", ".join(ctx.attr.toolkits),
-        ))
-    return []
-
-rocm_toolkit_flag = rule(
-    implementation = _toolkit_flag_impl,
-    build_setting = config.string(flag = True),
-    attrs = {"toolkits": attr.string_list(doc = "The declared toolkits' names.")},
-    doc = "--@rules_rocm//rocm:toolkit: which declared ROCm toolkit builds HIP code.",
-)
-
 def declare_toolkits(root_module_toolkits, other_toolkits, declare_archive, declare_path):
     """Checks toolkit declarations and declares their repositories.
 

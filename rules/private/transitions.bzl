@@ -10,6 +10,9 @@ Python:
   still yields a configuration distinct from the top-level one,
   while a sentinel written by every consumer (the top level included, through
   python_wheels) yields one configuration, so that work runs once.
+ROCm:
+- toolkit_split_transition: one configuration per toolkit in
+  `--//rocm:toolkits` (the ROCm-dependent wheel sets of python_wheels).
 GPU:
 - gfx_device_split: one device configuration per gfx target of --//:gfx
   (per generic target with --//:gfx_generic).
@@ -31,9 +34,12 @@ load(
     "PYTHON_INDEPENDENT",
     "PYTHON_VERSIONS_FLAG",
     "PYTHON_VERSION_SETTING",
+    "TOOLKITS_FLAG",
+    "TOOLKIT_FLAG",
     "TOOL_CONFIGURATION",
     "declared_python_versions",
     "parse_python_versions",
+    "parse_toolkits",
 )
 load(":gfx_families.bzl", "compile_targets", "expand_gfx")
 load(":labels.bzl", "label_as_typed")
@@ -87,6 +93,26 @@ python_versions_attr_split = transition(
     outputs = [PYTHON_VERSION_SETTING],
 )
 
+def _toolkit_split_impl(settings, _attr):
+    listed = settings[TOOLKITS_FLAG]
+    current = settings[TOOLKIT_FLAG]
+    if not listed or listed == [_FLAG_PINNED]:
+        return {current: {TOOLKIT_FLAG: current, TOOLKITS_FLAG: listed}}
+    return {t: {TOOLKIT_FLAG: t, TOOLKITS_FLAG: [_FLAG_PINNED]} for t in parse_toolkits(listed)}
+
+# One configuration per ROCm toolkit in --//rocm:toolkits: toolchain
+# resolution then picks that toolkit's compiler and libraries, and
+# $(ROCM_MAJOR) names its wheels. Without the flag it changes nothing (the
+# configuration stays the top level's: `bazel build //...` builds the ROCm
+# wheels once, not once directly and once through //:wheels). With it,
+# --//rocm:toolkits is pinned as above, so that a toolkit's configuration is
+# the same whichever other toolkits were listed with it, and in what order.
+toolkit_split_transition = transition(
+    implementation = _toolkit_split_impl,
+    inputs = [TOOLKITS_FLAG, TOOLKIT_FLAG],
+    outputs = [TOOLKIT_FLAG, TOOLKITS_FLAG],
+)
+
 def _gfx_platform(target):
     return str(Label("//platforms:" + target))
 
@@ -129,7 +155,7 @@ all_families_transition = transition(
 
 # Bazel 7 carries Starlark build settings into the exec configuration, so
 # rocm-wheel would otherwise be compiled once per Python version, per gfx
-# target and per --//:gfx value. Every rules_rocm setting gets a constant no
+# target, per ROCm toolkit and per --//:gfx value. Every rules_rocm setting gets a constant no
 # user types (the argument of _FLAG_PINNED above: paths and action keys stay
 # the same across commands).
 _TOOL_CONSTANTS = {
@@ -141,6 +167,8 @@ _TOOL_CONSTANTS = {
     PYTHON_VERSIONS_FLAG: FLAG_IN_TRANSITIONED_CONFIGURATIONS,
     DEVICE_TARGET_SETTING: TOOL_CONFIGURATION,
     PYTHON_VERSION_SETTING: PYTHON_INDEPENDENT,
+    TOOLKIT_FLAG: TOOL_CONFIGURATION,
+    TOOLKITS_FLAG: [FLAG_IN_TRANSITIONED_CONFIGURATIONS],
     # Cargo's release profile: no debug info, whose compile directories
     # (sandbox paths, e.g. zstd-sys's C objects) made the binary differ
     # between output bases.

@@ -6,11 +6,7 @@
 # consumer (local_repository + rules_rocm_dependencies()). Its own Bazel
 # server (one per workspace) is shut down at the end to give the memory back.
 set -euo pipefail
-export LC_ALL=C
-root="$(cd "$(dirname "$0")/../.." && pwd)"
-BAZEL=${BAZEL:-bazel}
-source "$root/tests/lib/common.sh"
-source "$root/tests/lib/rocm_wheel.sh"
+source "$(dirname "$0")/../lib/scratch_test.sh"
 read -ra FLAGS <<<"$(shared_disk_cache)"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/gfx_downstream.XXXXXX")
 trap '(cd "$tmp/downstream" 2>/dev/null && "$BAZEL" shutdown >/dev/null 2>&1) || true; rm -rf "$tmp"' EXIT

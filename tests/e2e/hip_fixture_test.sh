@@ -23,11 +23,7 @@
 #     skip_unsupported_targets leaves gfx950 out with a warning; gfx1250
 #     builds only self-contained code.
 set -euo pipefail
-export LC_ALL=C
-root="$(cd "$(dirname "$0")/../.." && pwd)"
-BAZEL=${BAZEL:-bazel}
-source "$root/tests/lib/common.sh"
-source "$root/tests/lib/rocm_wheel.sh"
+source "$(dirname "$0")/../lib/scratch_test.sh"
 PY="${ROCM_WHEEL_VENV:-$root/.venv}/bin/python"
 [[ -x $PY ]] || fail "$PY missing: run \`make setup\` first (bundle_targets.py needs its zstandard)"
 LLVM=$(llvm_bin)

@@ -14,11 +14,7 @@
 # The same module in WORKSPACE mode (rules_python's WORKSPACE API and
 # rules_rocm_dependencies(python_versions = ...)) gives the same wheel set.
 set -euo pipefail
-export LC_ALL=C
-root="$(cd "$(dirname "$0")/../.." && pwd)"
-BAZEL=${BAZEL:-bazel}
-source "$root/tests/lib/common.sh"
-source "$root/tests/lib/rocm_wheel.sh"
+source "$(dirname "$0")/../lib/scratch_test.sh"
 
 pyenv_root=${PYENV_ROOT:-$HOME/.pyenv}
 py312=$(ls -d "$pyenv_root"/versions/3.12.*/bin/python3.12 2>/dev/null | sort -V | tail -1)
@@ -38,39 +34,7 @@ cd "$ws/main"
 
 scratch_module interpreters_probe "$root"
 use_prebuilt_tool "$root" || fail "no rocm-wheel to use as a prebuilt tool"
-cat >>MODULE.bazel <<EOF
-
-bazel_dep(name = "rules_python", version = "1.4.0")
-
-# local_runtime_repo's BUILD file names @platforms from this module.
-bazel_dep(name = "platforms", version = "0.0.10")
-
-local_runtime_repo = use_repo_rule("@rules_python//python/local_toolchains:repos.bzl", "local_runtime_repo")
-
-local_runtime_toolchains_repo = use_repo_rule("@rules_python//python/local_toolchains:repos.bzl", "local_runtime_toolchains_repo")
-
-local_runtime_repo(
-    name = "py312",
-    interpreter_path = "$py312",
-    on_failure = "fail",
-)
-
-local_runtime_repo(
-    name = "py314",
-    interpreter_path = "$py314",
-    on_failure = "fail",
-)
-
-local_runtime_toolchains_repo(
-    name = "pythons",
-    runtimes = ["py312", "py314"],
-)
-
-register_toolchains("@pythons//:all")
-
-rules_rocm = use_extension("@rules_rocm//rules:extensions.bzl", "rules_rocm")
-rules_rocm.python_versions(versions = ["3.12", "3.14"])
-EOF
+local_pythons_module "$py312" "$py314"
 cat >WORKSPACE <<EOF
 workspace(name = "interpreters_probe")
 

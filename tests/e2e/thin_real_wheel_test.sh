@@ -20,9 +20,7 @@ source tests/lib/pypi_wheel.sh
 source tests/lib/elf_compare.sh
 VENV=${ROCM_WHEEL_VENV:-$PWD/.venv}
 LLVM=$(llvm_bin)
-for t in "$VENV/bin/pip" "$VENV/bin/wheel" "$LLVM/llvm-readelf" "$LLVM/clang-offload-bundler" "$LLVM/llvm-objcopy"; do
-  [[ -x $t ]] || fail "$t missing (run make setup; run inside scripts/buildroot)"
-done
+require_tools "$VENV/bin/pip" "$VENV/bin/wheel" "$LLVM/llvm-readelf" "$LLVM/clang-offload-bundler" "$LLVM/llvm-objcopy"
 WHL=$PJRT_WHEEL
 fat=$(cached_pjrt_wheel)
 

@@ -13,17 +13,29 @@
 #     names its wheel jax-rocm7-...; switching back refetches nothing;
 #  3. a wrong sha256 fails naming both sums; an undeclared name fails
 #     listing the declared ones;
-#  4. with the server stopped, a new output base builds from the repository
+#  4. two ROCm lines in one invocation: //:wheels with
+#     --@rules_rocm//rocm:toolkits=local,therock_6_4 and Pythons 3.12 and
+#     3.14 builds jax-rocm6-* and jax-rocm7-* wheels for both (the cross
+#     product) and the ROCm-independent wheel once per Python; the execution
+#     log shows each device compile once per toolkit, the ROCm-independent
+#     compile once per Python; each line's code objects carry its own
+#     clang's .comment; installed side by side into a venv of each Python,
+#     each line's extension imports (ROCm 6.4 from the tarball's lib/). Two
+#     toolkits of one major, an undeclared one and a refused target fail
+#     naming what to do;
+#  5. with the server stopped, a new output base builds from the repository
 #     cache; with a broken python3.13 first on PATH a HIP-only build still
 #     works (rules_rocm runs no interpreter; Python comes from rules_python).
 set -euo pipefail
-export LC_ALL=C
-root="$(cd "$(dirname "$0")/../.." && pwd)"
-BAZEL=${BAZEL:-bazel}
-source "$root/tests/lib/common.sh"
-source "$root/tests/lib/rocm_wheel.sh"
+source "$(dirname "$0")/../lib/scratch_test.sh"
+source "$root/tests/lib/pythons.sh"
+source "$root/tests/lib/therock_toolkit.sh"
 PY="${ROCM_WHEEL_VENV:-$root/.venv}/bin/python"
 [[ -x $PY ]] || fail "$PY missing: run \`make setup\` first"
+py312=$(ls -d "$(pyenv root 2>/dev/null || echo "$HOME/.pyenv")"/versions/3.12.*/bin/python3.12 2>/dev/null | sort -V | tail -1)
+[[ -x $py312 ]] || fail "no pyenv Python 3.12 (pyenv install 3.12; make setup)"
+py314=/usr/bin/python3.14
+[[ -x $py314 ]] || fail "$py314 missing: run this inside the build root (scripts/buildroot)"
 
 ws=$(mktemp -d "${TMPDIR:-/tmp}/toolkits.XXXXXX")
 server=""
@@ -37,28 +49,16 @@ cleanup() {
 trap cleanup EXIT
 
 echo "--- TheRock-layout tarball from Debian's ROCm 6.4.3"
-tarball=$(bash "$root/tests/toolkits/therock_fixture.sh" | tail -1)
-[[ -f $tarball && -f $tarball.sha256 ]] || fail "therock_fixture.sh made no tarball + .sha256 ($tarball)"
-sha=$(cut -d' ' -f1 "$tarball.sha256")
-name=$(basename "$tarball")
-mkdir -p "$ws/serve"
-ln -s "$tarball" "$ws/serve/$name"
-read -r server port <<<"$(serve_directory "$ws/serve" "$ws/http.log")"
-url="http://127.0.0.1:$port/$name"
+serve_therock_fixture "$ws/serve"
+server=$therock_server sha=$therock_sha url=$therock_url
 bad_sha=$(printf '%s' "$sha" | tr '0-9a-f' '1-9a-f0')
 
 mkdir -p "$ws/main"
 cd "$ws/main"
 scratch_module toolkits_probe "$root"
 use_prebuilt_tool "$root" || fail "no rocm-wheel to use as a prebuilt tool"
+declare_therock_toolkit
 cat >>MODULE.bazel <<MOD
-
-rocm = use_extension("@rules_rocm//rules:extensions.bzl", "rules_rocm")
-rocm.toolkit(
-    name = "therock_6_4",
-    sha256 = "$sha",
-    urls = ["$url"],
-)
 rocm.toolkit(
     name = "wrong_sum",
     sha256 = "$bad_sha",
@@ -69,33 +69,14 @@ rocm.toolkit(
     path = "/usr",
 )
 MOD
+local_pythons_module "$py312" "$py314"
 cat >>.bazelrc <<RC
 build --repository_cache=$ws/repository_cache
 build $(shared_disk_cache)
 RC
 cp "$root/tests/gfx/rocprim_sum.hip" "$root/tests/gfx/vadd.hip" .
-cat >BUILD.bazel <<'BUILD'
-load("@rules_rocm//rules:defs.bzl", "hip_library", "rocm_wheel")
-
-hip_library(
-    name = "vadd",
-    srcs = ["vadd.hip"],
-)
-
-hip_library(
-    name = "rocprim_user",
-    srcs = ["rocprim_sum.hip"],
-    rocm_libs = ["@rules_rocm//rocm:rocprim"],
-)
-
-rocm_wheel(
-    name = "named_wheel",
-    srcs = [":vadd"],
-    distribution = "jax-rocm$(ROCM_MAJOR)-pjrt",
-    toolchains = ["@rules_rocm//rocm:version"],
-    version = "0.1.0",
-)
-BUILD
+cp "$root"/tests/toolkits/probe/*.c .
+cp "$root/tests/toolkits/probe/BUILD.in" BUILD.bazel
 
 ob="$ws/ob1"
 therock=(--@rules_rocm//rocm:toolkit=therock_6_4)
@@ -157,7 +138,56 @@ expect_in "$ws/sum.log" "$sha" "$bad_sha"
 expect_build_failure "$ws/name.log" --nobuild --@rules_rocm//rocm:toolkit=therock_7 //:vadd
 expect_in "$ws/name.log" "--@rules_rocm//rocm:toolkit=therock_7 names no declared ROCm toolkit; declared: local, system, therock_6_4, wrong_sum"
 
-echo "--- 4. server stopped: a new output base from the repository cache; a broken python3.13 first on PATH"
+echo "--- 4. two ROCm lines x two Pythons in one invocation"
+lines=(--@rules_rocm//rocm:toolkits=local,therock_6_4 --@rules_rocm//:gfx=gfx1100)
+bz build "${lines[@]}" --execution_log_json_file="$ws/exec.json" //:wheels 2>"$ws/build.err" ||
+  { tail -40 "$ws/build.err" >&2; fail "//:wheels for local and therock_6_4"; }
+exr=$(bz info "${lines[@]}" execution_root 2>/dev/null)
+mapfile -t wheels < <(bz cquery "${lines[@]}" --output=files //:wheels 2>/dev/null | sed "s|^|$exr/|")
+names=$(for w in "${wheels[@]}"; do basename "$w"; done | sort | tr '\n' ' ')
+want="jax_rocm6_pjrt-0.1.0-py3-none-any.whl jax_rocm6_probe-0.1.0-cp312-cp312-linux_x86_64.whl jax_rocm6_probe-0.1.0-cp314-cp314-linux_x86_64.whl jax_rocm7_pjrt-0.1.0-py3-none-any.whl jax_rocm7_probe-0.1.0-cp312-cp312-linux_x86_64.whl jax_rocm7_probe-0.1.0-cp314-cp314-linux_x86_64.whl plain_probe-0.1.0-cp312-cp312-linux_x86_64.whl plain_probe-0.1.0-cp314-cp314-linux_x86_64.whl "
+[[ $names == "$want" ]] || fail "//:wheels gave [$names], want [$want]"
+count() { "$PY" "$root/tests/python/exec_log_count.py" "$ws/exec.json" "$@"; }
+[[ $(count HipDeviceCompile '/_hip/vadd/vadd\.hip\.gfx1100') == "2 2" ]] ||
+  fail "vadd.hip's gfx1100 device compile ran $(count HipDeviceCompile '/_hip/vadd/vadd\.hip\.gfx1100') (spawns configurations) times, want once per toolkit (2 2)"
+[[ $(count CppCompile '/_plain/plain_module\.pic\.o$') == "2 2" ]] ||
+  fail "the ROCm-independent plain_module.c compiled $(count CppCompile '/_plain/plain_module\.pic\.o$') times, want once per Python (2 2)"
+[[ $(count CppCompile '/_vadd/vadd_module\.pic\.o$') == "4 4" ]] ||
+  fail "vadd_module.c compiled $(count CppCompile '/_vadd/vadd_module\.pic\.o$') times, want once per toolkit and Python (4 4)"
+for w in "${wheels[@]}"; do
+  case $w in */jax_rocm6_probe-*cp312*) r6=$w ;; */jax_rocm7_probe-*cp312*) r7=$w ;; esac
+done
+for pair in "6:$r6:21" "7:$r7:22"; do
+  IFS=: read -r major whl clang <<<"$pair"
+  mkdir -p "$ws/unzip$major"
+  (cd "$ws/unzip$major" && unzip -q -o "$whl")
+  so=$(ls "$ws/unzip$major"/jax_rocm"$major"_probe/_vadd*.so)
+  readelf -p .comment "$(extract "$so" gfx1100)" >"$ws/comment.txt"
+  expect_in "$ws/comment.txt" "clang version $clang"
+done
+toolkit_lib="$ob/external/rules_rocm~~rules_rocm~rocm_toolkit_therock_6_4/toolkit/lib"
+[[ -e $toolkit_lib/libamdhip64.so.6 ]] || fail "no libamdhip64.so.6 in $toolkit_lib"
+for interp in "$py312" "$py314"; do
+  v=$("$interp" -c 'import sys; print("%d%d" % sys.version_info[:2])')
+  venv="$ws/venv$v"
+  "$interp" -m venv --clear "$venv"
+  mine=()
+  for w in "${wheels[@]}"; do [[ $w == *-cp$v-* ]] && mine+=("$w"); done
+  PIP_DISABLE_PIP_VERSION_CHECK=1 "$venv/bin/python" -m pip install -q --no-index --no-deps "${mine[@]}" ||
+    fail "pip install both lines' cp$v wheels into one venv"
+  (cd "$ws" && "$venv/bin/python" -I -c 'import jax_rocm7_probe._vadd as m, plain_probe._plain; assert m.launcher()') ||
+    fail "Python $v: jax_rocm7_probe does not import"
+  (cd "$ws" && LD_LIBRARY_PATH=$toolkit_lib "$venv/bin/python" -I -c 'import jax_rocm6_probe._vadd as m; assert m.launcher()') ||
+    fail "Python $v: jax_rocm6_probe does not import with ROCm 6.4's libraries"
+done
+expect_build_failure "$ws/major.log" --nobuild --@rules_rocm//rocm:toolkits=local,system //:wheels
+expect_in "$ws/major.log" "ROCm toolkits local and system both build jax_rocm7_" "list one toolkit per ROCm line in --@rules_rocm//rocm:toolkits"
+expect_build_failure "$ws/undeclared.log" --nobuild --@rules_rocm//rocm:toolkits=local,therock_7 //:wheels
+expect_in "$ws/undeclared.log" "--@rules_rocm//rocm:toolkits=local,therock_7 names no declared ROCm toolkit (therock_7); declared: local, system, therock_6_4, wrong_sum"
+expect_build_failure "$ws/lines_refuse.log" --nobuild "${lines[@]/gfx1100/gfx950}" //:rocprim_lines
+expect_in "$ws/lines_refuse.log" "(ROCm 6.4) cannot compile device code for gfx950" "this is toolkit \`therock_6_4\`"
+
+echo "--- 5. server stopped: a new output base from the repository cache; a broken python3.13 first on PATH"
 kill "$server"
 wait "$server" 2>/dev/null || true
 server=""

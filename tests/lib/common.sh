@@ -6,6 +6,14 @@ fail() {
   exit 1
 }
 
+# require_tools PATH...: each is an executable, else how to get it.
+require_tools() {
+  local t
+  for t in "$@"; do
+    [[ -x $t ]] || fail "$t missing (run make setup; run inside scripts/buildroot)"
+  done
+}
+
 # bz ARGS...: Bazel (${BAZEL:-bazel}), on the script's own output base when
 # it sets $ob (a scratch module's, kept apart from the checkout's server).
 bz() {

@@ -1,10 +1,12 @@
-# Sourced by e2e scripts: rocm_wheel_path [STARTUP OPTIONS...] [-- FLAGS...]
-# builds //tools:rocm-wheel (the resolved toolchain's binary) with the given
-# startup options and build flags and prints the binary's absolute path
-# (external files resolve against the output base, built ones against the
-# execution root). It is downloaded even when built remotely.
-rocm_wheel_path() {
-  local bazel=${BAZEL:-bazel} rel
+# Sourced by e2e scripts.
+
+# built_path LABEL [STARTUP OPTIONS...] [-- FLAGS...]: builds LABEL (one
+# file) with the given startup options and build flags and prints its
+# absolute path (external files resolve against the output base, built ones
+# against the execution root). It is downloaded even when built remotely.
+built_path() {
+  local label=$1 bazel=${BAZEL:-bazel} rel
+  shift
   local -a startup=() flags=()
   while (($#)) && [[ $1 != -- ]]; do
     startup+=("$1")
@@ -12,16 +14,20 @@ rocm_wheel_path() {
   done
   (($#)) && shift
   flags=("$@" --remote_download_outputs=toplevel)
-  "$bazel" "${startup[@]}" build "${flags[@]}" //tools:rocm-wheel >/dev/null 2>&1 || {
-    echo "rocm_wheel_path: bazel build //tools:rocm-wheel failed" >&2
+  "$bazel" "${startup[@]}" build "${flags[@]}" "$label" >/dev/null 2>&1 || {
+    echo "built_path: bazel build $label failed" >&2
     return 1
   }
-  rel=$("$bazel" "${startup[@]}" cquery "${flags[@]}" --output=files //tools:rocm-wheel 2>/dev/null) || return 1
+  rel=$("$bazel" "${startup[@]}" cquery "${flags[@]}" --output=files "$label" 2>/dev/null) || return 1
   case $rel in
     external/*) echo "$("$bazel" "${startup[@]}" info output_base 2>/dev/null)/$rel" ;;
     *) echo "$("$bazel" "${startup[@]}" info execution_root 2>/dev/null)/$rel" ;;
   esac
 }
+
+# rocm_wheel_path [STARTUP OPTIONS...] [-- FLAGS...]: built_path of
+# //tools:rocm-wheel (the resolved toolchain's binary).
+rocm_wheel_path() { built_path //tools:rocm-wheel "$@"; }
 
 # use_prebuilt_tool ROOT: the scratch module in the current directory takes
 # rocm-wheel as a prebuilt binary (the one the checkout at ROOT builds,
