@@ -125,6 +125,8 @@ def _check_unique_names(label, files, toolkit_of):
     names = {}
     for f in files:
         other = names.get(f.basename)
+        if other == f:
+            continue
         if not other:
             names[f.basename] = f
             continue
@@ -148,6 +150,7 @@ def _python_wheels_impl(ctx):
     for v in by_version:
         all_files.extend(by_version[v])
     _check_unique_names(ctx.label, all_files, toolkit_of)
+    all_files = depset(all_files).to_list()
     return [
         DefaultInfo(files = depset(all_files)),
         PythonWheelSetInfo(

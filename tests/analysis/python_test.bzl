@@ -136,6 +136,16 @@ version_without_toolchain_test = analysistest.make(
 
 removed_toolchain_test = analysistest.make(failure_test_impl, expect_failure = True, attrs = FAILURE_ATTRS)
 
+duplicate_wheel_name_test = analysistest.make(failure_test_impl, expect_failure = True, attrs = FAILURE_ATTRS)
+
+def _same_wheel_twice_test_impl(ctx):
+    env = analysistest.begin(ctx)
+    names = [f.basename for f in analysistest.target_under_test(env)[DefaultInfo].files.to_list()]
+    asserts.equals(env, 1, len([n for n in names if n == "analysis_independent-0.1-py3-none-any.whl"]), "the independent wheel once: " + repr(names))
+    return analysistest.end(env)
+
+same_wheel_twice_test = analysistest.make(_same_wheel_twice_test_impl)
+
 def _fixtures(name):
     """A per-Python wheel (an extension linking a Python-independent library) and a Python-independent wheel."""
     cc_binary(
@@ -181,6 +191,21 @@ def _fixtures(name):
         name = name + "_wheels",
         per_python = [name + "_per_python"],
         python_independent = [name + "_independent"],
+        tags = ["manual"],
+    )
+
+    # The same wheel twice (directly and through a set) is one wheel; two
+    # targets making one file name are an error.
+    python_wheels(
+        name = name + "_same_wheel_twice",
+        python_independent = [name + "_independent"],
+        wheel_sets = [name + "_wheels"],
+        tags = ["manual"],
+    )
+    python_wheels(
+        name = name + "_two_wheels_one_name",
+        python_independent = ["//tests/analysis/python_other_pkg:independent_again"],
+        wheel_sets = [name + "_wheels"],
         tags = ["manual"],
     )
 
@@ -236,4 +261,15 @@ def python_analysis_tests(name):
         target_under_test = name + "_removed_toolchain",
         messages = ["rocm_python_toolchain is gone: rules_rocm takes Python from rules_python's toolchains", "\"Migrating\""],
     )
+    add(
+        duplicate_wheel_name_test,
+        name + "_duplicate_wheel_name_test",
+        target_under_test = name + "_two_wheels_one_name",
+        messages = [
+            "two wheels named analysis_independent-0.1-py3-none-any.whl",
+            "tests/analysis/python_other_pkg/analysis_independent-0.1-py3-none-any.whl",
+            "give one of them another distribution name",
+        ],
+    )
+    add(same_wheel_twice_test, name + "_same_wheel_twice_test", target_under_test = name + "_same_wheel_twice")
     native.test_suite(name = name, tests = tests)

@@ -4,11 +4,10 @@
 
 mod common;
 
-use std::path::Path;
 
 #[test]
 fn fuzz_body_over_corpus() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus/set_rpath");
+    let dir = test_support::manifest_dir().join("fuzz/corpus/set_rpath");
     let mut n = 0;
     for entry in std::fs::read_dir(&dir).unwrap() {
         let data = std::fs::read(entry.unwrap().path()).unwrap();
@@ -33,7 +32,7 @@ fn fuzz_body_over_corpus() {
 fn corpus_edits_succeed() {
     // The seeds are valid x86-64 objects: the fuzz body must take the
     // editing path on them, not just the error path.
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus/set_rpath");
+    let dir = test_support::manifest_dir().join("fuzz/corpus/set_rpath");
     for name in [
         "tiny-none.so",
         "tiny-runpath.so",
@@ -62,5 +61,5 @@ fn corpus_edits_succeed() {
 /// The fuzz crate's own lock file lists this crate's dependencies as they are.
 #[test]
 fn fuzz_lock_file_is_current() {
-    common::assert_fuzz_lock_file_current(std::path::Path::new(env!("CARGO_MANIFEST_DIR")));
+    common::assert_fuzz_lock_file_current(&test_support::manifest_dir());
 }

@@ -7,12 +7,12 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use offload_bundle::{build_uncompressed, compress, fuzz_read, read_bundle, Limits, Method};
 
 fn corpus_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus/read_bundle")
+    test_support::manifest_dir().join("fuzz/corpus/read_bundle")
 }
 
 #[test]
@@ -245,5 +245,5 @@ fn regenerate_seed_corpus() {
 /// The fuzz crate's own lock file lists this crate's dependencies as they are.
 #[test]
 fn fuzz_lock_file_is_current() {
-    common::assert_fuzz_lock_file_current(std::path::Path::new(env!("CARGO_MANIFEST_DIR")));
+    common::assert_fuzz_lock_file_current(&test_support::manifest_dir());
 }

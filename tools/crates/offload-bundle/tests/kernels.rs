@@ -7,7 +7,7 @@ use offload_bundle::kernels::{check_kernels, device_kernels, host_kernels};
 use test_support::{bitcode, llvm_cmd, run, test_cache};
 
 fn source() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/kernels_src/kinds.hip")
+    test_support::manifest_dir().join("tests/kernels_src/kinds.hip")
 }
 
 fn compile(half: &str, extra: &[&str], out: &Path) -> Vec<u8> {

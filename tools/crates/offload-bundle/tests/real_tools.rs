@@ -4,7 +4,6 @@
 mod common;
 
 use std::collections::BTreeSet;
-use std::path::Path;
 use std::process::Command;
 
 use common::*;
@@ -242,7 +241,7 @@ fn compressed_bundles_cross_checked_by_python() {
         })
         .unwrap();
         let o = run(Command::new(python())
-            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ccob.py"))
+            .arg(test_support::manifest_dir().join("tests/ccob.py"))
             .arg("read")
             .arg(&out));
         let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
@@ -284,7 +283,7 @@ fn reads_compressed_bundles_written_by_python() {
     for (method, version) in [("zstd", 2), ("zlib", 3)] {
         let out = f.path(&format!("py.{method}.{version}.hipfb"));
         run(Command::new(python())
-            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ccob.py"))
+            .arg(test_support::manifest_dir().join("tests/ccob.py"))
             .arg("write")
             .args([&inner, &out])
             .args([method, &version.to_string()]));

@@ -13,13 +13,19 @@ use std::sync::OnceLock;
 pub const HOW_TO_GET: &str = "run the tests inside the build root, which has all of them: \
      scripts/buildroot cargo test --manifest-path tools/Cargo.toml --locked --workspace";
 
-/// The repository root (this crate is `tools/crates/test-support`).
+/// The directory of the package whose tests run: cargo's `CARGO_MANIFEST_DIR`
+/// at run time. The compile-time `env!` value can be stale: cargo does not
+/// rebuild a test when only the checkout's path changed (a target
+/// directory shared by clones at other paths).
+pub fn manifest_dir() -> PathBuf {
+    std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")))
+}
+
+/// The repository root (every package is `tools/crates/<name>`).
 pub fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .ancestors()
-        .nth(3)
-        .unwrap()
-        .to_path_buf()
+    manifest_dir().ancestors().nth(3).unwrap().to_path_buf()
 }
 
 /// The project venv: `$ROCM_WHEEL_VENV`, else `<repo>/.venv` (made by

@@ -572,7 +572,7 @@ fn python_section_reader(dir: &Path, so: &Path) -> serde_json::Value {
         .arg(so)
         .arg(&dump));
     let o = run(Command::new(python())
-        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("../offload-bundle/tests/ccob.py"))
+        .arg(test_support::manifest_dir().join("../offload-bundle/tests/ccob.py"))
         .arg("section")
         .arg(&dump));
     serde_json::from_slice(&o.stdout).unwrap()

@@ -9,7 +9,10 @@ use std::process::Command;
 fn venv_bin() -> PathBuf {
     let dir = match std::env::var_os("ROCM_WHEEL_VENV") {
         Some(v) => PathBuf::from(v),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../.venv"),
+        // Run time, not env!: a shared target directory can hold a test
+        // compiled in a checkout at another path.
+        None => PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("run by cargo"))
+            .join("../../../.venv"),
     };
     let bin = dir.join("bin");
     for tool in ["python", "wheel", "twine", "check-wheel-contents"] {

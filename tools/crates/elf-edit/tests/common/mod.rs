@@ -13,9 +13,7 @@ pub use test_support::*;
 pub const SYSLIB: &str = "/usr/lib/x86_64-linux-gnu";
 
 pub fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data")
-        .join(name)
+    test_support::manifest_dir().join("tests/data").join(name)
 }
 
 pub fn scratch() -> tempfile::TempDir {

@@ -4,19 +4,13 @@ mod extract;
 mod list;
 mod write;
 
-use std::path::Path;
-
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::Subcommand;
 
-#[derive(clap::Args)]
-pub struct Args {
-    #[command(subcommand)]
-    command: Cmd,
-}
+pub type Args = super::Nested<Cmd>;
 
 #[derive(Subcommand)]
-enum Cmd {
+pub enum Cmd {
     /// Bundle AMDGPU code objects into one offload bundle (.hipfb).
     Write(write::Args),
     /// List the bundles and entries of a bundle file or of an ELF file's .hip_fatbin.
@@ -33,9 +27,7 @@ pub fn run(args: Args) -> Result<()> {
     }
 }
 
-fn read_input(file: &Path) -> Result<Vec<u8>> {
-    std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))
-}
+use super::read_input;
 
 #[cfg(test)]
 mod tests {

@@ -6,21 +6,19 @@ use anyhow::{bail, Context, Result};
 use clap::Subcommand;
 use offload_bundle::kernels::check_kernels;
 
-#[derive(clap::Args)]
-pub struct Args {
-    #[command(subcommand)]
-    command: Cmd,
-}
+use super::read_input;
+
+pub type Args = super::Nested<Cmd>;
 
 #[derive(Subcommand)]
-enum Cmd {
+pub enum Cmd {
     /// Fail unless every kernel the host object registers has a kernel
     /// descriptor in the code object of every target.
     Check(CheckArgs),
 }
 
 #[derive(clap::Args)]
-struct CheckArgs {
+pub struct CheckArgs {
     /// The host object of one HIP source (clang --cuda-host-only).
     #[arg(long)]
     host: PathBuf,
@@ -47,19 +45,15 @@ pub fn run(args: Args) -> Result<()> {
     }
 }
 
-fn read(path: &Path) -> Result<Vec<u8>> {
-    std::fs::read(path).with_context(|| format!("reading {}", path.display()))
-}
-
 fn check(a: CheckArgs) -> Result<()> {
     let mut devices = Vec::new();
     for d in &a.devices {
         let (target, file) = d
             .split_once('=')
             .with_context(|| format!("--device {d}: expected TARGET=FILE"))?;
-        devices.push((target.to_string(), read(Path::new(file))?));
+        devices.push((target.to_string(), read_input(Path::new(file))?));
     }
-    let report = check_kernels(&read(&a.host)?, &devices)?;
+    let report = check_kernels(&read_input(&a.host)?, &devices)?;
     if !report.missing.is_empty() {
         let demangler = a.demangler.as_deref();
         bail!(

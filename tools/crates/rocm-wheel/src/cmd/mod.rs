@@ -7,6 +7,22 @@ pub mod repair;
 pub mod rpath;
 pub mod thin;
 
+use std::path::Path;
+
+use anyhow::Context;
+
+/// A command made of subcommands (`bundle write`, `kernels check`).
+#[derive(clap::Args)]
+pub struct Nested<C: clap::Subcommand> {
+    #[command(subcommand)]
+    pub command: C,
+}
+
+/// An input file, whole, or an error that names it.
+pub(crate) fn read_input(file: &Path) -> anyhow::Result<Vec<u8>> {
+    std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))
+}
+
 /// Parses `argv` as the arguments of subcommand `name`: the command line
 /// the Bazel rules use, for in-process tests of a command.
 #[cfg(test)]

@@ -4,14 +4,10 @@ use anyhow::Result;
 use elf_edit::{Edit, RpathKind};
 use std::path::PathBuf;
 
-#[derive(clap::Args)]
-pub struct Args {
-    #[command(subcommand)]
-    action: Action,
-}
+pub type Args = super::Nested<Action>;
 
 #[derive(clap::Subcommand)]
-enum Action {
+pub enum Action {
     /// Print the DT_RUNPATH / DT_RPATH entries as `RUNPATH <value>` lines.
     ///
     /// A backslash, control characters and bytes that are not UTF-8 are
@@ -58,13 +54,13 @@ enum Action {
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
-enum Kind {
+pub enum Kind {
     Runpath,
     Rpath,
 }
 
 pub fn run(args: Args) -> Result<()> {
-    let (file, output, edit) = match args.action {
+    let (file, output, edit) = match args.command {
         Action::Show { file } => {
             let entries = elf_edit::read_rpath(&file)
                 .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;

@@ -20,7 +20,7 @@ fn rw<S: AsRef<OsStr>>(cwd: &Path, args: &[S]) -> Out {
 
 /// A tiny x86-64 shared library without RUNPATH (committed fixture).
 fn tiny_so(dir: &Path, name: &str) -> PathBuf {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../elf-edit/tests/data/tiny-none.so");
+    let src = test_support::manifest_dir().join("../elf-edit/tests/data/tiny-none.so");
     copy_in(&src, dir, name)
 }
 
@@ -618,7 +618,7 @@ pub(crate) fn bomb_wheel(path: &Path, head: &[u8], zeros: u64, claim: Option<u64
 
 pub(crate) fn fixture(name: &str) -> Vec<u8> {
     std::fs::read(
-        Path::new(env!("CARGO_MANIFEST_DIR"))
+        test_support::manifest_dir()
             .join("../elf-edit/tests/data")
             .join(name),
     )
