@@ -20,6 +20,8 @@ XLA's and JAX's BUILD files name `@local_config_rocm`; the extension's
 
 load("//rules/private:hip_repository.bzl", "rocm_archive_toolkit_repository", "rocm_hip_repository", "rocm_path_toolkit_repository")
 load("//rules/private:local_config_rocm.bzl", "local_config_rocm_repository")
+load("//rules/private:prebuilt_tool_release.bzl", "ROCM_WHEEL_RELEASE")
+load("//rules/private:prebuilt_tool_repository.bzl", "PREBUILT_TOOL_TAG", "declare_prebuilt_tool")
 load("//rules/private:python_repository.bzl", "rocm_python_versions_repository")
 load("//rules/private:python_versions.bzl", "DEFAULT_PYTHON_VERSIONS", "check_python_versions")
 load("//rules/private:sysroot_repository.bzl", "rocm_sysroot_repository")
@@ -60,6 +62,11 @@ def _rules_rocm_impl(module_ctx):
     rocm_toolkits_repository(name = "rocm_toolkits", toolkits = toolkits, default = declared.default)
     rocm_sysroots_repository(name = "rocm_sysroots", sysroots = declare_sysroots(sysroots, rocm_sysroot_repository))
 
+    declare_prebuilt_tool(
+        [tag for mod in module_ctx.modules if mod.is_root for tag in mod.tags.prebuilt_tool],
+        ROCM_WHEEL_RELEASE,
+    )
+
     # XLA's @local_config_rocm names for BUILD files used unchanged; fetched
     # only by modules that use_repo it.
     local_config_rocm_repository(name = "rocm_local_config", default_toolkit_repository = toolkits[declared.default])
@@ -76,6 +83,7 @@ rules_rocm = module_extension(
             },
             doc = "Removed (rules_python provides interpreters); fails naming the replacement.",
         ),
+        "prebuilt_tool": PREBUILT_TOOL_TAG,
         "python_versions": tag_class(
             attrs = {"versions": attr.string_list(mandatory = True, doc = "Minor versions, e.g. [\"3.11\", \"3.12\"].")},
             doc = "The Python versions --//:python_versions=all builds (root module; default 3.11-3.14). Register a rules_python toolchain for each.",

@@ -64,3 +64,5 @@ scripts/buildroot --create
 # rules_rust offline: cargo-bazel and its CARGO_HOME, per build root
 # (third_party/offline/rust_setup.sh; bound at /opt/rules_rocm_rust).
 scripts/buildroot third_party/offline/rust_setup.sh "$(dirname "$(scripts/buildroot --path)")/rust"
+# ... and rules_rust itself, from a file:// registry (rust_registry.sh).
+scripts/buildroot third_party/offline/rust_registry.sh "$(dirname "$(scripts/buildroot --path)")/rust"

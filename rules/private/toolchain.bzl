@@ -36,3 +36,15 @@ current_rocm_wheel = rule(
           "and tests, `bazel build` then `cquery --output=files`. Building the tool's own " +
           "target at the top level would compile it a second time, in the target configuration.",
 )
+
+def _rocm_wheel_unavailable_impl(ctx):
+    fail(("rules_rocm: no prebuilt rocm-wheel for this execution platform (prebuilt: {}). " +
+          "Build it (`cargo build --release --locked --manifest-path <rules_rocm>/tools/Cargo.toml`) " +
+          "and declare it in MODULE.bazel: rocm.prebuilt_tool(platform = ..., path = \"/abs/path/rocm-wheel\"), " +
+          "or register a rocm_wheel_toolchain of your own (docs/rules/toolchains.md).").format(ctx.attr.platforms))
+
+rocm_wheel_unavailable = rule(
+    implementation = _rocm_wheel_unavailable_impl,
+    attrs = {"platforms": attr.string(doc = "The platforms that have a prebuilt binary, for the message.")},
+    doc = "The last rocm_wheel toolchain: fails at analysis, saying how to provide the tool.",
+)

@@ -1,15 +1,27 @@
 //! `rocm-wheel`: one CLI, one subcommand per concern. Each subcommand is a
 //! thin shell over a library crate; see `src/cmd/`.
 
+use std::sync::LazyLock;
+
 use clap::{Parser, Subcommand};
 
 mod cmd;
 mod memory;
 
+/// `0.1.0`, or `0.1.0 (git <commit>)` for the release wheel's binary, which
+/// Bazel compiles with ROCM_WHEEL_REVISION (tools/release).
+static VERSION: LazyLock<String> = LazyLock::new(|| {
+    let version = env!("CARGO_PKG_VERSION");
+    match option_env!("ROCM_WHEEL_REVISION") {
+        Some(revision) => format!("{version} ({revision})"),
+        None => version.to_string(),
+    }
+});
+
 #[derive(Parser)]
 #[command(
     name = "rocm-wheel",
-    version,
+    version = VERSION.as_str(),
     about = "Wheel, ELF and offload-bundle tools for rules_rocm"
 )]
 struct Cli {

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The tool's wheel and the release declaration come from one version:
+#   version_test.sh CRATE_VERSION RELEASE_VERSION RELEASE_URL... -- CARGO_TOML WHEEL
+# - tools/Cargo.toml's [workspace.package] version, tools/crate.bzl's VERSION
+#   (what Bazel compiles) and prebuilt_tool_release.bzl's version are equal;
+# - every release URL names the wheel //tools/release:wheel builds (same
+#   distribution, version and tag).
+set -euo pipefail
+crate=$1 release=$2
+shift 2
+urls=()
+while [[ $1 != -- ]]; do urls+=("$1"); shift; done
+shift
+cargo_toml=$1 wheel=$(basename "$2")
+fail() { echo "FAIL: $*" >&2; exit 1; }
+cargo=$(awk '/^\[workspace.package\]/{p=1; next} /^\[/{p=0} p && /^version *=/{gsub(/[" ]/, "", $0); sub(/version=/, ""); print}' "$cargo_toml")
+[[ $cargo == "$crate" ]] || fail "tools/Cargo.toml says $cargo, tools/crate.bzl's VERSION $crate: change both"
+[[ $release == "$crate" ]] || fail "rules/private/prebuilt_tool_release.bzl declares rocm-wheel $release, the tool is $crate: cut the release (docs/releasing.md: bazel run --config=release //tools/release:declare)"
+((${#urls[@]})) || fail "the release declares no URL"
+for u in "${urls[@]}"; do
+  [[ $(basename "$u") == "$wheel" ]] || fail "release URL $u does not name $wheel, the wheel //tools/release:wheel builds"
+done
+echo "PASS: rocm-wheel $crate: $wheel, declared at ${#urls[@]} URL(s)"
