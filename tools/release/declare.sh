@@ -15,24 +15,12 @@ out=$BUILD_WORKSPACE_DIRECTORY/rules/private/prebuilt_tool_release.bzl
 urls=""
 for prefix in "$@"; do urls+="\"${prefix%/}/$name\", "; done
 tmp=$(mktemp "$out.XXXXXX")
-cat >"$tmp" <<BZL
-"""The rocm-wheel release that modules using rules_rocm run (a prebuilt binary).
-
-Written by \`bazel run --config=release //tools/release:declare\` when a
-release is cut (docs/releasing.md): the version of tools/Cargo.toml, and per
-execution platform the release wheel's URLs and sha256.
-//tools/release:version_test keeps them equal to what the tool builds.
-"""
-
-ROCM_WHEEL_RELEASE = struct(
-    version = "$version",
-    wheels = {
-        "x86_64-linux": struct(
-            urls = [${urls%, }],
-            sha256 = "$sha",
-        ),
-    },
-)
-BZL
+# The declaration's three values, in place (one platform: x86_64-linux).
+sed -e "s|^    version = \".*\",\$|    version = \"$version\",|" \
+  -e "s|^            urls = \[.*\],\$|            urls = [${urls%, }],|" \
+  -e "s|^            sha256 = \".*\",\$|            sha256 = \"$sha\",|" "$out" >"$tmp"
+grep -qF "sha256 = \"$sha\"" "$tmp" && grep -qF "version = \"$version\"" "$tmp" ||
+  { rm -f "$tmp"; echo "declare: $out does not have the expected shape (version, urls, sha256 lines)" >&2; exit 1; }
+chmod 0644 "$tmp"
 mv -f "$tmp" "$out"
 echo "wrote $out: $name sha256 $sha"

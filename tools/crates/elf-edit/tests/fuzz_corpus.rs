@@ -4,7 +4,6 @@
 
 mod common;
 
-
 #[test]
 fn fuzz_body_over_corpus() {
     let dir = test_support::manifest_dir().join("fuzz/corpus/set_rpath");
