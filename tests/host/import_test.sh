@@ -12,7 +12,9 @@
 # the manylinux tag against this glibc. The build root's ROCm libraries need
 # a newer glibc than this host has, so stand-ins are loaded: the same
 # sonames, symbols and symbol versions (tests/host/stub_libs.py). Control:
-# without libamdhip64.so.7 the imports must fail naming it.
+# without libamdhip64.so.7 the imports must fail naming it. rocm-wheel
+# itself is the one of dist/rocm_wheel-*.whl, pip-installed here: its
+# --version, `python -m rocm_wheel`, and `check` of every wheel.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 dist=$(cd "${1:?usage: import_test.sh DIST_DIR}" && pwd)
@@ -46,16 +48,28 @@ mkdir -p "$HOME/.cache/rules_rocm"
 tmp=$(mktemp -d "$HOME/.cache/rules_rocm/import_test.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-# rocm-wheel as Bazel builds it (against the sysroot: it runs here too).
-scripts/buildroot bash -c "source tests/lib/rocm_wheel.sh && cp \"\$(rocm_wheel_path)\" '$tmp/rocm-wheel'" ||
-  fail "cannot build //tools:rocm-wheel"
-rw=$tmp/rocm-wheel
-
-# The ROCm libraries the wheels' ELF files need: what the build root's ROCm
-# provides and this host does not.
 shopt -s nullglob
 wheels=("$dist"/*.whl)
 ((${#wheels[@]})) || fail "no wheels in $dist: run make wheels"
+
+# rocm-wheel as users get it: its own wheel from dist/, pip-installed into a
+# fresh venv of this host's Python (the binary was built against the
+# sysroot's glibc 2.31; pip checks the tag). Both entries run the binary.
+tool_wheels=("$dist"/rocm_wheel-*.whl)
+((${#tool_wheels[@]} == 1)) || fail "want one rocm_wheel-*.whl in $dist, found ${#tool_wheels[@]}"
+python3 -m venv "$tmp/tool"
+"$tmp/tool/bin/pip" install --quiet --no-index "${tool_wheels[0]}" || fail "pip install ${tool_wheels[0]##*/}"
+rw=$tmp/tool/bin/rocm-wheel
+want="rocm-wheel $(sed -n 's/^version = "\(.*\)"/\1/p' tools/Cargo.toml | head -1)"
+[[ $("$rw" --version) == "$want"* ]] || fail "rocm-wheel --version says '$("$rw" --version)', want '$want ...'"
+[[ $("$tmp/tool/bin/python" -m rocm_wheel --version) == "$("$rw" --version)" ]] || fail "python -m rocm_wheel --version differs from rocm-wheel --version"
+for w in "${wheels[@]}"; do
+  "$rw" check "$w" >"$tmp/check.txt" || { cat "$tmp/check.txt" >&2; fail "the pip-installed rocm-wheel check refuses ${w##*/}"; }
+done
+echo "import_test: pip-installed $("$rw" --version) checks the ${#wheels[@]} wheels of $dist"
+
+# The ROCm libraries the wheels' ELF files need: what the build root's ROCm
+# provides and this host does not.
 for w in "${wheels[@]}"; do
   unzip -q -o "$w" -d "$tmp/unpacked" '*.so' '*.so.*' 2>/dev/null || true
 done
@@ -149,10 +163,11 @@ for v in 3.11 3.12 3.13; do
   expect_in "$tmp/control.log" "libamdhip64.so.7: cannot open shared object file"
   hip_users=()
   for w in "${mine[@]}"; do
-    "$rw" check "$w" --resolve "$site" --root "$tmp/empty" >"$tmp/resolve.txt" || hip_users+=("$w")
+    "$rw" check "$w" --resolve "$site" --root "$tmp/empty" >>"$tmp/unresolved.txt" || hip_users+=("$w")
   done
   ((${#hip_users[@]})) || fail "rocm-wheel check --resolve finds every library without libamdhip64.so.7"
-  expect_in "$tmp/resolve.txt" "libamdhip64.so.7 => NOT FOUND"
+  expect_in "$tmp/unresolved.txt" "libamdhip64.so.7 => NOT FOUND"
+  rm "$tmp/unresolved.txt"
 
   # 2. /opt/rocm/lib (the SDK directories gone).
   rm -rf "$site"/_rocm_sdk_*

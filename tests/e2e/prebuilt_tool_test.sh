@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# A new user's module gets rocm-wheel prebuilt, not compiled:
+#  1. the release wheel (//tools/release:wheel, --config=release) names this
+#     commit in its binary's --version;
+#  2. served on 127.0.0.1 and declared with rocm.prebuilt_tool(urls, sha256)
+#     (what rules_rocm's own release declaration does with the real URL), a
+#     scratch module of one hip_library and one wheel builds with no rules_rust
+#     and no crate repository in its module graph or output base and no Rustc
+#     action; its wheel action runs the downloaded binary;
+#  3. on an execution platform no prebuilt is declared for, a rule that runs
+#     the tool fails at analysis saying how to provide one.
+set -euo pipefail
+source "$(dirname "$0")/../lib/scratch_test.sh"
+PY="${ROCM_WHEEL_VENV:-$root/.venv}/bin/python"
+[[ -x $PY ]] || fail "$PY missing: run \`make setup\` first"
+
+ws=$(mktemp -d "${TMPDIR:-/tmp}/prebuilt_tool.XXXXXX")
+server=""
+cleanup() {
+  [[ -n $server ]] && kill "$server" 2>/dev/null
+  (cd "$ws/main" 2>/dev/null && "$BAZEL" --output_base="$ws/ob" shutdown >/dev/null 2>&1) || true
+  rm -rf "$ws"
+}
+trap cleanup EXIT
+
+echo "--- 1. the release wheel"
+whl=$(cd "$root" && built_path //tools/release:wheel -- --config=release) || fail "bazel build --config=release //tools/release:wheel"
+mkdir -p "$ws/serve" "$ws/unzip"
+cp "$whl" "$ws/serve/"
+name=$(basename "$whl")
+(cd "$ws/unzip" && unzip -q "$ws/serve/$name")
+version=$("$ws/unzip"/rocm_wheel-*.data/scripts/rocm-wheel --version)
+commit=$(git -C "$root" rev-parse HEAD)
+[[ $version == "rocm-wheel "*" (git $commit)" ]] || fail "--version of the release binary is '$version', want it to name git $commit"
+sha=$(sha256sum "$ws/serve/$name" | cut -d' ' -f1)
+read -r server port <<<"$(serve_directory "$ws/serve" "$ws/http.log")"
+
+echo "--- 2. a new module, the tool prebuilt"
+mkdir -p "$ws/main"
+cd "$ws/main"
+scratch_module tool_user "$root"
+cat >>MODULE.bazel <<MOD
+
+# For the execution platform of step 3.
+bazel_dep(name = "platforms", version = "0.0.10")
+
+rocm = use_extension("@rules_rocm//rules:extensions.bzl", "rules_rocm")
+rocm.prebuilt_tool(
+    sha256 = "$sha",
+    urls = ["http://127.0.0.1:$port/$name"],
+)
+MOD
+echo "build $(shared_disk_cache)" >>.bazelrc
+cp "$root/tests/gfx/vadd.hip" .
+cat >BUILD.bazel <<'BUILD'
+load("@rules_rocm//rules:defs.bzl", "hip_library", "rocm_wheel")
+
+hip_library(
+    name = "vadd",
+    srcs = ["vadd.hip"],
+)
+
+rocm_wheel(
+    name = "wheel",
+    srcs = [":vadd"],
+    distribution = "tool-user",
+    version = "0.1.0",
+)
+
+rocm_wheel(
+    name = "pure",
+    srcs = ["BUILD.bazel"],
+    distribution = "tool-user-pure",
+    version = "0.1.0",
+)
+
+platform(
+    name = "arm64_linux",
+    constraint_values = [
+        "@platforms//os:linux",
+        "@platforms//cpu:aarch64",
+    ],
+)
+BUILD
+ob="$ws/ob"
+bz mod graph >"$ws/graph.txt" 2>"$ws/graph.err" || { cat "$ws/graph.err" >&2; fail "bazel mod graph"; }
+expect_in "$ws/graph.txt" "rules_rocm@" "rules_python@"
+! grep -q "rules_rust" "$ws/graph.txt" || fail "rules_rust is in the module graph of a module that uses rules_rocm: $(grep rules_rust "$ws/graph.txt")"
+bz build --@rules_rocm//:gfx=gfx1201 --execution_log_json_file="$ws/exec.json" //:vadd //:wheel 2>"$ws/build.err" ||
+  { tail -30 "$ws/build.err" >&2; fail "the module with the prebuilt tool"; }
+[[ $("$PY" "$root/tests/python/exec_log_count.py" "$ws/exec.json" Rustc .) == "0 0" ]] || fail "Rustc actions ran: the tool was compiled"
+[[ $("$PY" "$root/tests/python/exec_log_count.py" "$ws/exec.json" HipDeviceCompile 'gfx1201') != "0 0" ]] || fail "no device compile in the execution log (a vacuous check)"
+bz aquery --@rules_rocm//:gfx=gfx1201 'outputs(".*tool_user-0.1.0-.*whl", //:wheel)' >"$ws/aquery.txt" 2>/dev/null
+expect_in "$ws/aquery.txt" "rocm_wheel_release_x86_64_linux/rocm-wheel"
+leftovers=$(ls "$ob/external" | grep -E 'rules_rust|rocm_wheel_crates' || true)
+[[ -z $leftovers ]] || fail "the output base has rules_rust repositories: $leftovers"
+
+echo "--- 3. no prebuilt for the execution platform"
+expect_build_failure "$ws/arm.log" --nobuild --extra_execution_platforms=//:arm64_linux --platforms=//:arm64_linux //:pure
+expect_in "$ws/arm.log" "no prebuilt rocm-wheel for this execution platform (prebuilt: x86_64-linux)" \
+  "rocm.prebuilt_tool(platform = ..., path = "
+echo "PASS"
