@@ -10,6 +10,12 @@ rules_rocm_dependencies(), plus declared ROCm toolkits. Tested on Bazel 7.7.1.
 
 then `--@rules_rocm//rocm:toolkit=therock_7_2` (docs/toolkits.md).
 
+The rocm-wheel tool comes prebuilt (a release wheel, pinned by sha256;
+docs/releasing.md); from a mirror, or a binary built here:
+
+    rocm.prebuilt_tool(urls = ["https://mirror/rocm_wheel-0.1.0-py3-none-manylinux_2_31_x86_64.whl"], sha256 = "...")
+    rocm.prebuilt_tool(path = "/abs/path/rocm-wheel")
+
 XLA's and JAX's BUILD files name `@local_config_rocm`; the extension's
 `rocm_local_config` repository holds those names over rules_rocm's toolkit:
 
