@@ -329,26 +329,29 @@ enum Var {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+
+    /// Valid requirements, also checked against `packaging` (tests/oracles.rs).
+    pub(crate) const VALID: &[&str] = &[
+        "jax-rocm7-pjrt==0.7.1",
+        "numpy>=1.26; python_version >= \"3.12\"",
+        "foo[bar,baz]>=1",
+        "foo [ bar , baz ] ( >=1 , <2 )",
+        "foo[]",
+        "foo",
+        "foo==1.*",
+        "foo~=1.2",
+        "foo===weird",
+        "foo>=1,!=1.5.*,<3; (os_name == 'posix' or sys_platform=='win32') and extra == \"test\"",
+        "foo; 'linux' in sys_platform",
+        "foo; platform_machine not in 'x86_64 aarch64'",
+        "pip @ https://example.org/pip.whl ; python_version>'3'",
+    ];
 
     #[test]
     fn valid() {
-        for ok in [
-            "jax-rocm7-pjrt==0.7.1",
-            "numpy>=1.26; python_version >= \"3.12\"",
-            "foo[bar,baz]>=1",
-            "foo [ bar , baz ] ( >=1 , <2 )",
-            "foo[]",
-            "foo",
-            "foo==1.*",
-            "foo~=1.2",
-            "foo===weird",
-            "foo>=1,!=1.5.*,<3; (os_name == 'posix' or sys_platform=='win32') and extra == \"test\"",
-            "foo; 'linux' in sys_platform",
-            "foo; platform_machine not in 'x86_64 aarch64'",
-            "pip @ https://example.org/pip.whl ; python_version>'3'",
-        ] {
+        for ok in VALID {
             parse_requirement(ok).unwrap_or_else(|e| panic!("{ok:?}: {e:#}"));
         }
         let r = parse_requirement("pytest; extra == 'test' or extra == \"dev\"").unwrap();

@@ -112,27 +112,9 @@ mod tests {
         }
         // Bad flags are refused by the parser, before anything is written.
         let bad = p("bad.hipfb");
-        for argv in [
-            vec![
-                "write",
-                "--output",
-                &bad,
-                "--host-triple",
-                "x",
-                "--format-version",
-                "4",
-            ],
-            vec![
-                "write",
-                "--output",
-                &bad,
-                "--host-triple",
-                "x",
-                "--compress",
-                "lz4",
-            ],
-            vec!["write", "--output", &bad, "--host-triple", "x"],
-        ] {
+        let base = ["write", "--output", &bad, "--host-triple", "x"];
+        for extra in [&["--format-version", "4"][..], &["--compress", "lz4"], &[]] {
+            let argv: Vec<&str> = base.iter().chain(extra).copied().collect();
             assert!(rw(&argv).is_err(), "{argv:?}");
         }
         let e = rw(&[
