@@ -49,10 +49,12 @@ allowed=$base/allowed.txt
   # file:// URL (/etc/bazel/bazelrc); Bazel caches it like a download.
   gen=$(sed -n 's|.*CARGO_BAZEL_GENERATOR_URL=file://\(/[^ ]*\).*|\1|p' /etc/bazel/bazelrc 2>/dev/null | head -1)
   [[ -z $gen ]] || sha256sum "$gen" | cut -d' ' -f1
-  # Its file:// registry (modules only examples/jax_rocm_plugin asks for):
-  # module resolution reads, and caches, its files for every build.
-  reg=$(sed -n 's|.*--registry=file://\(/[^ ]*\).*|\1|p' /etc/bazel/bazelrc 2>/dev/null | head -1)
-  [[ -z $reg || ! -d $reg ]] || find -L "$reg" -type f -exec sha256sum {} + | cut -d' ' -f1
+  # Its file:// registries (rules_rust and the modules only rules_rocm's
+  # dev dependencies ask for): module resolution reads, and caches, their
+  # files for every build.
+  sed -n 's|.*--registry=file://\(/[^ ]*\).*|\1|p' /etc/bazel/bazelrc 2>/dev/null | while read -r reg; do
+    [[ ! -d $reg ]] || find -L "$reg" -type f -exec sha256sum {} + | cut -d' ' -f1
+  done
 } | sort -u >"$allowed"
 (($(wc -l <"$allowed") > 20)) || fail "found only $(wc -l <"$allowed") checksums in tools/Cargo.lock and rules_rust"
 
