@@ -165,7 +165,10 @@ python_versions_flag = rule(
           "(every declared version); validated against the declared versions.",
 )
 
-# --//rocm:toolkits
+# --//rocm:toolkit and --//rocm:toolkits
+
+# The end of their errors (also rocm/BUILD.bazel's flag rules).
+DECLARE_TOOLKIT = "Declare toolkits in MODULE.bazel with rocm.toolkit(name = ..., urls = ... | path = ...)"
 
 def parse_toolkits(value, declared = TOOLKITS):
     """--//rocm:toolkits (a non-empty list) in the order given, or fail() saying what is wrong.
@@ -177,11 +180,11 @@ def parse_toolkits(value, declared = TOOLKITS):
     seen = []
     for name in value:
         if name not in declared:
-            fail(("--@rules_rocm//rocm:toolkits={} names no declared ROCm toolkit ({}); declared: {}. " +
-                  "Declare toolkits in MODULE.bazel with rocm.toolkit(name = ..., urls = ... | path = ...)").format(
+            fail("--@rules_rocm//rocm:toolkits={} names no declared ROCm toolkit ({}); declared: {}. {}".format(
                 ",".join(value),
                 name,
                 ", ".join(declared),
+                DECLARE_TOOLKIT,
             ))
         if name in seen:
             fail("--@rules_rocm//rocm:toolkits={} lists {} twice".format(",".join(value), name))

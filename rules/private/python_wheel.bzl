@@ -150,7 +150,6 @@ def _python_wheels_impl(ctx):
     for v in by_version:
         all_files.extend(by_version[v])
     _check_unique_names(ctx.label, all_files, toolkit_of)
-    all_files = depset(all_files).to_list()
     return [
         DefaultInfo(files = depset(all_files)),
         PythonWheelSetInfo(

@@ -6,18 +6,20 @@ sets every rules_rocm setting to a constant: one compile per build.
 
 load(":transitions.bzl", "ALLOWLIST_ATTRS", "tool_reset_transition")
 
-def _tool_in_one_configuration_impl(ctx):
+def _forward_binary_impl(ctx):
+    # A Starlark transition makes the attribute a list; the exec one does not.
+    binary = ctx.attr.binary[0] if type(ctx.attr.binary) == "list" else ctx.attr.binary
     src = ctx.executable.binary
     out = ctx.actions.declare_file(ctx.label.name)
     ctx.actions.symlink(output = out, target_file = src, is_executable = True)
     return [DefaultInfo(
         executable = out,
         files = depset([out]),
-        runfiles = ctx.runfiles([out]).merge(ctx.attr.binary[0][DefaultInfo].default_runfiles),
+        runfiles = ctx.runfiles([out]).merge(binary[DefaultInfo].default_runfiles),
     )]
 
 tool_in_one_configuration = rule(
-    implementation = _tool_in_one_configuration_impl,
+    implementation = _forward_binary_impl,
     attrs = ALLOWLIST_ATTRS | {
         "binary": attr.label(
             mandatory = True,
@@ -27,4 +29,13 @@ tool_in_one_configuration = rule(
     },
     executable = True,
     doc = "The binary built with rules_rocm's settings reset: one compile per build.",
+)
+
+exec_binary = rule(
+    implementation = _forward_binary_impl,
+    attrs = {"binary": attr.label(mandatory = True, executable = True, cfg = "exec")},
+    executable = True,
+    doc = "A binary built for the execution platform, as rule actions run the tool: through a " +
+          "tool_in_one_configuration it is the toolchain's configuration, so its library crates are " +
+          "the toolchain's (a tool's release wheel is built on the platform it is for).",
 )

@@ -1,4 +1,4 @@
-"""rocm-wheel's release: the revision its binary names, and that binary."""
+"""rocm-wheel's release: the revision its binary names."""
 
 load("@bazel_skylib//rules:common_settings.bzl", "BuildSettingInfo")
 
@@ -20,19 +20,4 @@ revision_env = rule(
     doc = "A rustc_env_files file: ROCM_WHEEL_REVISION=git <commit> with --//tools/release:stamp " +
           "(--config=release). Not --stamp: the tool is compiled in the exec configuration, where " +
           "Bazel never stamps; a Starlark flag reaches it.",
-)
-
-def _exec_binary_impl(ctx):
-    src = ctx.executable.binary
-    out = ctx.actions.declare_file(ctx.label.name)
-    ctx.actions.symlink(output = out, target_file = src, is_executable = True)
-    return [DefaultInfo(files = depset([out]), executable = out)]
-
-exec_binary = rule(
-    implementation = _exec_binary_impl,
-    attrs = {"binary": attr.label(mandatory = True, executable = True, cfg = "exec")},
-    executable = True,
-    doc = "A binary built for the execution platform, as rule actions run the tool: the release " +
-          "binary then shares every library crate with the toolchain's instead of compiling them " +
-          "again in the target configuration (the release wheel is built on the platform it is for).",
 )
