@@ -10,7 +10,7 @@ import importlib
 import subprocess
 import sys
 
-MODULES = ["_hybrid", "_linalg", "_prng", "_rnn", "_solver", "_sparse"]
+MODULES = ["_hybrid", "_linalg", "_prng", "_rnn", "_solver", "_sparse", "_triton"]
 
 
 def dynamic_exports(path):

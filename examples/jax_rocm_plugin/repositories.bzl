@@ -29,15 +29,30 @@ load("@bazel_tools//tools/build_defs/repo:http.bzl", "http_archive", "http_file"
 # The JAX release whose sources are built; also the wheel's version.
 JAX_VERSION = "0.10.2"
 
-# The GitHub tag tarball's sha256 is not known here (GitHub is unreachable
-# from the machine this was written on); Bazel prints it on first download:
-# pin it then. Offline builds override the repository (see above).
+# The sha256 of GitHub's tarballs of the JAX tag and the XLA commit are not
+# known here (GitHub is unreachable from the machine this was written on),
+# and nothing is downloaded unpinned: until they are pinned, fetching these
+# repositories fails saying so (docs/porting.md, "Pinning the sources").
+# Offline builds override the repositories (see above).
 _JAX_SHA256 = ""
 
-# XLA's numpy.cc comes from openxla/xla at the commit jax-v0.10.2 pins
-# (its third_party/xla/revision.bzl), which is not known here either.
-_XLA_COMMIT = ""
+# openxla/xla at the commit jax-v0.10.2 pins (its third_party/xla/revision.bzl).
+_XLA_COMMIT = "5a9e73cbd92530cac2ac36f4736a774b2412afe2"
 _XLA_SHA256 = ""
+
+# XLA's packages the example builds from: BUILD file name here -> package.
+_XLA_PACKAGES = {
+    "ffi_api": "xla/ffi/api",
+    "python": "xla/python",
+    "service": "xla/service",
+    "tsl_platform": "xla/tsl/platform",
+    "tsl_protobuf": "xla/tsl/protobuf",
+    "tsl_python_core": "xla/tsl/python/lib/core",
+    "tsl_concurrency": "xla/tsl/concurrency",
+    "tsl_profiler_cpu": "xla/tsl/profiler/backends/cpu",
+    "tsl_util": "xla/tsl/util",
+    "tsl": "third_party/tsl",
+}
 
 # NumPy 2.4.6 (the newest release with cp311-cp314 wheels), one manylinux
 # x86_64 wheel per Python version: (URL path under files.pythonhosted.org/packages, sha256).
@@ -52,7 +67,9 @@ _NUMPY_WHEELS = {
 # A source repository's only target: a file the overlay finds its root by.
 _MARKER = 'exports_files(["BUILD.bazel"])\n'
 
-def _link_tree(rctx, root, include, skip):
+_BUILD_FILES = ["BUILD", "BUILD.bazel"]
+
+def _link_tree(rctx, root, include, skip, skip_build_files):
     """Links every file under `root` (only the top-level entries in `include`), except `skip`."""
     stack = [(e, e.basename) for e in root.readdir() if e.basename in include]
 
@@ -61,7 +78,7 @@ def _link_tree(rctx, root, include, skip):
         if not stack:
             break
         entry, rel = stack.pop()
-        if rel in skip:
+        if rel in skip or (skip_build_files and entry.basename in _BUILD_FILES):
             continue
         if entry.is_dir:
             stack.extend([(e, rel + "/" + e.basename) for e in entry.readdir()])
@@ -73,7 +90,7 @@ def _overlay_impl(rctx):
     for label, path in rctx.attr.overlay.items():
         rctx.symlink(label, path)
     for marker in rctx.attr.srcs:
-        _link_tree(rctx, rctx.path(marker).dirname, rctx.attr.include, skip)
+        _link_tree(rctx, rctx.path(marker).dirname, rctx.attr.include, skip, rctx.attr.skip_build_files)
     rctx.file("REPO.bazel", "")
     if not rctx.path("BUILD.bazel").exists:
         rctx.file("BUILD.bazel", 'exports_files(glob(["*"]))\n')
@@ -83,13 +100,14 @@ overlay_repository = repository_rule(
     attrs = {
         "include": attr.string_list(mandatory = True, doc = "Top-level entries of the sources to link."),
         "overlay": attr.label_keyed_string_dict(allow_files = True, doc = "File -> its path here (wins over the sources')."),
+        "skip_build_files": attr.bool(doc = "Link no BUILD files of the sources: the overlay's are the only packages."),
         "srcs": attr.label_list(mandatory = True, doc = "The marker file at the root of each source repository (files of earlier ones win)."),
     },
     doc = "Per-file links into source repositories, plus files that replace or add to them.",
 )
 
 def _unpinned_impl(rctx):
-    fail(("{what}: its URL or sha256 is not known on the machine this example was written on (no access " +
+    fail(("{what}: its sha256 is not known on the machine this example was written on (no access " +
           "to GitHub). Pin it in examples/jax_rocm_plugin/repositories.bzl, or point the repository at a " +
           "directory holding {paths} with --override_repository={name}=DIR (this machine's offline " +
           "configuration does: third_party/offline/bazel.bazelrc).").format(what = rctx.attr.what, paths = rctx.attr.paths, name = rctx.name))
@@ -98,6 +116,23 @@ _unpinned_repository = repository_rule(
     implementation = _unpinned_impl,
     attrs = {"paths": attr.string(), "what": attr.string()},
 )
+
+def _github_archive(name, sha256, strip_prefix, url, what):
+    """A source archive from GitHub, which is downloaded only once its sha256 is pinned."""
+    if sha256:
+        http_archive(name = name, build_file_content = _MARKER, sha256 = sha256, strip_prefix = strip_prefix, urls = [url])
+    else:
+        _unpinned_repository(name = name, what = "{} ({})".format(what, url), paths = "the archive's files")
+
+def _third_party_archive(name, build_file, sha256, strip_prefix, url):
+    """A pinned upstream source archive with a BUILD file from third_party/ here (`build_file`: its path after third_party)."""
+    http_archive(
+        name = name,
+        build_file = "//examples/jax_rocm_plugin/third_party" + build_file,
+        sha256 = sha256,
+        strip_prefix = strip_prefix,
+        urls = [url],
+    )
 
 def _numpy_wheel_impl(rctx):
     name = rctx.attr.url.rpartition("/")[2]
@@ -153,13 +188,13 @@ def _numpy_repo(version):
     return "numpy_cp" + version.replace(".", "")
 
 def _jax_rocm_plugin_impl(module_ctx):
-    # JAX: the tag's sources (offline: ../shared/third_party/jax-0.10.2).
-    http_archive(
+    # JAX: the tag's sources (offline: ../shared/third_party/jax-0.10.2-src).
+    _github_archive(
         name = "jax_src",
-        build_file_content = _MARKER,
         sha256 = _JAX_SHA256,
         strip_prefix = "jax-jax-v" + JAX_VERSION,
-        urls = ["https://github.com/jax-ml/jax/archive/refs/tags/jax-v{}.tar.gz".format(JAX_VERSION)],
+        url = "https://github.com/jax-ml/jax/archive/refs/tags/jax-v{}.tar.gz".format(JAX_VERSION),
+        what = "JAX {}'s sources (jax-ml/jax tag jax-v{})".format(JAX_VERSION, JAX_VERSION),
     )
     overlay_repository(
         name = "jax",
@@ -174,58 +209,81 @@ def _jax_rocm_plugin_impl(module_ctx):
         },
     )
 
-    # XLA: the FFI API headers jaxlib 0.10.2's wheel ships in include/, and numpy.cc.
-    http_archive(
-        name = "xla_ffi_src",
-        build_file_content = _MARKER,
-        sha256 = "fe88ec443714c4379968b6c109f9fa617c7ad19b802828e4d7bf861cd66da4b7",
-        strip_prefix = "jaxlib/include",
-        type = "zip",
-        urls = ["https://files.pythonhosted.org/packages/48/17/38b718af2353dba7753300871e83fbb64a88a772e12727ae27373ab675ce/jaxlib-{v}-cp312-cp312-manylinux_2_27_x86_64.whl".format(v = JAX_VERSION)],
+    # XLA at the commit JAX 0.10.2 pins (its third_party/xla/revision.bzl):
+    # the sources of the small libraries the plugin's modules need, under
+    # BUILD files written for that subset (third_party/xla/*.BUILD; XLA's own
+    # load 15 repositories of TSL's build macros and are not linked).
+    _github_archive(
+        name = "xla_src",
+        sha256 = _XLA_SHA256,
+        strip_prefix = "xla-" + _XLA_COMMIT,
+        url = "https://github.com/openxla/xla/archive/{}.tar.gz".format(_XLA_COMMIT),
+        what = "openxla/xla at {}, the commit JAX {} pins".format(_XLA_COMMIT, JAX_VERSION),
     )
-    if _XLA_COMMIT and _XLA_SHA256:
-        http_archive(
-            name = "xla_extra_src",
-            build_file_content = _MARKER,
-            sha256 = _XLA_SHA256,
-            strip_prefix = "xla-" + _XLA_COMMIT,
-            urls = ["https://github.com/openxla/xla/archive/{}.tar.gz".format(_XLA_COMMIT)],
-        )
-    else:
-        _unpinned_repository(
-            name = "xla_extra_src",
-            what = "openxla/xla at the commit JAX {} pins (for xla/tsl/python/lib/core/numpy.cc)".format(JAX_VERSION),
-            paths = "BUILD.bazel (exports_files([\"BUILD.bazel\"])) and xla/tsl/python/lib/core/numpy.cc",
-        )
     overlay_repository(
         name = "xla",
-        srcs = ["@xla_ffi_src//:BUILD.bazel", "@xla_extra_src//:BUILD.bazel"],
-        include = ["LICENSE", "xla"],
+        srcs = ["@xla_src//:BUILD.bazel"],
+        include = ["LICENSE", "xla", "third_party"],
+        skip_build_files = True,
         overlay = {
-            "//examples/jax_rocm_plugin/third_party/xla:ffi_api.BUILD": "xla/ffi/api/BUILD.bazel",
-            "//examples/jax_rocm_plugin/third_party/xla:tsl_python_core.BUILD": "xla/tsl/python/lib/core/BUILD.bazel",
-            "//examples/jax_rocm_plugin/third_party/xla:numpy.h": "xla/tsl/python/lib/core/numpy.h",
-            "//examples/jax_rocm_plugin/third_party/xla:python.BUILD": "xla/python/BUILD.bazel",
-            "//examples/jax_rocm_plugin/third_party/xla:safe_static_init.h": "xla/python/safe_static_init.h",
+            Label("//examples/jax_rocm_plugin/third_party/xla:{}.BUILD".format(name)): path + "/BUILD.bazel"
+            for name, path in _XLA_PACKAGES.items()
         },
     )
 
+    # protobuf (JAX and XLA pin 32.1; 3.21.12 is the release Debian's
+    # archive serves the sources of) and zlib: Debian's copies of the upstream
+    # release tarballs.
+    _third_party_archive(
+        name = "com_google_protobuf",
+        build_file = "/protobuf:protobuf.BUILD",
+        sha256 = "930c2c3b5ecc6c9c12615cf5ad93f1cd6e12d0aba862b572e076259970ac3a53",
+        strip_prefix = "protobuf-3.21.12",
+        url = "http://deb.debian.org/debian/pool/main/p/protobuf/protobuf_3.21.12.orig.tar.gz",
+    )
+    _third_party_archive(
+        name = "zlib",
+        build_file = ":zlib.BUILD",
+        sha256 = "60dd315c07f616887caa029408308a018ace66e3d142726a97db164b3b8f69fb",
+        strip_prefix = "zlib-1.3.1",
+        url = "http://deb.debian.org/debian/pool/main/z/zlib/zlib_1.3.dfsg+really1.3.1.orig.tar.gz",
+    )
+
+    # ml_dtypes' C++ headers (float8, intn: TSL's types.h), PyPI's sdist.
+    _third_party_archive(
+        name = "ml_dtypes_py",
+        build_file = ":ml_dtypes.BUILD",
+        sha256 = "5e60251d32ced5598972e4d5e06a2f044341f9291402551a3f6f0ec44f9299b0",
+        strip_prefix = "ml_dtypes-0.6.0",
+        url = "https://files.pythonhosted.org/packages/12/72/307d7c4bd0600601c7133fba5cb78af7db968152951c1cd473abb1cda782/ml_dtypes-0.6.0.tar.gz",
+    )
+
+    # DLPack's header (XLA pins v1.1 from GitHub; its enums grow only): the
+    # copy apache-tvm-ffi's sdist on PyPI carries (v1.3).
+    _third_party_archive(
+        name = "dlpack",
+        build_file = ":dlpack.BUILD",
+        sha256 = "909be9ef5af07726aa9afd38a3111abc4d86cfd5927ebedfa9166232ce7d287b",
+        strip_prefix = "apache_tvm_ffi-0.1.15.post2/3rdparty/dlpack",
+        url = "https://files.pythonhosted.org/packages/a8/8f/2fcd88ce2f43dd2c1945c6613356a9bc1f5fdbe6e37080d34d2b980ad9f6/apache_tvm_ffi-0.1.15.post2.tar.gz",
+    )
+
     # nanobind 2.12.0's sdist (includes robin_map), built into each module.
-    http_archive(
+    _third_party_archive(
         name = "nanobind",
-        build_file = "//examples/jax_rocm_plugin/third_party:nanobind.BUILD",
+        build_file = ":nanobind.BUILD",
         sha256 = "0ae77c1a88f27153fa57045ee00f7b0a7b06b1cd3df942e95a34b38c5d0a5bee",
         strip_prefix = "nanobind-2.12.0",
-        urls = ["https://files.pythonhosted.org/packages/c6/5c/3b69bc3933ad3c3668ba029ad410ba8ecfdc8ee7262ff1009f3304f3c562/nanobind-2.12.0.tar.gz"],
+        url = "https://files.pythonhosted.org/packages/c6/5c/3b69bc3933ad3c3668ba029ad410ba8ecfdc8ee7262ff1009f3304f3c562/nanobind-2.12.0.tar.gz",
     )
 
     # Eigen 5.0.1, Debian's copy of the upstream tarball.
-    http_archive(
+    _third_party_archive(
         name = "eigen_archive",
-        build_file = "//examples/jax_rocm_plugin/third_party:eigen.BUILD",
+        build_file = ":eigen.BUILD",
         sha256 = "197d404a98cb1f99925c4e2cbda278881b167ee2e6437ed97cffb5f9d4952e75",
         strip_prefix = "eigen3-5.0.1",
-        urls = ["http://deb.debian.org/debian/pool/main/e/eigen3/eigen3_5.0.1.orig.tar.bz2"],
+        url = "http://deb.debian.org/debian/pool/main/e/eigen3/eigen3_5.0.1.orig.tar.bz2",
     )
 
     for version, (path, sha256) in _NUMPY_WHEELS.items():

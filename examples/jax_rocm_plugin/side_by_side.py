@@ -25,8 +25,8 @@ import tempfile
 import zipfile
 
 PACKAGE = "jax_rocm7_plugin"
-# Built from XLA itself (PJRT, Triton), which this repository cannot build.
-NEED_XLA = {"_triton", "rocm_plugin_extension"}
+# Built from XLA itself (PJRT), which this repository cannot build.
+NEED_XLA = {"rocm_plugin_extension"}
 TARGETS = ["gfx1200", "gfx1201"]
 
 _IMPORT = r"""

@@ -20,6 +20,7 @@ builds the six kernel modules only.
 """
 
 load("@local_config_rocm//rocm:build_defs.bzl", _if_rocm_is_configured = "if_rocm_is_configured", _rocm_library = "rocm_library")
+load("@rules_rocm//examples/jax_rocm_plugin/third_party/protobuf:cc_proto_library.bzl", _cc_proto_library = "cc_proto_library")
 load("@rules_rocm//rules:defs.bzl", "python_extension")
 
 rocm_library = _rocm_library
@@ -38,7 +39,7 @@ def _placeholder(kind):
 
     return make
 
-cc_proto_library = _placeholder("cc_proto_library")
+cc_proto_library = _cc_proto_library
 proto_library = _placeholder("proto_library")
 py_binary = _placeholder("py_binary")
 py_library = _placeholder("py_library")
