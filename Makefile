@@ -17,7 +17,7 @@ DISK_CACHE_FLAGS ?= --disk_cache=$(DISK_CACHE) --experimental_disk_cache_gc_max_
 # WORKSPACE macros (register_toolchains) take no name.
 BUILDIFIER_WARNINGS ?= -warnings=-function-docstring-args,-function-docstring-return,-unnamed-macro
 
-.PHONY: setup wheels test rust-test bazel-test workspace-test e2e dist-test import-test setup-test lint
+.PHONY: setup wheels test rust-test bazel-test workspace-test e2e dist-test import-test jax-test setup-test lint
 setup:
 	scripts/setup.sh
 
@@ -55,6 +55,11 @@ dist-test: wheels
 import-test: wheels
 	tests/host/import_test.sh $(CURDIR)/dist
 
+# The jax-rocm7-plugin wheel of `make wheels` pip-installed with JAX 0.10.2
+# and PyPI's PJRT plugin, inside the build root (ROCm 7.2); needs PyPI.
+jax-test: wheels
+	$(BUILDROOT) examples/jax_rocm_plugin/jax_test.sh $(CURDIR)/dist
+
 setup-test: setup
 	tests/host/setup_idempotent_test.sh
 
@@ -66,4 +71,4 @@ lint: setup
 
 # e2e before bazel-test: its clean builds pay the cold //:wheels once and
 # leave it (and the shared disk cache) to everything after them.
-test: lint rust-test e2e bazel-test workspace-test dist-test import-test setup-test
+test: lint rust-test e2e bazel-test workspace-test dist-test import-test jax-test setup-test

@@ -42,16 +42,21 @@ _XLA_SHA256 = ""
 
 # XLA's packages the example builds from: BUILD file name here -> package.
 _XLA_PACKAGES = {
+    "ffi": "xla/ffi",
     "ffi_api": "xla/ffi/api",
+    "pjrt": "xla/pjrt",
+    "pjrt_c": "xla/pjrt/c",
     "python": "xla/python",
+    "python_runtime": "third_party/python_runtime",
     "service": "xla/service",
     "tsl_platform": "xla/tsl/platform",
     "tsl_protobuf": "xla/tsl/protobuf",
     "tsl_python_core": "xla/tsl/python/lib/core",
     "tsl_concurrency": "xla/tsl/concurrency",
-    "tsl_profiler_cpu": "xla/tsl/profiler/backends/cpu",
+    "tsl_profiler": "xla/tsl/profiler",
     "tsl_util": "xla/tsl/util",
     "tsl": "third_party/tsl",
+    "xla": "xla",
 }
 
 # NumPy 2.4.6 (the newest release with cp311-cp314 wheels), one manylinux
@@ -91,6 +96,17 @@ def _overlay_impl(rctx):
         rctx.symlink(label, path)
     for marker in rctx.attr.srcs:
         _link_tree(rctx, rctx.path(marker).dirname, rctx.attr.include, skip, rctx.attr.skip_build_files)
+    for patch in rctx.attr.patches:
+        # The links point into the pristine sources: a patched file is
+        # copied first, so the patch changes this repository's copy only.
+        for line in rctx.read(patch).splitlines():
+            if line.startswith("+++ b/"):
+                path = line[len("+++ b/"):].split("\t")[0]
+                if rctx.path(path).exists:
+                    content = rctx.read(path)
+                    rctx.delete(path)
+                    rctx.file(path, content, executable = False)
+        rctx.patch(patch, strip = 1)
     rctx.file("REPO.bazel", "")
     if not rctx.path("BUILD.bazel").exists:
         rctx.file("BUILD.bazel", 'exports_files(glob(["*"]))\n')
@@ -100,6 +116,7 @@ overlay_repository = repository_rule(
     attrs = {
         "include": attr.string_list(mandatory = True, doc = "Top-level entries of the sources to link."),
         "overlay": attr.label_keyed_string_dict(allow_files = True, doc = "File -> its path here (wins over the sources')."),
+        "patches": attr.label_list(allow_files = [".patch"], doc = "Patches (-p1) applied to the linked sources, each file it changes copied first."),
         "skip_build_files": attr.bool(doc = "Link no BUILD files of the sources: the overlay's are the only packages."),
         "srcs": attr.label_list(mandatory = True, doc = "The marker file at the root of each source repository (files of earlier ones win)."),
     },
@@ -124,7 +141,7 @@ def _github_archive(name, sha256, strip_prefix, url, what):
     else:
         _unpinned_repository(name = name, what = "{} ({})".format(what, url), paths = "the archive's files")
 
-def _third_party_archive(name, build_file, sha256, strip_prefix, url):
+def _third_party_archive(name, build_file, sha256, strip_prefix, url, patches = []):
     """A pinned upstream source archive with a BUILD file from third_party/ here (`build_file`: its path after third_party)."""
     http_archive(
         name = name,
@@ -132,6 +149,8 @@ def _third_party_archive(name, build_file, sha256, strip_prefix, url):
         sha256 = sha256,
         strip_prefix = strip_prefix,
         urls = [url],
+        patches = ["//examples/jax_rocm_plugin/third_party" + p for p in patches],
+        patch_args = ["-p1"],
     )
 
 def _numpy_wheel_impl(rctx):
@@ -207,6 +226,9 @@ def _jax_rocm_plugin_impl(module_ctx):
             "//examples/jax_rocm_plugin/third_party/jax:jax.BUILD": "jax/BUILD.bazel",
             "//examples/jax_rocm_plugin/third_party/jax:plugin.BUILD": "jax_rocm_plugin/BUILD.bazel",
         },
+        # rocm_plugin_extension without PJRT's client, HLO and MLIR
+        # (docs/porting.md explains each hunk).
+        patches = ["//examples/jax_rocm_plugin/third_party/jax:rocm_plugin_extension.patch"],
     )
 
     # XLA at the commit JAX 0.10.2 pins (its third_party/xla/revision.bzl):
@@ -225,6 +247,8 @@ def _jax_rocm_plugin_impl(module_ctx):
         srcs = ["@xla_src//:BUILD.bazel"],
         include = ["LICENSE", "xla", "third_party"],
         skip_build_files = True,
+        # abseil 20260526's absl/log/check.h no longer brings ABSL_CHECK_*.
+        patches = ["//examples/jax_rocm_plugin/third_party/xla:absl_check.patch"],
         overlay = {
             Label("//examples/jax_rocm_plugin/third_party/xla:{}.BUILD".format(name)): path + "/BUILD.bazel"
             for name, path in _XLA_PACKAGES.items()
@@ -249,6 +273,24 @@ def _jax_rocm_plugin_impl(module_ctx):
         url = "http://deb.debian.org/debian/pool/main/z/zlib/zlib_1.3.dfsg+really1.3.1.orig.tar.gz",
     )
 
+    # Hash functions whose headers XLA's printer and TSL's fingerprint
+    # include (no source of theirs is linked): Debian's copies of upstream
+    # snapshots.
+    _third_party_archive(
+        name = "highwayhash",
+        build_file = ":highwayhash.BUILD",
+        sha256 = "00e76b3387fdb2941301fb1883b8f3d9f0f6cd74be2e3a3776f8dcfbb4564615",
+        strip_prefix = "highwayhash-0~git20200803.9490b14",
+        url = "http://deb.debian.org/debian/pool/main/h/highwayhash/highwayhash_0~git20200803.9490b14.orig.tar.xz",
+    )
+    _third_party_archive(
+        name = "farmhash",
+        build_file = ":farmhash.BUILD",
+        sha256 = "e2fc97337d22a598d1b35697c20a9a9c638abccff2793e2cab12d01eec5bc496",
+        strip_prefix = "farmhash-0~git20190513.0d859a8",
+        url = "http://deb.debian.org/debian/pool/main/f/farmhash/farmhash_0~git20190513.0d859a8.orig.tar.xz",
+    )
+
     # ml_dtypes' C++ headers (float8, intn: TSL's types.h), PyPI's sdist.
     _third_party_archive(
         name = "ml_dtypes_py",
@@ -268,10 +310,16 @@ def _jax_rocm_plugin_impl(module_ctx):
         url = "https://files.pythonhosted.org/packages/a8/8f/2fcd88ce2f43dd2c1945c6613356a9bc1f5fdbe6e37080d34d2b980ad9f6/apache_tvm_ffi-0.1.15.post2.tar.gz",
     )
 
-    # nanobind 2.12.0's sdist (includes robin_map), built into each module.
+    # nanobind as jaxlib 0.10.2 has it: XLA pins commit 30f12ae, 2.12.0 and
+    # ten commits, versioned 2.12.1.dev1, whose internals are 2.12.0's
+    # (NB_INTERNALS_VERSION 19 in both). PyPI's 2.12.0 sdist (includes
+    # robin_map) with the pin's version (nanobind_abi.patch): the ABI tag
+    # of its internals record is then jaxlib's, so the modules share the
+    # record (and the types) _jax registers (docs/porting.md).
     _third_party_archive(
         name = "nanobind",
         build_file = ":nanobind.BUILD",
+        patches = [":nanobind_abi.patch"],
         sha256 = "0ae77c1a88f27153fa57045ee00f7b0a7b06b1cd3df942e95a34b38c5d0a5bee",
         strip_prefix = "nanobind-2.12.0",
         url = "https://files.pythonhosted.org/packages/c6/5c/3b69bc3933ad3c3668ba029ad410ba8ecfdc8ee7262ff1009f3304f3c562/nanobind-2.12.0.tar.gz",

@@ -1,6 +1,7 @@
 """Loadable stand-ins for shared libraries, made from their dynamic symbol tables.
 
     python3 stub_libs.py [--runpath R] OUT_DIR LIBRARY...
+    python3 stub_libs.py --missing-of BINARY OUT_DIR
 
 For each LIBRARY (a real ROCm library, e.g. the build root's
 libamdhip64.so.7, which needs a newer glibc than the host has), and each
@@ -13,6 +14,12 @@ default $ORIGIN), so the dynamic linker binds a module built against the
 real one exactly as it would there, symbols found through a library's own
 dependencies included. `llvm-ifs --output-elf` stubs are link-only (no
 loadable segment): these load. Fails naming the library it cannot read.
+
+--missing-of BINARY: for libraries BINARY needs that this system does not
+have at all (PyPI's PJRT plugin links ROCm profiler and SMI libraries no
+Debian package carries), writes one stub per missing soname defining, as
+empty functions, every undefined symbol of BINARY that none of its
+present libraries defines (unversioned, as BINARY asks for them).
 """
 
 import os
@@ -142,8 +149,56 @@ def make_stub(path, out_dir, runpath):
     return name, len(symbols)
 
 
+def undefined_symbols(path):
+    out = set()
+    for line in readelf("--dyn-syms", path).splitlines():
+        f = line.split()
+        if len(f) >= 8 and f[0].rstrip(":").isdigit() and f[6] == "UND" and f[4] == "GLOBAL":
+            out.add(f[7].partition("@")[0])
+    return out
+
+
+def ldd(path):
+    """soname -> path (None: not found) of every library the dynamic linker loads for `path`."""
+    out = subprocess.run(["ldd", path], capture_output=True, text=True).stdout
+    found = {}
+    for line in out.splitlines():
+        m = re.match(r"\s*(\S+) => (not found|(\S+))", line)
+        if m:
+            found[m.group(1)] = m.group(3)
+        # The dynamic linker itself: a path, no "=>".
+        m = re.match(r"\s*(/\S+) \(0x", line)
+        if m:
+            found[os.path.basename(m.group(1))] = m.group(1)
+    return found
+
+
+def stub_missing(binary, out_dir):
+    libs = ldd(binary)
+    missing = sorted(name for name in needed(binary) if name in libs and libs[name] is None)
+    defined = set()
+    for where in libs.values():
+        if where:
+            defined.update(name for name, *_ in defined_symbols(where))
+    symbols = sorted(undefined_symbols(binary) - defined)
+    for name in missing:
+        with tempfile.TemporaryDirectory() as tmp:
+            src = os.path.join(tmp, "stub.c")
+            with open(src, "w") as f:
+                f.write(c_source([(s, None, True, "FUNC", 0) for s in symbols]))
+            out = os.path.join(out_dir, name)
+            subprocess.run(["gcc", "-shared", "-fPIC", "-o", out + ".tmp", src, f"-Wl,-soname,{name}"], check=True)
+            os.replace(out + ".tmp", out)
+        print(f"stub_libs: {name}: {len(symbols)} symbols {binary} needs and nothing present defines")
+    return missing
+
+
 def main():
     args = sys.argv[1:]
+    if args[:1] == ["--missing-of"] and len(args) == 3:
+        os.makedirs(args[2], exist_ok=True)
+        stub_missing(args[1], args[2])
+        return
     runpath = "$ORIGIN"
     if args[:1] == ["--runpath"]:
         runpath, args = args[1], args[2:]

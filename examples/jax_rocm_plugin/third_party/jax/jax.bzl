@@ -14,9 +14,13 @@ plugin's modules need onto rules_rocm:
   libraries) is a python_independent_deps entry, built once for all
   versions.
 
-Everything else (protos, Python libraries and tests, pytype, pywrap) makes
-a target that fails naming itself when something builds it: this example
-builds the six kernel modules only.
+- cc_proto_library: protoc's C++ code for JAX's (native) proto_library
+  targets, compiled against the example's protobuf
+  (third_party/protobuf/cc_proto_library.bzl).
+
+Everything else (Python libraries and tests, pytype, pywrap) makes a target
+that fails naming itself when something builds it: this example builds the
+plugin's eight modules only.
 """
 
 load("@local_config_rocm//rocm:build_defs.bzl", _if_rocm_is_configured = "if_rocm_is_configured", _rocm_library = "rocm_library")
@@ -70,8 +74,25 @@ _PER_PYTHON = [str(Label(d)) for d in [
     "@nanobind//:nanobind",
     "//jaxlib:absl_status_casters",
     "//jaxlib:kernel_nanobind_helpers",
+    "//jaxlib/gpu:gpu_plugin_extension",
+    "//jaxlib/rocm:py_client_gpu",
     "@xla//xla/tsl/python/lib/core:numpy",
 ]]
+
+# Python-independent libraries that per-Python deps reach (XLA's shapes and
+# transpose under py_client_gpu): linked from their Python-independent
+# configuration too, so that they compile once, not once per version.
+_INDEPENDENT_UNDER = {str(Label(d)): [str(Label(i)) for i in independent] for d, independent in {
+    "//jaxlib/rocm:py_client_gpu": [
+        "@xla//xla:shape_util",
+        "@xla//xla/pjrt:transpose",
+        "@xla//xla/python:dlpack_types",
+        "@xla//xla/python:strides",
+    ],
+    "//jaxlib/gpu:gpu_plugin_extension": [
+        "@xla//xla/pjrt/c:pjrt_c_api_status_utils",
+    ],
+}.items()}
 
 def nanobind_extension(
         name,
@@ -89,8 +110,11 @@ def nanobind_extension(
         fail("{}: deps must be a plain list here (the stand-in splits them into per-Python and Python-independent deps)".format(name))
     if data:
         fail("{}: data {} has no place in a python_extension; ship it with the wheel".format(name, data))
-    per_python = [d for d in deps if str(native.package_relative_label(d)) in _PER_PYTHON]
-    independent = [d for d in deps if str(native.package_relative_label(d)) not in _PER_PYTHON]
+    labels = [str(native.package_relative_label(d)) for d in deps]
+    per_python = [d for d in labels if d in _PER_PYTHON]
+    independent = [d for d in labels if d not in _PER_PYTHON]
+    for d in per_python:
+        independent.extend([i for i in _INDEPENDENT_UNDER.get(d, []) if i not in independent])
     python_extension(
         name = name,
         module_name = module_name or name,
