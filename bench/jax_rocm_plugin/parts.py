@@ -7,8 +7,11 @@ mnemonic, the configuration of its outputs and its execution time
 (metrics.executionWallTime, else totalTime). Parts, by the outputs' path:
 abseil (external/abseil-cpp*), nanobind, HIP device compiles
 (HipDeviceCompile), the rest of the HIP compiles (host compile, bundle,
-embed, kernel check), per-Python work (every spawn in a configuration that
-wrote a cpXY wheel), and the rest. From the profile (--profile): the wall
+embed, kernel check), protobuf (its runtime and protoc), XLA's and TSL's
+libraries and the other third-party sources they need (zlib), the two
+modules that need them (_triton, rocm_plugin_extension: their own
+Python-independent libraries), per-Python work (every spawn in a
+configuration that wrote a cpXY wheel), and the rest. From the profile (--profile): the wall
 time of Bazel's phases and of repository fetching.
 """
 
@@ -47,6 +50,13 @@ def main():
             return "abseil (once)" if not any(config(o) in per_python_cfgs for o in outs) else "abseil (per Python!)"
         if any("nanobind" in o for o in outs):
             return "nanobind (per Python)"
+        if not any(config(o) in per_python_cfgs for o in outs):
+            if any("com_google_protobuf" in o for o in outs):
+                return "protobuf: runtime and protoc (once)"
+            if any(re.search(r"~(xla|zlib)/", o) for o in outs):
+                return "XLA's and TSL's libraries, zlib (once)"
+            if any(re.search(r"jaxlib/(rocm|gpu)/.*(triton|py_client_gpu|gpu_plugin_extension)", o) for o in outs):
+                return "_triton, rocm_plugin_extension: their own libraries (once)"
         if any(config(o) in per_python_cfgs for o in outs):
             return "other per-Python work (modules, numpy.cc, links, wheels)"
         if mnemonic in ("Rustc", "CargoBuildScriptRun"):

@@ -9,6 +9,12 @@ release's runtime, so generated code and runtime always agree.
 
 load("@rules_cc//cc:defs.bzl", "cc_library")
 
+# buildifier: disable=bzl-visibility
+load("//rules/private:transitions.bzl", "ALLOWLIST_ATTRS", "python_reset_transition")
+
+_CcInfo = CcInfo  # buildifier: disable=native-cc-info
+_cc_common = cc_common  # buildifier: disable=native-cc-common
+
 _PROTOBUF = "@com_google_protobuf//:protobuf"
 
 def _import_path(f):
@@ -66,6 +72,30 @@ _cc_proto_gen = rule(
     },
 )
 
+def _cc_proto_files_impl(ctx):
+    gen = ctx.attr.gen[0]
+    groups = gen[OutputGroupInfo]
+    hdrs = groups.hdrs.to_list()
+
+    # The headers live in the Python-independent configuration's output
+    # tree, which the compiles of other configurations do not search.
+    roots = {h.root.path + ("/" + gen.label.workspace_root if gen.label.workspace_root else ""): True for h in hdrs}
+    return [
+        DefaultInfo(files = groups.srcs),
+        _CcInfo(compilation_context = _cc_common.create_compilation_context(
+            headers = depset(hdrs),
+            quote_includes = depset(roots.keys()),
+        )),
+    ]
+
+# The generated files, always from the Python-independent configuration:
+# per-Python libraries include the headers too, and protoc then runs once
+# instead of once per Python version.
+_cc_proto_files = rule(
+    implementation = _cc_proto_files_impl,
+    attrs = ALLOWLIST_ATTRS | {"gen": attr.label(mandatory = True, cfg = python_reset_transition)},
+)
+
 def cc_proto_library(name, deps, cc_deps = [], visibility = None, tags = None, **_kwargs):
     """C++ library of the protos in `deps` (proto_library targets of this package).
 
@@ -78,13 +108,11 @@ def cc_proto_library(name, deps, cc_deps = [], visibility = None, tags = None, *
       **_kwargs: the rest of JAX's and XLA's arguments (compatible_with, ...), unused.
     """
     _cc_proto_gen(name = name + "_gen", deps = deps, tags = tags, visibility = ["//visibility:private"])
-    for group in ["srcs", "hdrs"]:
-        native.filegroup(name = "{}_{}".format(name, group), srcs = [name + "_gen"], output_group = group, tags = tags, visibility = ["//visibility:private"])
+    _cc_proto_files(name = name + "_files", gen = name + "_gen", tags = tags, visibility = ["//visibility:private"])
     cc_library(
         name = name,
-        srcs = [name + "_srcs"],
-        hdrs = [name + "_hdrs"],
-        deps = [Label(_PROTOBUF)] + cc_deps,
+        srcs = [name + "_files"],
+        deps = [name + "_files", Label(_PROTOBUF)] + cc_deps,
         visibility = visibility,
         tags = tags,
     )
