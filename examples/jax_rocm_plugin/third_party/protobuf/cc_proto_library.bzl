@@ -65,12 +65,9 @@ _cc_proto_gen = rule(
     attrs = {
         # Bazel 7's own proto_library: ProtoInfo is global there.
         "deps": attr.label_list(providers = [ProtoInfo], mandatory = True),  # buildifier: disable=native-proto-info
-        # The target configuration, which _cc_proto_files makes the
-        # Python-independent one: protoc links the very libprotobuf the
-        # generated code is compiled against, compiled once for both. Right
-        # where the build runs on the platform it targets, as this example's
-        # builds do.
-        "_protoc": attr.label(default = "@com_google_protobuf//:protoc", executable = True, cfg = "target"),
+        # One protoc for every configuration that needs the generated
+        # headers (BUILD.bazel here says why).
+        "_protoc": attr.label(default = "//examples/jax_rocm_plugin/third_party/protobuf:protoc", executable = True, cfg = "exec"),
         "_well_known_types": attr.label(default = "@com_google_protobuf//:well_known_type_protos", allow_files = True),
     },
 )
