@@ -6,10 +6,10 @@ PyPI). Modes:
 
   queued PACKAGE_DIR   import jax on the CPU and print, as JSON, the custom
                        call targets (name, API version) and custom types
-                       JAX queued for ROCM, the nanobind internals records
-                       once rocm_plugin_extension is imported too, and the
-                       file of each module jaxlib's plugin_support loaded;
-                       fails unless every module came from PACKAGE_DIR
+                       JAX queued for ROCM and the nanobind internals
+                       records once rocm_plugin_extension is imported too;
+                       fails unless every module jaxlib's plugin_support
+                       loaded came from PACKAGE_DIR
   register             the rest, in one process:
     - the modules jaxlib loads (gpu_prng, ...: _prng, _linalg, _solver,
       _sparse, _rnn, _triton) are this wheel's (its file names carry the
@@ -159,9 +159,9 @@ def main():
     mode = sys.argv[1]
     if mode == "queued":
         out = queued()
-        for module, path in out["files"].items():
+        for module, path in out.pop("files").items():
             assert os.path.dirname(path) == sys.argv[2], f"{module} loaded from {path}, not {sys.argv[2]}"
-        print(json.dumps(out))
+        print(json.dumps(out, sort_keys=True))
     elif mode == "register":
         register(sys.argv[2])
     else:

@@ -50,13 +50,20 @@ def version_nodes(path):
     return [name for flags, name in names if flags != "BASE"]
 
 
+def dyn_syms(path):
+    """The fields of each row of readelf's dynamic symbol table."""
+    for line in readelf("--dyn-syms", path).splitlines():
+        f = line.split()
+        if len(f) >= 8 and f[0].rstrip(":").isdigit():
+            yield f
+
+
 def defined_symbols(path):
     """(name, version or None, default version?, type, size) of each defined global symbol."""
     out = []
-    for line in readelf("--dyn-syms", path).splitlines():
-        f = line.split()
+    for f in dyn_syms(path):
         # ABS entries are the version nodes' own names, not symbols.
-        if len(f) < 8 or not f[0].rstrip(":").isdigit() or f[6] in ("UND", "ABS"):
+        if f[6] in ("UND", "ABS"):
             continue
         kind, bind = f[3], f[4]
         if bind not in ("GLOBAL", "WEAK") or kind not in ("FUNC", "OBJECT", "IFUNC", "TLS"):
@@ -150,12 +157,7 @@ def make_stub(path, out_dir, runpath):
 
 
 def undefined_symbols(path):
-    out = set()
-    for line in readelf("--dyn-syms", path).splitlines():
-        f = line.split()
-        if len(f) >= 8 and f[0].rstrip(":").isdigit() and f[6] == "UND" and f[4] == "GLOBAL":
-            out.add(f[7].partition("@")[0])
-    return out
+    return {f[7].partition("@")[0] for f in dyn_syms(path) if f[6] == "UND" and f[4] == "GLOBAL"}
 
 
 def ldd(path):
