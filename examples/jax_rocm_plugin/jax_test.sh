@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The jax-rocm7-plugin of `make wheels` (DIST) inside JAX 0.10.2, as a user
 # installs it: for each Python of the build root (3.13, 3.14), a fresh venv,
-# `pip install DIST/jax_rocm7_plugin-...-cpXY-....whl jax==0.10.2`, which
-# takes jaxlib and, through the wheel's own Requires-Dist, PyPI's
-# jax-rocm7-pjrt 0.10.2 (the real XLA). Then jax_check.py:
+# `pip install` of every DIST wheel for that Python (the examples' too) with
+# jax==0.10.2, which takes jaxlib and, through the plugin's own
+# Requires-Dist, PyPI's jax-rocm7-pjrt 0.10.2 (the real XLA). Then
+# jax_check.py:
 #   - the targets and types JAX queues for ROCM are the same names and API
 #     versions as with PyPI's jax-rocm7-plugin in this wheel's place;
 #   - jaxlib loads this wheel's seven kernel modules; jaxlib's _jax and
@@ -34,9 +35,21 @@ for py in ${JAX_TEST_PYTHONS:-python3.13 python3.14}; do
     fail "$dist has no jax_rocm7_plugin wheel for $tag: run make wheels"
   venv=$work/$tag
   "$py" -m venv "$venv"
-  "$venv/bin/pip" install -q "$wheel" jax==0.10.2 >"$work/$tag.pip.log" 2>&1 ||
-    fail "pip install $(basename "$wheel") jax==0.10.2: $(tail -5 "$work/$tag.pip.log")"
+  # dist/ as a set, as users install it: this Python's wheels and the
+  # Python-independent ones in one pip command with jax; pip resolves each
+  # wheel's Requires-Dist (the examples' among dist/, jax-rocm7-pjrt 0.10.2
+  # from PyPI) and refuses two wheels of one distribution.
+  set=("$dist"/*-"$tag"-"$tag"-*.whl "$dist"/*-py3-none-*.whl)
+  "$venv/bin/pip" install -q "${set[@]}" jax==0.10.2 >"$work/$tag.pip.log" 2>&1 ||
+    fail "pip install of dist/'s ${#set[@]} wheels for $tag with jax==0.10.2: $(tail -5 "$work/$tag.pip.log")"
   site=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_path("purelib"))')
+  "$venv/bin/python" - "$site" "${set[@]##*/}" <<'PY' || fail "$tag: pip did not install every wheel of dist/ as itself"
+import importlib.metadata as md, sys
+site, names = sys.argv[1], sys.argv[2:]
+have = {(d.metadata["Name"].replace("-", "_").lower(), d.version) for d in md.distributions(path=[site])}
+missing = [n for n in names if tuple(n.split("-")[:2]) not in have]
+assert not missing, f"not installed as built: {missing}"
+PY
   pjrt=$site/jax_plugins/xla_rocm7/xla_rocm_plugin.so
   [[ -f $pjrt ]] || fail "pip did not bring jax-rocm7-pjrt (its Requires-Dist): no $pjrt"
   pjrt_version=$("$venv/bin/python" -c 'import importlib.metadata as m; print(m.version("jax-rocm7-pjrt"))')

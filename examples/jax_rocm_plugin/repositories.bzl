@@ -8,9 +8,8 @@ MODULE.bazel), so modules that depend on rules_rocm never see them.
   with stand-ins for what the example replaces (jaxlib/jax.bzl,
   jaxlib/pywrap.bzl, jaxlib/symlink_files.bzl, jax/BUILD) and one new
   package, jax_rocm_plugin/ (the modules as wheel files).
-- `xla`: XLA's FFI API headers from the jaxlib 0.10.2 wheel's include/, XLA's
-  numpy.cc, BUILD files for them and marked stand-ins for two XLA headers
-  that are not available here.
+- `xla`: XLA's sources at the commit JAX 0.10.2 pins, under BUILD files
+  written for the subset the plugin's modules use (third_party/xla/).
 - `nanobind`, `eigen_archive`: upstream sources, pinned.
 - `numpy_headers`: NumPy 2.4.6's C headers from each Python version's wheel,
   selected by rules_python's Python version; `numpy_cp3XX//:wheel` are those
@@ -29,16 +28,17 @@ load("@bazel_tools//tools/build_defs/repo:http.bzl", "http_archive", "http_file"
 # The JAX release whose sources are built; also the wheel's version.
 JAX_VERSION = "0.10.2"
 
-# The sha256 of GitHub's tarballs of the JAX tag and the XLA commit are not
-# known here (GitHub is unreachable from the machine this was written on),
-# and nothing is downloaded unpinned: until they are pinned, fetching these
-# repositories fails saying so (docs/porting.md, "Pinning the sources").
-# Offline builds override the repositories (see above).
-_JAX_SHA256 = ""
+# GitHub's tarball of the jax-v0.10.2 tag. Not recomputable here (GitHub is
+# unreachable, and a mirror of jax-ml/jax lacks blobs the tag's tree holds,
+# so `git archive | gzip -n` cannot reproduce it): taken from an independent
+# public pin of the same URL (docs/porting.md, "Pinning the sources").
+# Offline builds override the repository (see above).
+_JAX_SHA256 = "fa7214ab31ed1cd418b4305807e9c4f3f175c783eeea40c28e0f77c3f4c24bc7"
 
-# openxla/xla at the commit jax-v0.10.2 pins (its third_party/xla/revision.bzl).
+# openxla/xla at the commit jax-v0.10.2 pins, and the sha256 JAX pins for
+# GitHub's tarball of it: both from JAX's third_party/xla/revision.bzl.
 _XLA_COMMIT = "5a9e73cbd92530cac2ac36f4736a774b2412afe2"
-_XLA_SHA256 = ""
+_XLA_SHA256 = "08a52210a04cd68d38f6201d56273d04ac0f8b4e0da9f72677c74a48cc637422"
 
 # XLA's packages the example builds from: BUILD file name here -> package.
 _XLA_PACKAGES = {
@@ -123,23 +123,9 @@ overlay_repository = repository_rule(
     doc = "Per-file links into source repositories, plus files that replace or add to them.",
 )
 
-def _unpinned_impl(rctx):
-    fail(("{what}: its sha256 is not known on the machine this example was written on (no access " +
-          "to GitHub). Pin it in examples/jax_rocm_plugin/repositories.bzl, or point the repository at a " +
-          "directory holding {paths} with --override_repository={name}=DIR (this machine's offline " +
-          "configuration does: third_party/offline/bazel.bazelrc).").format(what = rctx.attr.what, paths = rctx.attr.paths, name = rctx.name))
-
-_unpinned_repository = repository_rule(
-    implementation = _unpinned_impl,
-    attrs = {"paths": attr.string(), "what": attr.string()},
-)
-
-def _github_archive(name, sha256, strip_prefix, url, what):
-    """A source archive from GitHub, which is downloaded only once its sha256 is pinned."""
-    if sha256:
-        http_archive(name = name, build_file_content = _MARKER, sha256 = sha256, strip_prefix = strip_prefix, urls = [url])
-    else:
-        _unpinned_repository(name = name, what = "{} ({})".format(what, url), paths = "the archive's files")
+def _github_archive(name, sha256, strip_prefix, url):
+    """A pinned source archive from GitHub, with a marker file at its root for overlay_repository."""
+    http_archive(name = name, build_file_content = _MARKER, sha256 = sha256, strip_prefix = strip_prefix, urls = [url])
 
 def _third_party_archive(name, build_file, sha256, strip_prefix, url, patches = []):
     """A pinned upstream source archive with a BUILD file from third_party/ here (`build_file`: its path after third_party)."""
@@ -213,7 +199,6 @@ def _jax_rocm_plugin_impl(module_ctx):
         sha256 = _JAX_SHA256,
         strip_prefix = "jax-jax-v" + JAX_VERSION,
         url = "https://github.com/jax-ml/jax/archive/refs/tags/jax-v{}.tar.gz".format(JAX_VERSION),
-        what = "JAX {}'s sources (jax-ml/jax tag jax-v{})".format(JAX_VERSION, JAX_VERSION),
     )
     overlay_repository(
         name = "jax",
@@ -240,7 +225,6 @@ def _jax_rocm_plugin_impl(module_ctx):
         sha256 = _XLA_SHA256,
         strip_prefix = "xla-" + _XLA_COMMIT,
         url = "https://github.com/openxla/xla/archive/{}.tar.gz".format(_XLA_COMMIT),
-        what = "openxla/xla at {}, the commit JAX {} pins".format(_XLA_COMMIT, JAX_VERSION),
     )
     overlay_repository(
         name = "xla",

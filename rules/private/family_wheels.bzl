@@ -6,7 +6,7 @@ writes one wheel per family from it: the same host code, only that family's
 code objects.
 
 Naming: each wheel's distribution is renamed to `<distribution>-<family>`
-(jax-rocm7-pjrt-gfx120X-all; file jax_rocm7_pjrt_gfx120x_all-…whl), as
+(example-rocm7-pjrt-gfx120X-all; file example_rocm7_pjrt_gfx120x_all-…whl), as
 TheRock names its per-family packages. A name of its own is the only scheme
 that a package index (PyPI included) and pip both keep apart: a local version
 label (`+gfx120X`) is refused by PyPI and, on other indexes, pip picks the

@@ -116,8 +116,8 @@ if [[ ${TARGETS[*]} == //:wheels ]]; then
       [[ $n == 1 ]] || fail "$n ${dist} wheels tagged $tag in ${wheels[*]}"
     done
   done
-  n=$(printf '%s\n' "${wheels[@]}" | grep -c '/jax_rocm7_pjrt-[^/]*\.whl$' || true)
-  [[ $n == 1 ]] || fail "$n jax_rocm7_pjrt wheels in ${wheels[*]}"
+  n=$(printf '%s\n' "${wheels[@]}" | grep -c '/example_rocm7_pjrt-[^/]*\.whl$' || true)
+  [[ $n == 1 ]] || fail "$n example_rocm7_pjrt wheels in ${wheels[*]}"
   echo "A: ${#wheels[@]} wheels, one per Python version and distribution, one pjrt"
 fi
 donate_disk_cache "$RUN/disk-a"

@@ -21,7 +21,7 @@ BAZEL=${BAZEL:-bazel}
 FLAGS=()
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/gfx_e2e.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-WHEEL=bazel-bin/examples/pjrt/jax_rocm7_pjrt-0.7.1-py3-none-manylinux_2_28_x86_64.whl
+WHEEL=bazel-bin/examples/pjrt/example_rocm7_pjrt-0.7.1-py3-none-manylinux_2_28_x86_64.whl
 
 source tests/lib/common.sh
 # The bundle parser needs zstandard (compressed bundles): the repo's venv.

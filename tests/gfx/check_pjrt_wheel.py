@@ -1,4 +1,4 @@
-"""Runs inside a fresh venv with jax-rocm7-pjrt installed (wheel_install_test).
+"""Runs inside a fresh venv with example-rocm7-pjrt installed (wheel_install_test).
 argv: Python minor version, then the --//:gfx value, the expected targets
 (comma list) and where the expectation comes from (//tests/gfx:gfx_expected)."""
 
@@ -9,11 +9,11 @@ import os
 import re
 import sys
 
-eps = [ep for ep in md.entry_points(group="jax_plugins") if ep.name == "xla_rocm7"]
-assert len(eps) == 1, "jax_plugins entry point xla_rocm7 missing: %r" % (eps,)
-assert eps[0].value == "jax_plugins.xla_rocm7", eps[0].value
+eps = [ep for ep in md.entry_points(group="jax_plugins") if ep.name == "example_rocm7"]
+assert len(eps) == 1, "jax_plugins entry point example_rocm7 missing: %r" % (eps,)
+assert eps[0].value == "jax_plugins.example_rocm7", eps[0].value
 mod = eps[0].load()
-assert mod is importlib.import_module("jax_plugins.xla_rocm7")
+assert mod is importlib.import_module("jax_plugins.example_rocm7")
 
 # jax_plugins is a namespace package, shared with other plugins.
 import jax_plugins  # noqa: E402

@@ -11,8 +11,8 @@ PY=.venv/bin/python
 [[ -x $PY ]] || fail "$PY missing: run scripts/setup.sh"
 
 shopt -s nullglob
-pjrt=("$dist"/jax_rocm7_pjrt-*.whl)
-((${#pjrt[@]} == 1)) || fail "want one jax_rocm7_pjrt wheel in $dist, found ${#pjrt[@]}"
+pjrt=("$dist"/example_rocm7_pjrt-*.whl)
+((${#pjrt[@]} == 1)) || fail "want one example_rocm7_pjrt wheel in $dist, found ${#pjrt[@]}"
 got=$("$PY" tests/gfx/bundle_targets.py "${pjrt[0]}" --per-bundle)
 want=$'gfx1200,gfx1201\ngfx1200,gfx1201'
 [[ $got == "$want" ]] || fail "${pjrt[0]}: bundles hold [$got], want two bundles of gfx1200 gfx1201"

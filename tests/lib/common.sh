@@ -96,7 +96,9 @@ donate_disk_cache() {
   for d in ac cas; do
     [[ -d $src/$d ]] || continue
     mkdir -p "$dst/$d"
-    cp -a -n "$src/$d/." "$dst/$d/"
+    # Fresh timestamps: the shared cache evicts the least recently used
+    # entries first, and these were just produced.
+    cp -r -n "$src/$d/." "$dst/$d/"
   done
 }
 

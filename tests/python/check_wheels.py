@@ -1,5 +1,5 @@
 """Runs inside a fresh venv of one Python version where example-jaxlib and
-example-rocm-plugin (and through it jax-rocm7-pjrt) were pip-installed from the
+example-rocm-plugin (and through it example-rocm7-pjrt) were pip-installed from the
 wheels of one `bazel build //:wheels`. argv[1] is the expected minor version."""
 
 import importlib.machinery
@@ -119,11 +119,11 @@ plugin_meta = md.distribution("example-rocm-plugin").metadata
 # Its shared library needs the HIP runtime: rocm-sdk-core under the `rocm`
 # extra, compatible with the toolkit's ROCm (7.2 here).
 assert plugin_meta.get_all("Requires-Dist") == [
-    f"jax-rocm7-pjrt=={plugin_meta['Version']}",
+    f"example-rocm7-pjrt=={plugin_meta['Version']}",
     'rocm-sdk-core~=7.2.0; extra == "rocm"',
 ], plugin_meta.get_all("Requires-Dist")
 assert plugin_meta.get_all("Provides-Extra") == ["rocm"], plugin_meta.get_all("Provides-Extra")
-assert md.version("jax-rocm7-pjrt") == plugin_meta["Version"], md.version("jax-rocm7-pjrt")
+assert md.version("example-rocm7-pjrt") == plugin_meta["Version"], md.version("example-rocm7-pjrt")
 assert example_rocm_plugin.__version__ == plugin_meta["Version"]
 
 print(f"ok: Python {platform.python_version()}: {_core.__file__.rsplit('/', 1)[-1]}, dot={numeric.dot(a, b):.3f}")

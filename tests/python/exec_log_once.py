@@ -43,7 +43,7 @@ def kind(cfg):
     return re.sub(r"-ST-[0-9a-f]+$", "", cfg)
 
 
-DEFAULT_NEEDLES = ("libxla_rocm7_kernels.so", "xla_rocm_plugin.so", ".hipfb", "jax_rocm7_pjrt-")
+DEFAULT_NEEDLES = ("libxla_rocm7_kernels.so", "xla_rocm_plugin.so", ".hipfb", "example_rocm7_pjrt-")
 DEFAULT_MNEMONICS = ("HipDeviceCompile", "CppLink")
 
 

@@ -28,7 +28,7 @@ with tempfile.TemporaryDirectory() as tmp:
     py = os.path.join(venv, "bin", "python")
     subprocess.run([py, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index", wheel], check=True)
     probe = (
-        "import ctypes, importlib.metadata as md, os, jax_plugins.xla_rocm7 as m\n"
+        "import ctypes, importlib.metadata as md, os, jax_plugins.example_rocm7 as m\n"
         "assert md.distribution(%r).metadata['Name'] == %r\n"
         "lib = ctypes.CDLL(os.path.join(os.path.dirname(m.__file__), 'xla_rocm_plugin.so'))\n"
         "lib.GetPjrtApi.restype = ctypes.POINTER(ctypes.c_size_t)\n"

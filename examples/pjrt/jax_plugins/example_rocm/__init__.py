@@ -1,4 +1,10 @@
-"""JAX PJRT plugin for ROCm GPUs (rules_rocm example, shaped like jax-rocm7-pjrt)."""
+"""A PJRT-shaped plugin package (rules_rocm example, shaped like jax-rocm7-pjrt).
+
+JAX discovers it through the `jax_plugins` entry-point group, as it does the
+real plugin, but xla_rocm_plugin.so implements only this example's function
+table, not PJRT's: initialize() therefore registers no backend, so that JAX
+in the same environment as the real jax-rocm7-pjrt never calls into it.
+"""
 
 import ctypes
 import os
@@ -33,11 +39,7 @@ def gfx_targets():
 
 
 def initialize():
+    """Called by JAX's plugin discovery: checks the library is there."""
     path = _get_library_path()
     if path is None:
         raise RuntimeError("{} is missing from {}".format(_PLUGIN, os.path.dirname(__file__)))
-    try:
-        from jax._src import xla_bridge  # pylint: disable=import-outside-toplevel
-    except ImportError:
-        return
-    xla_bridge.register_plugin("rocm", priority=500, library_path=path, options=None)
