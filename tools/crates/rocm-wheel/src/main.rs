@@ -80,6 +80,8 @@ enum Command {
     Repair(cmd::repair::Args),
     /// Check that a HIP host object's kernels are in its code objects.
     Kernels(cmd::kernels::Args),
+    /// Write kpack markers and archives (device code stored apart from host binaries), list archives.
+    Kpack(cmd::kpack::Args),
 }
 
 fn main() -> std::process::ExitCode {
@@ -94,6 +96,7 @@ fn main() -> std::process::ExitCode {
         Command::Thin(a) => cmd::thin::run(a),
         Command::Kernels(a) => cmd::kernels::run(a),
         Command::Repair(a) => cmd::repair::run(a),
+        Command::Kpack(a) => cmd::kpack::run(a),
     };
     // Returning (not `process::exit`) runs every destructor first.
     match result {

@@ -218,3 +218,27 @@ pub fn assert_fuzz_lock_file_current(crate_dir: &Path) {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// rocm-kpack's sources (the kpack format's reference reader, writer and
+/// runtime): `$ROCM_KPACK_SRC`, else `../shared/third_party/rocm-kpack-e348328`
+/// as the build root binds it (/opt/rules_rocm_shared) or next to the
+/// checkout. Panics with the fix if none is there.
+pub fn rocm_kpack_src() -> PathBuf {
+    const DIR: &str = "third_party/rocm-kpack-e348328";
+    let candidates: Vec<PathBuf> = match std::env::var_os("ROCM_KPACK_SRC") {
+        Some(p) => vec![PathBuf::from(p)],
+        None => vec![
+            Path::new("/opt/rules_rocm_shared").join(DIR),
+            repo_root().join("../shared").join(DIR),
+        ],
+    };
+    candidates
+        .iter()
+        .find(|p| p.join("python/rocm_kpack/kpack.py").is_file())
+        .cloned()
+        .unwrap_or_else(|| {
+            panic!(
+                "rocm-kpack's sources not found in {candidates:?}: point ROCM_KPACK_SRC at a checkout of ROCm/rocm-kpack e348328, or {HOW_TO_GET}"
+            )
+        })
+}

@@ -3,6 +3,7 @@ pub mod bundle;
 pub mod check;
 pub mod inspect;
 pub mod kernels;
+pub mod kpack;
 pub mod repair;
 pub mod rpath;
 pub mod thin;

@@ -1,0 +1,147 @@
+//! The host side of a kpack binary: the MessagePack marker a `HIPK` fat-binary
+//! wrapper points at (the `.rocm_kpack_ref` section), and the wrapper itself.
+
+use anyhow::{bail, Context, Result};
+
+use crate::msgpack::{self, Encoder, Value};
+
+/// Section holding the markers in a host object or linked binary.
+pub const MARKER_SECTION: &str = ".rocm_kpack_ref";
+/// Placeholder in search paths that the loader replaces by each GPU target.
+pub const GFXARCH: &str = "@GFXARCH@";
+/// `__CudaFatBinaryWrapper.magic` of a fat binary (`HIPF`, little-endian u32).
+pub const HIPF_MAGIC: u32 = 0x4849_5046;
+/// `__CudaFatBinaryWrapper.magic` of a kpack reference (`HIPK`).
+pub const HIPK_MAGIC: u32 = 0x4B50_4948;
+/// Size of one `__CudaFatBinaryWrapper` in `.hipFatBinSegment` (x86_64).
+pub const WRAPPER_SIZE: usize = 24;
+/// The loader parses at most this many bytes of a marker.
+pub const MAX_MARKER_SIZE: usize = 64 * 1024;
+
+/// What a `HIPK` wrapper points at: the archive key (without `#<index>`) and
+/// where to look for archives, relative to the binary's directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Marker {
+    pub kernel_name: String,
+    pub search_paths: Vec<String>,
+}
+
+impl Marker {
+    /// The encoding the reference transform writes (keys in its order).
+    pub fn to_bytes(&self) -> Result<Vec<u8>> {
+        if self.search_paths.is_empty() {
+            bail!("a kpack marker needs at least one search path (the loader refuses one without)");
+        }
+        let mut e = Encoder::default();
+        e.map(2)
+            .str("kpack_search_paths")
+            .array(self.search_paths.len());
+        for p in &self.search_paths {
+            e.str(p);
+        }
+        e.str("kernel_name").str(&self.kernel_name);
+        if e.buf.len() > MAX_MARKER_SIZE {
+            bail!(
+                "kpack marker of {} bytes; the loader reads at most {MAX_MARKER_SIZE}: shorten the kernel name or search paths",
+                e.buf.len()
+            );
+        }
+        Ok(e.buf)
+    }
+
+    /// Reads the marker at the start of `bytes`, as the loader does (other
+    /// keys ignored, non-string search paths skipped); returns it and its
+    /// encoded length.
+    pub fn parse(bytes: &[u8]) -> Result<(Marker, usize)> {
+        let window = &bytes[..bytes.len().min(MAX_MARKER_SIZE)];
+        let (v, used) = msgpack::decode(window).context("reading a kpack marker")?;
+        if !matches!(v, Value::Map(_)) {
+            bail!("a kpack marker is a MessagePack map, found {}", v.kind());
+        }
+        let kernel_name = match v.get("kernel_name") {
+            Some(Value::Str(s)) => s.clone(),
+            Some(other) => bail!(
+                "kpack marker: kernel_name is {}, not a string",
+                other.kind()
+            ),
+            None => bail!("kpack marker without kernel_name"),
+        };
+        let search_paths: Vec<String> = match v.get("kpack_search_paths") {
+            Some(Value::Array(items)) => items
+                .iter()
+                .filter_map(|i| i.as_str().map(String::from))
+                .collect(),
+            Some(other) => bail!(
+                "kpack marker: kpack_search_paths is {}, not an array",
+                other.kind()
+            ),
+            None => bail!("kpack marker without kpack_search_paths"),
+        };
+        if search_paths.is_empty() {
+            bail!("kpack marker for {kernel_name}: no search path (the loader refuses it)");
+        }
+        Ok((
+            Marker {
+                kernel_name,
+                search_paths,
+            },
+            used,
+        ))
+    }
+
+    /// The archive files this marker names for `target`, relative to the
+    /// binary's directory unless absolute (each path's first `@GFXARCH@`
+    /// replaced, as the loader does).
+    pub fn archive_paths(&self, target: &str) -> Vec<String> {
+        self.search_paths
+            .iter()
+            .map(|p| p.replacen(GFXARCH, target, 1))
+            .collect()
+    }
+}
+
+/// The `.hipFatBinSegment` contents of a kpack host object: one wrapper with
+/// magic `HIPK`, version 1, the marker pointer left to the relocation (0 in
+/// place) and `reserved1` = the code object index.
+pub fn hipk_wrapper(co_index: u32) -> [u8; WRAPPER_SIZE] {
+    let mut w = [0u8; WRAPPER_SIZE];
+    w[..4].copy_from_slice(&HIPK_MAGIC.to_le_bytes());
+    w[4..8].copy_from_slice(&1u32.to_le_bytes());
+    w[16..20].copy_from_slice(&co_index.to_le_bytes());
+    w
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip_and_loader_rules() {
+        let m = Marker {
+            kernel_name: "pkg/_hip/lib/a.hip".into(),
+            search_paths: vec![
+                ".kpack/@GFXARCH@.kpack".into(),
+                "../.kpack/@GFXARCH@.kpack".into(),
+            ],
+        };
+        let bytes = m.to_bytes().unwrap();
+        let mut twice = bytes.clone();
+        twice.extend(&bytes);
+        let (back, used) = Marker::parse(&twice).unwrap();
+        assert_eq!((back, used), (m.clone(), bytes.len()));
+        assert_eq!(m.archive_paths("gfx1201")[1], "../.kpack/gfx1201.kpack");
+        assert!(Marker {
+            search_paths: vec![],
+            ..m
+        }
+        .to_bytes()
+        .is_err());
+    }
+
+    #[test]
+    fn wrapper_says_hipk() {
+        let w = hipk_wrapper(3);
+        assert_eq!(&w[..4], b"HIPK");
+        assert_eq!(u32::from_le_bytes(w[16..20].try_into().unwrap()), 3);
+    }
+}
