@@ -17,7 +17,7 @@ DISK_CACHE_FLAGS ?= --disk_cache=$(DISK_CACHE) --experimental_disk_cache_gc_max_
 # WORKSPACE macros (register_toolchains) take no name.
 BUILDIFIER_WARNINGS ?= -warnings=-function-docstring-args,-function-docstring-return,-unnamed-macro
 
-.PHONY: setup wheels test rust-test bazel-test workspace-test e2e dist-test import-test jax-test setup-test lint
+.PHONY: setup wheels test rust-test bazel-test workspace-test e2e dist-test import-test jax-test kpack-test setup-test lint
 setup:
 	scripts/setup.sh
 
@@ -60,6 +60,13 @@ import-test: wheels
 jax-test: wheels
 	$(BUILDROOT) examples/jax_rocm_plugin/jax_test.sh $(CURDIR)/dist
 
+# The kpack build of //:wheels (--config=kpack) judged by rocm-kpack's own
+# loader and bundle parser against the fat wheels of `make wheels`, on the
+# host: host and device wheels pip-installed together (tests/kpack).
+kpack-test: wheels
+	$(BAZEL) run --config=kpack //:copy_wheels -- $(CURDIR)/dist-kpack
+	tests/kpack/reference_test.sh $(CURDIR)/dist $(CURDIR)/dist-kpack
+
 setup-test: setup
 	tests/host/setup_idempotent_test.sh
 
@@ -71,4 +78,4 @@ lint: setup
 
 # e2e before bazel-test: its clean builds pay the cold //:wheels once and
 # leave it (and the shared disk cache) to everything after them.
-test: lint rust-test e2e bazel-test workspace-test dist-test import-test jax-test setup-test
+test: lint rust-test e2e bazel-test workspace-test dist-test import-test jax-test kpack-test setup-test

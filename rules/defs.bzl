@@ -22,6 +22,7 @@ load(
     _HipCompilerInfo = "HipCompilerInfo",
     _HipInfo = "HipInfo",
     _HipToolchainInfo = "HipToolchainInfo",
+    _KpackWheelInfo = "KpackWheelInfo",
     _PythonExtensionInfo = "PythonExtensionInfo",
     _PythonFactsInfo = "PythonFactsInfo",
     _PythonWheelInfo = "PythonWheelInfo",
@@ -101,6 +102,7 @@ GfxInfo = _GfxInfo
 HipCompilerInfo = _HipCompilerInfo
 HipInfo = _HipInfo
 HipToolchainInfo = _HipToolchainInfo
+KpackWheelInfo = _KpackWheelInfo
 PythonExtensionInfo = _PythonExtensionInfo
 PythonFactsInfo = _PythonFactsInfo
 PythonWheelInfo = _PythonWheelInfo

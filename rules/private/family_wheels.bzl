@@ -20,7 +20,7 @@ load(":gfx_families.bzl", "expand_gfx")
 load(":providers.bzl", "FamilyWheelsInfo", "WheelInfo")
 load(":toolchain.bzl", "ROCM_WHEEL_TOOLCHAIN_TYPE")
 load(":transitions.bzl", "ALLOWLIST_ATTRS", "all_families_transition")
-load(":wheel.bzl", "wheel_file_name")
+load(":wheel_names.bzl", "wheel_file_name")
 
 def _check_families(ctx):
     if not ctx.attr.families:

@@ -5,6 +5,7 @@ Flags users set (//BUILD.bazel instantiates them):
   --//:gfx_generic             compile through generic targets      -> SettingInfo
   --//:python_versions         `all` or minor versions              -> PythonVersionsInfo
   --//:hip_bundle_compression  auto, none, zstd, zlib               -> SettingInfo
+  --//:hip_device_code         fat (offload bundles) or kpack       -> SettingInfo
   --//:family_wheels           per-family wheels in //:wheels       -> SettingInfo
   --//:hip_copts               flags of every HIP compile (repeatable) -> SettingInfo
   --//:hip_device_copts        flags of every HIP device compile     -> SettingInfo
@@ -36,6 +37,7 @@ GFX_FLAG = str(Label("//:gfx"))
 GFX_GENERIC_FLAG = str(Label("//:gfx_generic"))
 PYTHON_VERSIONS_FLAG = str(Label("//:python_versions"))
 HIP_COMPRESSION_FLAG = str(Label("//:hip_bundle_compression"))
+HIP_DEVICE_CODE_FLAG = str(Label("//:hip_device_code"))
 HIP_COPTS_FLAG = str(Label("//:hip_copts"))
 HIP_DEVICE_COPTS_FLAG = str(Label("//:hip_device_copts"))
 TOOLKIT_FLAG = str(Label("//rocm:toolkit"))
@@ -191,20 +193,31 @@ def parse_toolkits(value, declared = TOOLKITS):
         seen.append(name)
     return seen
 
-# --//:hip_bundle_compression
+# String flags with a fixed set of values: --//:hip_bundle_compression,
+# --//:hip_device_code.
 
-HIP_COMPRESSIONS = ["auto", "none", "zstd", "zlib"]
-
-def _compression_flag_impl(ctx):
+def _choice_flag_impl(ctx):
     value = ctx.build_setting_value
-    if value not in HIP_COMPRESSIONS:
-        fail("--{}={}: must be one of {}".format(label_as_typed(ctx.label), value, ", ".join(HIP_COMPRESSIONS)))
+    if value not in ctx.attr._values:
+        fail("--{}={}: must be one of {}".format(label_as_typed(ctx.label), value, ", ".join(ctx.attr._values)))
     return [SettingInfo(value = value)]
 
-hip_compression_flag = rule(
-    implementation = _compression_flag_impl,
-    build_setting = config.string(flag = True),
-    doc = "Offload-bundle compression: auto (zstd for ROCm >= 6.2, else none), none, zstd, zlib.",
+def _choice_flag(values, doc):
+    return rule(
+        implementation = _choice_flag_impl,
+        build_setting = config.string(flag = True),
+        attrs = {"_values": attr.string_list(default = values)},
+        doc = doc,
+    )
+
+hip_compression_flag = _choice_flag(
+    ["auto", "none", "zstd", "zlib"],
+    "Offload-bundle compression: auto (zstd for ROCm >= 6.2, else none), none, zstd, zlib.",
+)
+
+hip_device_code_flag = _choice_flag(
+    ["fat", "kpack"],
+    "Where device code goes: fat (offload bundles in each host object) or kpack (per-target archives, docs/kpack.md; host objects keep a marker).",
 )
 
 # --//:hip_copts, --//:hip_device_copts

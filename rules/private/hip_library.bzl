@@ -31,8 +31,11 @@ load(
     "define_flags",
     "device_compile",
     "embed",
+    "embed_kpack",
     "host_compile",
     "kernel_check",
+    "kpack_kernel_name",
+    "kpack_marker",
     "mode_flags",
     "placeholder_bundle",
 )
@@ -226,12 +229,16 @@ def _hip_library_impl(ctx):
         fail("{}: the HIP toolchain has no ROCm clang for host code".format(ctx.label))
     devices = _device_targets(ctx)
     compress = _resolve_compression(ctx, hip)
+    kpack = ctx.attr._device_code[SettingInfo].value == "kpack"
+    if kpack and compress == "zlib":
+        fail("--{}=zlib with --{}=kpack: kpack archives store kernels uncompressed (none) or as zstd frames (zstd, auto)".format(label_as_typed(ctx.attr._compression.label), label_as_typed(ctx.attr._device_code.label)))
     setup = _compile_setup(ctx)
     placeholder = placeholder_bundle(ctx)
     host_objects = []
     bundles = []
     checks = []
     device_objects = {info.target: [] for info in devices}
+    kpack_kernels = []
     for src in ctx.files.srcs:
         entries = [
             (info.target, device_compile(ctx, hip, src, info.target, setup.device_flags(info), setup.headers))
@@ -239,16 +246,27 @@ def _hip_library_impl(ctx):
         ]
         for t, co in entries:
             device_objects[t].append(co)
-        fatbin = bundle(ctx, hip, src, entries, compress)
         host = host_compile(ctx, hip, src, placeholder, setup.host_flags, setup.headers)
-        host_objects.append(embed(ctx, hip, src, host, fatbin, len(entries)))
-        bundles.append(fatbin)
+        if kpack:
+            name = kpack_kernel_name(ctx, src)
+            marker, wrapper = kpack_marker(ctx, src, name)
+            host_objects.append(embed_kpack(ctx, hip, src, host, marker, wrapper))
+            kpack_kernels += [struct(key = name + "#0", target = t, object = co) for t, co in entries]
+        else:
+            fatbin = bundle(ctx, hip, src, entries, compress)
+            host_objects.append(embed(ctx, hip, src, host, fatbin, len(entries)))
+            bundles.append(fatbin)
         if entries:
             checks.append(kernel_check(ctx, hip, src, host, entries))
 
     return [
         _cc_info(ctx, hip, host_objects, setup.public_context),
-        HipInfo(targets = [info.target for info in devices], bundles = bundles, device_objects = device_objects),
+        HipInfo(
+            targets = [info.target for info in devices],
+            bundles = bundles,
+            device_objects = device_objects,
+            kpack_kernels = kpack_kernels,
+        ),
         DefaultInfo(files = depset(host_objects)),
         OutputGroupInfo(
             bundles = depset(bundles),
@@ -276,6 +294,7 @@ hip_library_rule = rule(
         "textual_hdrs": attr.label_list(allow_files = True, doc = "Headers only included textually (.inc, .def, ...)."),
         "_cc_toolchain": attr.label(default = "@bazel_tools//tools/cpp:current_cc_toolchain"),
         "_compression": attr.label(default = Label("//:hip_bundle_compression"), providers = [SettingInfo]),
+        "_device_code": attr.label(default = Label("//:hip_device_code"), providers = [SettingInfo]),
         # Validates --//:gfx (the split transition only expands it).
         "_gfx": attr.label(default = Label("//:gfx"), providers = [GfxInfo]),
         "_hip_copts": attr.label(default = Label("//:hip_copts"), providers = [SettingInfo]),

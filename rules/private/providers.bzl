@@ -80,6 +80,7 @@ HipInfo = provider(
         "targets": "sorted gfx targets that have device code in at least one bundle",
         "bundles": "list of offload-bundle Files, one per source",
         "device_objects": "dict gfx target -> list of code-object Files",
+        "kpack_kernels": "with --//:hip_device_code=kpack: list of struct(key, target, object), each code object's archive key (`<source>#0`), gfx target and File; [] for fat device code",
     },
 )
 
@@ -148,6 +149,24 @@ WheelInfo = provider(
         "normalized_name": "the name as in the wheel's file name",
         "version": "version string",
         "tag": "the wheel's compressed tag set, e.g. 'py3-none-any'",
+    },
+)
+
+KpackKernelsInfo = provider(
+    doc = "The kpack code objects a target's binaries reach (kpack_aspect, with --//:hip_device_code=kpack).",
+    fields = {"kernels": "depset of struct(key, target, object): archive key (`<source>#0`), gfx target, code-object File"},
+)
+
+KpackWheelInfo = provider(
+    doc = "A host wheel built with --//:hip_device_code=kpack, and what its device wheels need.",
+    fields = {
+        "distribution": "the host wheel's distribution name",
+        "version": "its version (device wheels pin it)",
+        "platform_tag": "its platform tag (device wheels carry it too)",
+        "kpack_dir": "directory in the wheel whose .kpack/ holds the archives",
+        "kernels": "depset of struct(key, target, object), as KpackKernelsInfo",
+        "rocm_version": "major.minor of the ROCm the code was built with (rocm-sdk-device pin)",
+        "device_wheels": "list of Files: the device wheels built in this wheel's configuration",
     },
 )
 

@@ -11,7 +11,8 @@
   inside them).
 """
 
-load(":providers.bzl", "PythonWheelInfo", "PythonWheelSetInfo", "WheelInfo")
+load(":kpack.bzl", "device_wheels", "kpack_aspect")
+load(":providers.bzl", "KpackWheelInfo", "PythonWheelInfo", "PythonWheelSetInfo", "SettingInfo", "WheelInfo")
 load(
     ":python.bzl",
     "per_python_compatible_with",
@@ -26,7 +27,8 @@ def _python_wheel_impl(ctx):
     py = python_facts(ctx)
     tag = "{}-{}-{}".format(py.python_tag, py.abi_tag, ctx.attr.platform_tag)
     entries = rocm_wheel_lib.entries(ctx, ctx.attr.srcs) + rocm_wheel_lib.entries(ctx, ctx.attr.shared_srcs)
-    return rocm_wheel_lib.build(ctx, tag, entries) + [PythonWheelInfo(python = py)]
+    sources = ctx.attr.srcs + ctx.attr.shared_srcs
+    return rocm_wheel_lib.build(ctx, tag, entries, ctx.attr.platform_tag, sources) + [PythonWheelInfo(python = py)]
 
 # The Python and ABI tags come from the configuration's Python toolchain.
 _PYTHON_WHEEL_TAG_ATTRS = {
@@ -42,6 +44,7 @@ _rocm_python_wheel = rule(
         rocm_wheel_lib.attrs_with_tags(_PYTHON_WHEEL_TAG_ATTRS),
         shared_srcs = attr.label_list(
             allow_files = True,
+            aspects = [kpack_aspect],
             cfg = python_reset_transition,
             doc = "Files or wheel_files targets that do not depend on Python (shared libraries the " +
                   "extensions link): configured once and copied into every version's wheel.",
@@ -97,7 +100,26 @@ def _independent_wheels(ctx):
         if PythonWheelInfo in t:
             fail("{}: {} is a per-Python wheel; list it in per_python".format(ctx.label, t.label))
         independent.extend(_wheel_files_of(t, ctx.label))
+        if KpackWheelInfo in t:
+            independent.extend(t[KpackWheelInfo].device_wheels)
     return independent
+
+def _per_python_device_wheels(ctx):
+    """The device wheels of the per-Python kpack wheels: once per distribution for every version.
+
+    Their archives hold Python-independent code objects (hip_library through
+    python_independent_deps), the same files in every version's wheel.
+    """
+    by_distribution = {}
+    for targets in ctx.split_attr.per_python.values():
+        for t in targets:
+            if KpackWheelInfo in t:
+                info = t[KpackWheelInfo]
+                by_distribution.setdefault((info.distribution, info.version), []).append(info)
+    wheels = []
+    for _, infos in sorted(by_distribution.items()):
+        wheels.extend(device_wheels(ctx, infos, "_kpack"))
+    return wheels
 
 def _merge_wheel_set(s, by_version, pythons, independent):
     independent.extend(s.independent)
@@ -144,7 +166,7 @@ def _check_unique_names(label, files, toolkit_of):
 
 def _python_wheels_impl(ctx):
     by_version, pythons = _per_python_wheels(ctx)
-    independent = _independent_wheels(ctx)
+    independent = _independent_wheels(ctx) + _per_python_device_wheels(ctx)
     toolkit_of = _merge_wheel_sets(ctx, by_version, pythons, independent)
     all_files = list(independent)
     for v in by_version:
@@ -183,7 +205,10 @@ python_wheels = rule(
             doc = "Other python_wheels sets (or rules wrapping one in a transition of their own, e.g. " +
                   "compiler options or the Python versions a project supports) whose wheels join this one.",
         ),
+        _compression = attr.label(default = Label("//:hip_bundle_compression"), providers = [SettingInfo]),
         **ALLOWLIST_ATTRS
     ),
+    # Device wheels (--//:hip_device_code=kpack) are written here, once for every Python version.
+    toolchains = rocm_wheel_lib.toolchains,
     doc = "Every wheel: per-Python ones for each version in --//:python_versions, the rest once.",
 )

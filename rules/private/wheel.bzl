@@ -3,26 +3,11 @@
 
 load(":actions/rocm_wheel.bzl", "rocm_wheel_build", "rocm_wheel_rocm_runpath")
 load(":gfx_families.bzl", "therock_families")
-load(":providers.bzl", "GfxInfo", "WheelFilesInfo", "WheelInfo")
+load(":kpack.bzl", "kpack_aspect", "kpack_wheel_info")
+load(":providers.bzl", "GfxInfo", "SettingInfo", "WheelFilesInfo", "WheelInfo")
 load(":stamp.bzl", "STAMP_ATTRS", "is_stamping", "stamp_template")
 load(":toolchain.bzl", "ROCM_WHEEL_TOOLCHAIN_TYPE")
-
-_SEPARATORS = "-_."
-
-def normalize_distribution(name):
-    """The wheel-file-name spelling: runs of -_. become one _, lower case."""
-    out = []
-    in_sep = False
-    for i in range(len(name)):
-        c = name[i]
-        if c in _SEPARATORS:
-            if not in_sep:
-                out.append("_")
-            in_sep = True
-        else:
-            out.append(c.lower())
-            in_sep = False
-    return "".join(out)
+load(":wheel_names.bzl", "normalize_distribution", "wheel_file_name")
 
 def _repo_relative(f):
     """Path of a source or generated file relative to its repository root."""
@@ -106,9 +91,6 @@ def _entry_points(ctx):
             eps[k.strip()] = v.strip()
         groups[group] = eps
     return groups
-
-def wheel_file_name(distribution, version, tag):
-    return "{}-{}-{}.whl".format(normalize_distribution(distribution), version, tag)
 
 # Metadata attributes copied into the manifest as given, when set.
 _METADATA_STRINGS = ("summary", "requires_python", "license_expression", "author", "author_email", "maintainer", "maintainer_email")
@@ -202,13 +184,18 @@ def _rocm_runpath(ctx, distribution, entries):
         out.append(struct(path = e.path, file = fixed))
     return out
 
-def build_wheel(ctx, tag, entries):
+def build_wheel(ctx, tag, entries, platform_tag, sources):
     """Writes the manifest (stamped if asked) and runs `rocm-wheel build`; returns providers.
+
+    With --//:hip_device_code=kpack and device code in `sources`, also the
+    device wheels (KpackWheelInfo, and in DefaultInfo beside the wheel).
 
     Args:
       ctx: a rule context with wheel_attrs() and the rocm_wheel toolchain.
       tag: the wheel's tag, e.g. cp312-cp312-manylinux_2_28_x86_64.
       entries: list of struct(path, file) for the archive.
+      platform_tag: the tag's platform part.
+      sources: the attribute targets `entries` came from (kpack_aspect's KpackKernelsInfo).
     """
     distribution = expand_vars(ctx, "distribution", ctx.attr.distribution)
     out = ctx.actions.declare_file(wheel_file_name(distribution, ctx.attr.version, tag))
@@ -227,8 +214,9 @@ def build_wheel(ctx, tag, entries):
     }
     manifest_file = _write_manifest(ctx, manifest)
     rocm_wheel_build(ctx, manifest_file, inputs, out, ctx.attr.compression_level)
-    return [
-        DefaultInfo(files = depset([out])),
+    kpack = kpack_wheel_info(ctx, distribution, platform_tag, entries, sources)
+    return ([kpack] if kpack else []) + [
+        DefaultInfo(files = depset([out] + (kpack.device_wheels if kpack else []))),
         OutputGroupInfo(manifest = depset([manifest_file])),
         WheelInfo(
             wheel = out,
@@ -241,7 +229,7 @@ def build_wheel(ctx, tag, entries):
 
 def _wheel_impl(ctx):
     tag = "{}-{}-{}".format(ctx.attr.python_tag, ctx.attr.abi_tag, ctx.attr.platform_tag)
-    return build_wheel(ctx, tag, wheel_entries(ctx, ctx.attr.srcs))
+    return build_wheel(ctx, tag, wheel_entries(ctx, ctx.attr.srcs), ctx.attr.platform_tag, ctx.attr.srcs)
 
 # Attributes, in the groups a reader looks for. Rules that build wheels
 # compose them with wheel_attrs(); only the tags differ between rocm_wheel
@@ -286,7 +274,7 @@ _ENTRY_POINT_ATTRS = {
 # Which files go in, at which archive paths.
 _CONTENT_ATTRS = {
     "package_prefix": attr.string(doc = "Archive directory prepended to every mapped path."),
-    "srcs": attr.label_list(allow_files = True, doc = "Files or wheel_files targets."),
+    "srcs": attr.label_list(allow_files = True, aspects = [kpack_aspect], doc = "Files or wheel_files targets."),
     "strip_prefix": attr.string(doc = "See wheel_files."),
 }
 
@@ -309,6 +297,13 @@ _PACKAGING_ATTRS = {
     "_gfx": attr.label(default = Label("//:gfx"), providers = [GfxInfo]),
 }
 
+# Device code in kpack archives (--//:hip_device_code=kpack, docs/kpack.md).
+_KPACK_ATTRS = {
+    "kpack_dir": attr.string(doc = "With --//:hip_device_code=kpack: the directory in the wheel whose .kpack/ the device wheels fill (default: the nearest directory holding all the wheel's shared objects)."),
+    "_compression": attr.label(default = Label("//:hip_bundle_compression"), providers = [SettingInfo]),
+    "_device_code": attr.label(default = Label("//:hip_device_code"), providers = [SettingInfo]),
+}
+
 # Workspace-status values in the metadata (see stamp.bzl).
 _STAMPING_ATTRS = dict(STAMP_ATTRS, **{
     "stamped_project_urls": attr.string_dict(doc = "Label -> URL with {STABLE_KEY} placeholders; added to Project-URL only when stamping."),
@@ -322,7 +317,7 @@ def wheel_attrs(tags):
         Python and ABI tags from elsewhere (rocm_python_wheel: platform_tag only).
     """
     attrs = {}
-    for group in (_DISTRIBUTION_ATTRS, _METADATA_ATTRS, _ENTRY_POINT_ATTRS, _CONTENT_ATTRS, tags, _PACKAGING_ATTRS, _STAMPING_ATTRS):
+    for group in (_DISTRIBUTION_ATTRS, _METADATA_ATTRS, _ENTRY_POINT_ATTRS, _CONTENT_ATTRS, tags, _PACKAGING_ATTRS, _KPACK_ATTRS, _STAMPING_ATTRS):
         attrs.update(group)
     return attrs
 

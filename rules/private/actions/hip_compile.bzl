@@ -7,6 +7,15 @@ Per source file `src` of a target `name` (rules/private/hip_library.bzl):
   bundle          `rocm-wheel bundle write` (clang-offload-bundler
                   for a host-only bundle)                          -> <key>.hipfb       HipBundle
   embed           llvm-objcopy --update-section .hip_fatbin        -> <key>.pic.o       HipEmbed
+
+With --//:hip_device_code=kpack, bundle and embed give way to:
+
+  kpack_marker    `rocm-wheel kpack marker`: the marker naming the
+                  source's code objects in the archives, and a HIPK
+                  fat-binary wrapper                               -> <key>.kpackref,
+                                                                      <key>.hipk         HipKpackMarker
+  embed_kpack     llvm-objcopy: .hip_fatbin becomes .rocm_kpack_ref
+                  holding the marker, the wrapper says HIPK        -> <key>.pic.o       HipEmbed
   kernel_check    `rocm-wheel kernels check`: every kernel the host
                   object registers is in every code object         -> <key>.kernels     HipKernelCheck
 
@@ -17,7 +26,7 @@ directory (another package or repository) goes under `_hip_other/<name>/` by
 its short path (`../` spelled `_up/`), apart from the package's own.
 """
 
-load(":actions/rocm_wheel.bzl", "rocm_wheel_bundle", "rocm_wheel_kernels_check")
+load(":actions/rocm_wheel.bzl", "rocm_wheel_bundle", "rocm_wheel_kernels_check", "rocm_wheel_kpack_marker")
 load(":labels.bzl", "label_as_typed")
 
 _HOST_TRIPLE = "x86_64-unknown-linux-gnu"
@@ -240,6 +249,81 @@ def embed(ctx, hip, src, host_object, offload_bundle, target_count):
         outputs = [obj],
         mnemonic = "HipEmbed",
         progress_message = "Embedding %s (%d device target(s))" % (offload_bundle.short_path, target_count),
+    )
+    return obj
+
+# Where the loader looks for a binary's archives, relative to the binary's
+# directory: .kpack/ of the binary's directory or of one of the three above,
+# one archive per target. The host object does not know where it will be
+# linked and installed; the wheel puts the archives in the .kpack/ of the
+# nearest directory holding all its binaries (docs/kpack.md).
+KPACK_SEARCH_PATHS = [
+    "../" * depth + ".kpack/@GFXARCH@.kpack"
+    for depth in range(4)
+]
+
+def kpack_kernel_name(ctx, src):
+    """The archive key of one source's code objects (without `#0`): the library's label, then the source.
+
+    `//examples/pjrt:vector_add/kernels/vector_add.hip` (a source in the
+    library's package, by its path there), `@repo//jaxlib/rocm:lib//jaxlib/gpu/k.cc`
+    (elsewhere in the repository, from its root). Unique per library and
+    source, and independent of where the object is linked, so the host
+    object never changes with the binary it ends up in.
+    """
+    repo = ctx.label.workspace_name
+    at = "@" + repo if repo else ""
+    path = src.short_path
+    if path.startswith("../"):
+        path = path[3:].partition("/")[2]
+    src_repo = src.owner.workspace_name if src.owner else repo
+    pkg = ctx.label.package
+    if src_repo == repo and (not pkg or path.startswith(pkg + "/")):
+        rel = path[len(pkg) + 1:] if pkg else path
+    else:
+        rel = "{}//{}".format("@" + src_repo if src_repo != repo and src_repo else "", path)
+    return "{}//{}:{}/{}".format(at, pkg, ctx.label.name, rel)
+
+def kpack_marker(ctx, src, kernel_name):
+    """Writes the marker and HIPK wrapper of one source.
+
+    Returns:
+      (File, File): the marker and the wrapper.
+    """
+    marker = _declare(ctx, src, ".kpackref")
+    wrapper = _declare(ctx, src, ".hipk")
+    rocm_wheel_kpack_marker(ctx, kernel_name, KPACK_SEARCH_PATHS, marker, wrapper, "Writing the kpack marker of %s" % src.short_path)
+    return marker, wrapper
+
+def embed_kpack(ctx, hip, src, host_object, marker, wrapper):
+    """The host object with a kpack marker in place of its fat binary.
+
+    The wrapper's pointer is relocated against the section, which keeps its
+    relocation when renamed: it points at the marker once linked. Alignment
+    1, as the reference transform's section.
+
+    Returns:
+      File: the linkable PIC object.
+    """
+    obj = _declare(ctx, src, ".pic.o")
+    ctx.actions.run(
+        executable = hip.objcopy,
+        arguments = [
+            "--update-section",
+            ".hip_fatbin=" + marker.path,
+            "--update-section",
+            ".hipFatBinSegment=" + wrapper.path,
+            "--set-section-alignment",
+            ".hip_fatbin=1",
+            "--rename-section",
+            ".hip_fatbin=.rocm_kpack_ref",
+            host_object.path,
+            obj.path,
+        ],
+        inputs = depset([host_object, marker, wrapper], transitive = [hip.files]),
+        outputs = [obj],
+        mnemonic = "HipEmbed",
+        progress_message = "Embedding the kpack marker of %s" % src.short_path,
     )
     return obj
 

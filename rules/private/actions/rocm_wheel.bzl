@@ -58,6 +58,27 @@ def rocm_wheel_bundle(ctx, entries, compress, host_triple, out, progress_message
         args.add("--entry", "{}={}".format(target, co.path))
     _run(ctx, args, [co for _, co in entries], out, "HipBundle", progress_message)
 
+def rocm_wheel_kpack_marker(ctx, kernel_name, search_paths, marker, wrapper, progress_message):
+    """`rocm-wheel kpack marker`: the marker a HIPK wrapper points at, and the wrapper."""
+    args = ctx.actions.args()
+    args.add_all(["kpack", "marker", "--kernel-name", kernel_name, "--output", marker, "--wrapper-output", wrapper])
+    args.add_all(search_paths, before_each = "--search-path")
+    ctx.actions.run(
+        executable = rocm_wheel_tool(ctx),
+        arguments = [args],
+        outputs = [marker, wrapper],
+        mnemonic = "HipKpackMarker",
+        progress_message = progress_message,
+    )
+
+def rocm_wheel_kpack_archive(ctx, group, target, compression, kernels, out):
+    """`rocm-wheel kpack archive`: one target's archive of `kernels` ((key, code-object File))."""
+    args = ctx.actions.args()
+    args.add_all(["kpack", "archive", "--group", group, "--family", target, "--target", target, "--compression", compression, "--output", out])
+    for key, obj in kernels:
+        args.add("--kernel", "{}@{}={}".format(key, target, obj.path))
+    _run(ctx, args, [obj for _, obj in kernels], out, "KpackArchive", "Writing the %s kpack archive of %s" % (target, group))
+
 def rocm_wheel_kernels_check(ctx, source, library, host_object, entries, demangler, tool_files, out):
     """`rocm-wheel kernels check`: every kernel `host_object` registers is in each code object.
 

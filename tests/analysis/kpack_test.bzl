@@ -1,0 +1,93 @@
+"""Analysis tests of --//:hip_device_code=kpack: what hip_library does instead of bundling.
+
+Per source: no offload bundle; one `rocm-wheel kpack marker` naming the
+source's archive key; the host object's .hip_fatbin renamed .rocm_kpack_ref
+around the marker and its wrapper replaced; HipInfo.kpack_kernels naming
+each device compile's output once per target under that key.
+"""
+
+load("@bazel_skylib//lib:unittest.bzl", "analysistest", "asserts")
+
+# buildifier: disable=bzl-visibility
+load("//rules/private:flags.bzl", "GFX_FLAG", "HIP_COMPRESSION_FLAG", "HIP_DEVICE_CODE_FLAG")
+
+# buildifier: disable=bzl-visibility
+load("//rules/private:providers.bzl", "HipInfo")
+load(":failure_test.bzl", "failure_test")
+load(":hip_test.bzl", "HipActionsInfo", "hip_actions_aspect")
+
+def _arg_after(argv, flag):
+    return [argv[i + 1] for i in range(len(argv) - 1) if argv[i] == flag]
+
+def _kpack_library_test_impl(ctx):
+    env = analysistest.begin(ctx)
+    target = analysistest.target_under_test(env)
+    actions = target[HipActionsInfo].actions
+    by = {}
+    for a in actions:
+        by.setdefault(a.mnemonic, []).append(a)
+    asserts.equals(env, [], by.get("HipBundle", []), "no offload bundle in a kpack build")
+    asserts.equals(env, [], target[HipInfo].bundles)
+    markers = by.get("HipKpackMarker", [])
+    names = sorted([n for a in markers for n in _arg_after(a.argv, "--kernel-name")])
+    asserts.equals(env, sorted(ctx.attr.want_names), names, "marker kernel names")
+    for a in markers:
+        paths = _arg_after(a.argv, "--search-path")
+        asserts.equals(env, [".kpack/@GFXARCH@.kpack", "../.kpack/@GFXARCH@.kpack", "../../.kpack/@GFXARCH@.kpack", "../../../.kpack/@GFXARCH@.kpack"], paths)
+    embeds = by.get("HipEmbed", [])
+    asserts.equals(env, len(ctx.attr.want_names), len(embeds), "one embed per source")
+    for a in embeds:
+        asserts.equals(env, [".hip_fatbin=.rocm_kpack_ref"], _arg_after(a.argv, "--rename-section"), " ".join(a.argv))
+        updates = _arg_after(a.argv, "--update-section")
+        asserts.true(env, [u for u in updates if u.startswith(".hip_fatbin=") and u.endswith(".kpackref")] != [], " ".join(a.argv))
+        asserts.true(env, [u for u in updates if u.startswith(".hipFatBinSegment=") and u.endswith(".hipk")] != [], " ".join(a.argv))
+
+    # Every device compile's output under its source's key, once per target.
+    compiled = sorted([o.path for a in by.get("HipDeviceCompile", []) for o in a.outputs.to_list()])
+    kernels = target[HipInfo].kpack_kernels
+    asserts.equals(env, compiled, sorted([k.object.path for k in kernels]))
+    asserts.equals(
+        env,
+        sorted(["{}#0 {}".format(n, t) for n in ctx.attr.want_names for t in ctx.attr.want_targets]),
+        sorted(["{} {}".format(k.key, k.target) for k in kernels]),
+    )
+    return analysistest.end(env)
+
+kpack_library_test = analysistest.make(
+    _kpack_library_test_impl,
+    attrs = {
+        "want_names": attr.string_list(doc = "The archive keys (without #0), one per source."),
+        "want_targets": attr.string_list(doc = "The gfx targets of the device compiles."),
+    },
+    config_settings = {GFX_FLAG: "gfx120X-all", HIP_DEVICE_CODE_FLAG: "kpack"},
+    extra_target_under_test_aspects = [hip_actions_aspect],
+)
+
+kpack_zlib_test = failure_test({HIP_DEVICE_CODE_FLAG: "kpack", HIP_COMPRESSION_FLAG: "zlib"})
+kpack_bogus_test = failure_test({HIP_DEVICE_CODE_FLAG: "thin"})
+
+def kpack_analysis_tests(name):
+    """The kpack analysis tests, and a test_suite `name` of them all."""
+    kpack_library_test(
+        name = name + "_library",
+        size = "small",
+        target_under_test = "//tests/analysis/hip_basename:mixed",
+        want_names = [
+            "//tests/analysis/hip_basename:mixed/a/k.hip",
+            "//tests/analysis/hip_basename:mixed///tests/analysis/hip_other_pkg/a/k.hip",
+        ],
+        want_targets = ["gfx1200", "gfx1201"],
+    )
+    kpack_zlib_test(
+        name = name + "_zlib",
+        size = "small",
+        target_under_test = "//tests/analysis/hip_basename:mixed",
+        messages = ["hip_bundle_compression=zlib with --//:hip_device_code=kpack", "zstd frames"],
+    )
+    kpack_bogus_test(
+        name = name + "_bogus",
+        size = "small",
+        target_under_test = "//:hip_device_code",
+        messages = ["hip_device_code=thin: must be one of fat, kpack"],
+    )
+    native.test_suite(name = name, tests = [name + "_library", name + "_zlib", name + "_bogus"])

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# The kpack wheels of `bazel build --config=kpack //:wheels` (KPACK_DIST)
+# judged by rocm-kpack's own code, where users install them, on this host
+# (Debian 12, outside the build root; no ROCm or GPU needed):
+#   - its C++ runtime (../shared/third_party/rocm-kpack-e348328/runtime) is
+#     built with CMake against Debian's msgpack-cxx and zstd;
+#   - for each distribution with device code, pip installs the host wheel
+#     and the gfx1201 device wheel into one fresh venv; check_reference.py
+#     hands every HIPK wrapper's marker to the reference loader, which must
+#     find the gfx1201 code object through the search paths, byte-equal to
+#     the one the fat build (FAT_DIST, `make wheels`) embeds, and must fail
+#     for gfx1200, whose device wheel is not installed; kpack_open and
+#     kpack_get_kernel read every archive.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+fat=$(cd "${1:?usage: reference_test.sh FAT_DIST KPACK_DIST}" && pwd)
+kpack=$(cd "${2:?usage: reference_test.sh FAT_DIST KPACK_DIST}" && pwd)
+source tests/lib/common.sh
+for tool in cmake g++; do
+  command -v "$tool" >/dev/null || fail "$tool is missing: run scripts/setup.sh"
+done
+src=${ROCM_KPACK_SRC:-../shared/third_party/rocm-kpack-e348328}
+[[ -f $src/runtime/CMakeLists.txt ]] || fail "rocm-kpack's sources are not in $src (set ROCM_KPACK_SRC)"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/kpack_reference.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+# Debian 12's msgpack-cxx and zstd name their CMake targets differently from
+# what rocm-kpack asks for: tests/kpack/cmake maps them.
+cmake -S "$src" -B "$tmp/runtime" -DBUILD_TESTING=OFF -DBUILD_SHARED_LIBS=ON -DCMAKE_BUILD_TYPE=Release \
+  -Dmsgpack-cxx_DIR="$PWD/tests/kpack/cmake/msgpack-cxx" -Dzstd_DIR="$PWD/tests/kpack/cmake/zstd" >"$tmp/cmake.log" 2>&1 &&
+  cmake --build "$tmp/runtime" -j"$(nproc)" >>"$tmp/cmake.log" 2>&1 ||
+  fail "building rocm-kpack's runtime failed: $(tail -20 "$tmp/cmake.log")"
+runtime=$tmp/runtime/runtime/librocm_kpack.so
+[[ -f $runtime ]] || fail "no $runtime after the CMake build"
+
+py=$(ls -d "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.12.*/bin/python3.12 2>/dev/null | sort -V | tail -1)
+[[ -n $py ]] || fail "pyenv has no Python 3.12"
+cp=cp312
+shopt -s nullglob
+checked=0
+# distribution (file-name spelling) and the package directory holding its binaries
+for pair in jax_rocm7_plugin:jax_rocm7_plugin example_rocm_plugin:example_rocm_plugin example_rocm7_pjrt:jax_plugins/example_rocm7; do
+  dist=${pair%%:*} package=${pair#*:}
+  host=("$kpack/$dist"-*-"$cp"-"$cp"-*.whl "$kpack/$dist"-*-py3-none-*.whl)
+  device=("$kpack/${dist}_device_gfx1201"-*.whl)
+  fatw=("$fat/$dist"-*-"$cp"-"$cp"-*.whl "$fat/$dist"-*-py3-none-*.whl)
+  ((${#host[@]} == 1)) || fail "want one $dist host wheel for $cp in $kpack, found ${#host[@]}"
+  ((${#device[@]} == 1)) || fail "want one ${dist}_device_gfx1201 wheel in $kpack, found ${#device[@]}"
+  ((${#fatw[@]} == 1)) || fail "want one $dist wheel for $cp in $fat, found ${#fatw[@]}"
+  venv=$tmp/venv-$dist
+  "$py" -m venv "$venv"
+  "$venv/bin/pip" install -q --disable-pip-version-check --no-deps --no-index "${host[0]}" "${device[0]}" ||
+    fail "pip install ${host[0]##*/} ${device[0]##*/}"
+  site=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_path("platlib"))')
+  echo "kpack reference: $dist (${host[0]##*/} + ${device[0]##*/})"
+  PYTHONPATH=$src/python .venv/bin/python tests/kpack/check_reference.py "$runtime" "$site" "$package" "${fatw[0]}" gfx1201 gfx1200 ||
+    fail "$dist: the reference loader disagrees with the build"
+  checked=$((checked + 1))
+done
+echo "PASS: rocm-kpack's loader resolves the kpack wheels of $checked distributions to the fat build's code objects"
