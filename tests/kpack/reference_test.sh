@@ -10,7 +10,10 @@
 #     find the gfx1201 code object through the search paths, byte-equal to
 #     the one the fat build (FAT_DIST, `make wheels`) embeds, and must fail
 #     for gfx1200, whose device wheel is not installed; kpack_open and
-#     kpack_get_kernel read every archive.
+#     kpack_get_kernel read every archive;
+#   - `rocm-wheel check` (the tool's own wheel from KPACK_DIST, pip-installed)
+#     agrees: the host wheel with the gfx1201 device wheel resolves for
+#     gfx1201 and is refused for gfx120X-all, naming gfx1200.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 fat=$(cd "${1:?usage: reference_test.sh FAT_DIST KPACK_DIST}" && pwd)
@@ -32,6 +35,13 @@ cmake -S "$src" -B "$tmp/runtime" -DBUILD_TESTING=OFF -DBUILD_SHARED_LIBS=ON -DC
   fail "building rocm-kpack's runtime failed: $(tail -20 "$tmp/cmake.log")"
 runtime=$tmp/runtime/runtime/librocm_kpack.so
 [[ -f $runtime ]] || fail "no $runtime after the CMake build"
+
+# rocm-wheel as users get it (its wheel from the same build).
+tool=("$kpack"/rocm_wheel-*.whl)
+((${#tool[@]} == 1)) || fail "want one rocm_wheel wheel in $kpack, found ${#tool[@]}"
+python3 -m venv "$tmp/tool"
+"$tmp/tool/bin/pip" install -q --disable-pip-version-check --no-index "${tool[0]}" || fail "pip install ${tool[0]##*/}"
+rw=$tmp/tool/bin/rocm-wheel
 
 py=$(ls -d "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.12.*/bin/python3.12 2>/dev/null | sort -V | tail -1)
 [[ -n $py ]] || fail "pyenv has no Python 3.12"
@@ -55,6 +65,9 @@ for pair in jax_rocm7_plugin:jax_rocm7_plugin example_rocm_plugin:example_rocm_p
   echo "kpack reference: $dist (${host[0]##*/} + ${device[0]##*/})"
   PYTHONPATH=$src/python .venv/bin/python tests/kpack/check_reference.py "$runtime" "$site" "$package" "${fatw[0]}" gfx1201 gfx1200 ||
     fail "$dist: the reference loader disagrees with the build"
+  "$rw" check "${host[0]}" --device-wheel "${device[0]}" || fail "rocm-wheel check refuses ${host[0]##*/} with ${device[0]##*/}"
+  expect_failure "$tmp/check.log" "$rw" check "${host[0]}" --device-wheel "${device[0]}" --gfx gfx120X-all
+  expect_in "$tmp/check.log" "has no gfx1200 code"
   checked=$((checked + 1))
 done
 echo "PASS: rocm-kpack's loader resolves the kpack wheels of $checked distributions to the fat build's code objects"

@@ -5,13 +5,20 @@
 //!   ([`ArchiveWriter`]) byte for byte as the reference writes them;
 //! * [`marker`]: the MessagePack marker a `HIPK` wrapper points at in the host
 //!   binary (`.rocm_kpack_ref`), and the wrapper bytes;
+//! * [`host`]: a linked binary's `HIPK` wrappers and their markers;
+//! * [`set`]: whether they resolve among a tree's archives, as the loader
+//!   resolves them;
 //! * [`msgpack`]: the MessagePack subset both use.
 
 pub mod archive;
+pub mod host;
 pub mod marker;
 pub mod msgpack;
+pub mod set;
 
 pub use archive::{Archive, ArchiveWriter, Compression, KernelRef, Toc};
+pub use host::{host_refs, HostRefs, WrapperRef};
 pub use marker::{
     hipk_wrapper, Marker, GFXARCH, HIPF_MAGIC, HIPK_MAGIC, MARKER_SECTION, WRAPPER_SIZE,
 };
+pub use set::{check_binary, Problem};

@@ -42,6 +42,16 @@ pub struct Args {
     /// are looked up under (default /).
     #[arg(long, value_name = "DIR", requires = "resolve", default_value = "/")]
     pub root: PathBuf,
+    /// Instead of the policy check: the wheel is a kpack host wheel; check
+    /// that every HIPK wrapper of its binaries resolves, installed with
+    /// these device wheels (repeatable), to an archive holding its key for
+    /// each GPU target, as rocm-kpack's loader resolves it.
+    #[arg(long = "device-wheel", value_name = "WHEEL", conflicts_with_all = ["json", "resolve"])]
+    pub device_wheels: Vec<PathBuf>,
+    /// With --device-wheel: the GPU targets (families allowed) that must
+    /// resolve (default: every target the device wheels' archives serve).
+    #[arg(long, value_name = "GFX", requires = "device_wheels")]
+    pub gfx: Option<String>,
 }
 
 /// Runs the check and returns the process exit code.
@@ -63,6 +73,13 @@ fn resolve(args: &Args, site: &std::path::Path, out: &mut dyn Write) -> anyhow::
 
 /// Run the check, print the report, and return the exit code.
 fn execute(args: Args, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+    if !args.device_wheels.is_empty() {
+        return super::check_kpack::run(&args.wheel, &args.device_wheels, args.gfx.as_deref(), out)
+            .unwrap_or_else(|e| {
+                let _ = writeln!(err, "rocm-wheel check: error: {e:#}");
+                EXIT_BAD_INPUT
+            });
+    }
     if let Some(site) = &args.resolve {
         return resolve(&args, site, out).unwrap_or_else(|e| {
             let _ = writeln!(err, "rocm-wheel check: error: {e:#}");

@@ -1,6 +1,7 @@
 pub mod build;
 pub mod bundle;
 pub mod check;
+mod check_kpack;
 pub mod inspect;
 pub mod kernels;
 pub mod kpack;

@@ -1,0 +1,142 @@
+//! The kpack references of a linked host binary: each `HIPK` wrapper in
+//! `.hipFatBinSegment`, its code object index, and the marker its relocated
+//! pointer leads to.
+
+use anyhow::{bail, Context, Result};
+use elf_read::{read_range, vaddr_to_offset, Elf, ReadAt};
+
+use crate::marker::{Marker, HIPF_MAGIC, HIPK_MAGIC, MAX_MARKER_SIZE, WRAPPER_SIZE};
+
+const SHT_RELA: u32 = 4;
+const R_X86_64_RELATIVE: u64 = 8;
+/// RELA entries scanned per read (24 bytes each).
+const RELA_CHUNK: u64 = 24 * 43_690;
+
+/// One `HIPK` wrapper of a binary.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WrapperRef {
+    /// Position in `.hipFatBinSegment`.
+    pub index: usize,
+    /// `reserved1`: the `#<index>` of the archive key.
+    pub co_index: u32,
+    pub marker: Marker,
+}
+
+impl WrapperRef {
+    /// The archive key the loader looks up.
+    pub fn key(&self) -> String {
+        format!("{}#{}", self.marker.kernel_name, self.co_index)
+    }
+}
+
+/// What the wrappers of a binary are.
+#[derive(Debug, Default)]
+pub struct HostRefs {
+    /// `HIPK` wrappers, in order.
+    pub kpack: Vec<WrapperRef>,
+    /// `HIPF` wrappers (device code embedded in the binary).
+    pub fat: usize,
+}
+
+/// Reads the wrappers of an x86-64 ELF binary (`src`: the file, or an image
+/// holding at least its headers, `.hipFatBinSegment`, the RELA sections and
+/// `.rocm_kpack_ref`). A binary without `.hipFatBinSegment` has none.
+pub fn host_refs<S: ReadAt + ?Sized>(src: &S) -> Result<HostRefs> {
+    let elf = Elf::open(src)?;
+    let shdrs = elf.section_headers()?;
+    let Some(seg) = elf.section(&shdrs, ".hipFatBinSegment")? else {
+        return Ok(HostRefs::default());
+    };
+    let bytes = read_range(src, seg.sh_offset, seg.sh_size, ".hipFatBinSegment")?;
+    if bytes.len() % WRAPPER_SIZE != 0 {
+        bail!(
+            ".hipFatBinSegment is {} bytes, not a whole number of {WRAPPER_SIZE}-byte wrappers",
+            bytes.len()
+        );
+    }
+    let mut refs = HostRefs::default();
+    let mut wanted = Vec::new();
+    for (i, w) in bytes.chunks(WRAPPER_SIZE).enumerate() {
+        let magic = u32::from_le_bytes(w[..4].try_into().unwrap());
+        match magic {
+            HIPF_MAGIC => refs.fat += 1,
+            HIPK_MAGIC => wanted.push((
+                i,
+                u32::from_le_bytes(w[16..20].try_into().unwrap()),
+                u64::from_le_bytes(w[8..16].try_into().unwrap()),
+            )),
+            other => bail!(
+                "wrapper {i} in .hipFatBinSegment has magic {other:#x}, neither HIPF nor HIPK"
+            ),
+        }
+    }
+    if wanted.is_empty() {
+        return Ok(refs);
+    }
+    // The pointer is relocated (R_X86_64_RELATIVE); RELR or a non-PIE
+    // binary keeps it in place.
+    let addends = relative_addends(
+        &elf,
+        src,
+        &shdrs,
+        &wanted
+            .iter()
+            .map(|&(i, _, _)| seg.sh_addr + (i * WRAPPER_SIZE) as u64 + 8)
+            .collect::<Vec<_>>(),
+    )?;
+    let phdrs = elf.program_headers()?;
+    for (i, co_index, in_place) in wanted {
+        let at = seg.sh_addr + (i * WRAPPER_SIZE) as u64 + 8;
+        let ptr = addends
+            .iter()
+            .find(|(o, _)| *o == at)
+            .map_or(in_place, |(_, a)| *a);
+        if ptr == 0 {
+            bail!("HIPK wrapper {i}: its marker pointer is neither relocated nor set");
+        }
+        let off = vaddr_to_offset(&phdrs, ptr, 1).with_context(|| {
+            format!(
+                "HIPK wrapper {i}: marker address {ptr:#x} is in no loaded segment's file bytes"
+            )
+        })?;
+        let len = (src.size() - off).min(MAX_MARKER_SIZE as u64);
+        let window = read_range(src, off, len, "kpack marker")?;
+        let (marker, _) = Marker::parse(&window).with_context(|| format!("HIPK wrapper {i}"))?;
+        refs.kpack.push(WrapperRef {
+            index: i,
+            co_index,
+            marker,
+        });
+    }
+    Ok(refs)
+}
+
+/// (r_offset, addend) of the R_X86_64_RELATIVE entries at the `wanted`
+/// addresses, reading the RELA sections in bounded chunks.
+fn relative_addends<S: ReadAt + ?Sized>(
+    _elf: &Elf<'_, S>,
+    src: &S,
+    shdrs: &[elf_read::SectionHeader],
+    wanted: &[u64],
+) -> Result<Vec<(u64, u64)>> {
+    let mut found = Vec::new();
+    for s in shdrs.iter().filter(|s| s.sh_type == SHT_RELA) {
+        let mut pos = 0;
+        while pos < s.sh_size {
+            let len = (s.sh_size - pos).min(RELA_CHUNK) / 24 * 24;
+            if len == 0 {
+                break;
+            }
+            let chunk = read_range(src, s.sh_offset + pos, len, "RELA relocations")?;
+            for e in chunk.chunks(24) {
+                let r_offset = u64::from_le_bytes(e[..8].try_into().unwrap());
+                let r_info = u64::from_le_bytes(e[8..16].try_into().unwrap());
+                if r_info & 0xffff_ffff == R_X86_64_RELATIVE && wanted.contains(&r_offset) {
+                    found.push((r_offset, u64::from_le_bytes(e[16..24].try_into().unwrap())));
+                }
+            }
+            pos += len;
+        }
+    }
+    Ok(found)
+}
