@@ -37,3 +37,25 @@ wheel_tools_test = rule(
     test = True,
     doc = "twine check --strict, check-wheel-contents and wheel unpack on every wheel.",
 )
+
+def _venv_python_test_impl(ctx):
+    script = ctx.actions.declare_file(ctx.label.name + ".sh")
+    ctx.actions.write(script, "\n".join([
+        "#!/usr/bin/env bash",
+        "set -euo pipefail",
+        "py={}/bin/python".format(shell_quote(ctx.attr.venv)),
+        '[[ -x "$py" ]] || { echo "no $py: run make setup first" >&2; exit 1; }',
+        'exec "$py" {} {}'.format(shell_quote(ctx.file.script.short_path), " ".join([shell_quote(f.short_path) for f in ctx.files.data])),
+    ]) + "\n", is_executable = True)
+    return [DefaultInfo(executable = script, runfiles = ctx.runfiles(files = [ctx.file.script] + ctx.files.data))]
+
+venv_python_test = rule(
+    implementation = _venv_python_test_impl,
+    attrs = {
+        "data": attr.label_list(allow_files = True, doc = "Files passed to the script, in order."),
+        "script": attr.label(allow_single_file = [".py"], mandatory = True),
+        "venv": attr.string(mandatory = True),
+    },
+    test = True,
+    doc = "`script` run by the test-tools venv's Python (packages from tools/requirements-dev.txt), with `data` as arguments.",
+)

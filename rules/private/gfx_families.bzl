@@ -62,6 +62,27 @@ LEGACY_FAMILIES = {
     "gfx90c-igpu": ["gfx90c"],
 }
 
+# rocm-bootstrap's packaging hierarchy (PyPI rocm-bootstrap 0.3.0,
+# rocm_bootstrap/targets.py), whose keys name its device packages: target ->
+# sub-family -> family (gfx1201 -> gfx12_0 -> gfx12). The family and
+# sub-family bundles, members in its order; a target bundle is the target.
+# //tests/gfx:bootstrap_test compares this with the installed package.
+BOOTSTRAP_BUNDLES = {
+    "gfx9": struct(level = "family", members = ["gfx900", "gfx902", "gfx904", "gfx906", "gfx908", "gfx909", "gfx90a", "gfx90c", "gfx942", "gfx950"]),
+    "gfx10": struct(level = "family", members = ["gfx1010", "gfx1011", "gfx1012", "gfx1013", "gfx1030", "gfx1031", "gfx1032", "gfx1033", "gfx1034", "gfx1035", "gfx1036"]),
+    "gfx11": struct(level = "family", members = ["gfx1100", "gfx1101", "gfx1102", "gfx1103", "gfx1150", "gfx1151", "gfx1152", "gfx1153"]),
+    "gfx12": struct(level = "family", members = ["gfx1200", "gfx1201", "gfx1250", "gfx1250-strict", "gfx1251"]),
+    "gfx9_0": struct(level = "sub_family", members = ["gfx900", "gfx902", "gfx904", "gfx906", "gfx908", "gfx909", "gfx90a", "gfx90c"]),
+    "gfx9_4": struct(level = "sub_family", members = ["gfx942"]),
+    "gfx9_5": struct(level = "sub_family", members = ["gfx950"]),
+    "gfx10_1": struct(level = "sub_family", members = ["gfx1010", "gfx1011", "gfx1012", "gfx1013"]),
+    "gfx10_3": struct(level = "sub_family", members = ["gfx1030", "gfx1031", "gfx1032", "gfx1033", "gfx1034", "gfx1035", "gfx1036"]),
+    "gfx110x": struct(level = "sub_family", members = ["gfx1100", "gfx1101", "gfx1102", "gfx1103"]),
+    "gfx115x": struct(level = "sub_family", members = ["gfx1150", "gfx1151", "gfx1152", "gfx1153"]),
+    "gfx12_0": struct(level = "sub_family", members = ["gfx1200", "gfx1201"]),
+    "gfx12_5": struct(level = "sub_family", members = ["gfx1250", "gfx1250-strict", "gfx1251"]),
+}
+
 # Generic targets (code-object version 6): one code object that runs on each
 # listed target. AMDGPUUsage's table; gfx908 and gfx90a have none.
 GENERIC_TARGETS = {
@@ -91,6 +112,9 @@ def _all_targets():
         for targets in group.values():
             for t in targets:
                 seen[t] = True
+    for bundle in BOOTSTRAP_BUNDLES.values():
+        for t in bundle.members:
+            seen[t] = True
     return sorted(seen.keys(), key = _gfx_sort_key)
 
 # Every gfx target any family names, in ISA order.
@@ -104,9 +128,11 @@ def therock_families(gfx):
     return [f.strip() for f in gfx.split(",") if f.strip() in FAMILIES]
 
 def all_family_names():
-    """Every accepted name (families, legacy aliases, single targets) -> its targets."""
+    """Every accepted name (families, legacy aliases, rocm-bootstrap bundles, single targets) -> its targets."""
     names = dict(FAMILIES)
     names.update(LEGACY_FAMILIES)
+    for key, bundle in BOOTSTRAP_BUNDLES.items():
+        names[key] = bundle.members
     for t in GFX_TARGETS:
         names[t] = [t]
     return names
@@ -163,7 +189,8 @@ def expand_gfx(value, flag = "--//:gfx"):
             hint = did_you_mean(p, names.keys())
             return struct(targets = [], error = (
                 "{flag}={value}: unknown amdgpu family or gfx target '{name}'.{hint}\n" +
-                "Valid families: {families}\nLegacy aliases: {legacy}\nSingle targets: {targets}"
+                "Valid families: {families}\nLegacy aliases: {legacy}\n" +
+                "rocm-bootstrap bundles: {bundles}\nSingle targets: {targets}"
             ).format(
                 flag = flag,
                 value = value,
@@ -171,6 +198,7 @@ def expand_gfx(value, flag = "--//:gfx"):
                 hint = " Did you mean '{}'?".format(hint) if hint else "",
                 families = ", ".join(sorted(FAMILIES.keys())),
                 legacy = ", ".join(sorted(LEGACY_FAMILIES.keys())),
+                bundles = ", ".join(BOOTSTRAP_BUNDLES.keys()),
                 targets = ", ".join(GFX_TARGETS),
             ))
         for t in names[p]:
@@ -207,6 +235,7 @@ def families_json():
     it equal to this.
     """
     return json.encode_indent({
+        "bundles": {k: {"level": b.level, "members": b.members} for k, b in BOOTSTRAP_BUNDLES.items()},
         "families": FAMILIES,
         "generic_targets": GENERIC_TARGETS,
         "legacy_families": LEGACY_FAMILIES,

@@ -19,6 +19,11 @@ _CASES = [
     ("gfx1031,gfx90c-igpu", ["gfx90c", "gfx1031"], []),
     ("gfx12-generic,gfx9-4-generic,gfx1201", ["gfx1201", "gfx9-4-generic", "gfx12-generic"], []),
     ("gfx90a,gfx1100", ["gfx90a", "gfx1100"], []),
+    # rocm-bootstrap's bundle keys: sub-family, family (before the target shape).
+    ("gfx12_0", ["gfx1200", "gfx1201"], []),
+    ("gfx115x,gfx9_4", ["gfx942", "gfx1150", "gfx1151", "gfx1152", "gfx1153"], []),
+    ("gfx12", ["gfx1200", "gfx1201", "gfx1250", "gfx1251", "gfx1250-strict"], []),
+    ("gfx12_9", None, ["Did you mean 'gfx12_0'?", "rocm-bootstrap bundles: gfx9, gfx10"]),
     ("gfx120x-al", None, ["unknown amdgpu family or gfx target 'gfx120x-al'", "Did you mean 'gfx120X-all'?", "Valid families: dcgpu-all"]),
     ("GFX942", None, ["Did you mean 'gfx942'?"]),
     ("gfx94X-dcgpu,bogus-family-name", None, ["'bogus-family-name'", "Legacy aliases: gfx900-dgpu"]),
@@ -67,8 +72,11 @@ def _check(errors):
             errors.append("target {} expands to {}".format(t, r.targets))
     if GFX_TARGETS.index("gfx90a") > GFX_TARGETS.index("gfx1010"):
         errors.append("gfx targets are not in ISA order: {}".format(GFX_TARGETS))
-    if len(GFX_TARGETS) != 34:
-        errors.append("{} gfx targets, want 34: {}".format(len(GFX_TARGETS), GFX_TARGETS))
+
+    # 28 named by TheRock's families, 6 generic, and rocm-bootstrap's gfx902,
+    # gfx904, gfx909, gfx1013, gfx1251 and gfx1250-strict.
+    if len(GFX_TARGETS) != 40:
+        errors.append("{} gfx targets, want 40: {}".format(len(GFX_TARGETS), GFX_TARGETS))
 
     # --//:gfx_generic: a generic target per covered target, the rest as is.
     for targets, want in _GENERIC_CASES:

@@ -13,7 +13,14 @@ use anyhow::{anyhow, bail, Result};
 const TABLE_JSON: &str = include_str!("gfx_families.json");
 
 #[derive(serde::Deserialize)]
+struct Bundle {
+    members: Vec<String>,
+}
+
+#[derive(serde::Deserialize)]
 struct Table {
+    /// rocm-bootstrap's family and sub-family bundles (`gfx12`, `gfx12_0`).
+    bundles: BTreeMap<String, Bundle>,
     families: BTreeMap<String, Vec<String>>,
     /// Generic target -> the targets its code object runs on.
     generic_targets: BTreeMap<String, Vec<String>>,
@@ -108,6 +115,9 @@ pub fn known_targets() -> Vec<&'static str> {
     for members in t.families.values().chain(t.legacy_families.values()) {
         all.extend(members.iter().map(String::as_str));
     }
+    for b in t.bundles.values() {
+        all.extend(b.members.iter().map(String::as_str));
+    }
     let mut all: Vec<&str> = all.into_iter().collect();
     all.sort_by_key(|t| gfx_sort_key(t));
     all
@@ -126,6 +136,10 @@ fn is_target_name(s: &str) -> bool {
 fn lookup(t: &Table, name: &str) -> Option<(Vec<String>, bool)> {
     if let Some(ts) = t.families.get(name).or_else(|| t.legacy_families.get(name)) {
         return Some((ts.clone(), true));
+    }
+    // Before the target shape: `gfx12` is a bundle, not a target.
+    if let Some(b) = t.bundles.get(name) {
+        return Some((b.members.clone(), true));
     }
     is_target_name(name).then(|| (vec![name.to_string()], false))
 }
@@ -194,6 +208,7 @@ fn unknown_name(t: &Table, value: &str, p: &str) -> anyhow::Error {
         .families
         .keys()
         .chain(t.legacy_families.keys())
+        .chain(t.bundles.keys())
         .map(String::as_str)
         .chain(known_targets());
     let hint = did_you_mean(p, names)
@@ -204,10 +219,11 @@ fn unknown_name(t: &Table, value: &str, p: &str) -> anyhow::Error {
     let join = |m: &BTreeMap<String, Vec<String>>| m.keys().cloned().collect::<Vec<_>>().join(", ");
     anyhow!(
         "--gfx {value}: unknown amdgpu family or gfx target '{p}'.{hint}\n\
-         Families: {}\nLegacy aliases: {}\nSingle targets: {}\n\
+         Families: {}\nLegacy aliases: {}\nrocm-bootstrap bundles: {}\nSingle targets: {}\n\
          Generic targets (one code object for several GPUs): {}",
         join(&t.families),
         join(&t.legacy_families),
+        t.bundles.keys().cloned().collect::<Vec<_>>().join(", "),
         specific.join(", "),
         generic.join(", ")
     )
@@ -236,6 +252,15 @@ mod tests {
         assert!(has_code_for(&present, "gfx942"));
         assert!(!has_code_for(&present, "gfx950"));
         assert!(!has_code_for(&present, "gfx1100"));
+    }
+
+    #[test]
+    fn rocm_bootstrap_bundles_expand_before_the_target_shape() {
+        // gfx12 is rocm-bootstrap's family, not a target named gfx12.
+        let r = expand("gfx12_0,gfx12,gfx115x").unwrap();
+        assert_eq!(r[0].targets, ["gfx1200", "gfx1201"]);
+        assert!(r[1].family && r[1].targets.contains(&"gfx1251".to_string()));
+        assert_eq!(r[2].targets, ["gfx1150", "gfx1151", "gfx1152", "gfx1153"]);
     }
 
     #[test]
@@ -330,7 +355,8 @@ mod tests {
         let e = format!("{:#}", expand("gfx120x-ALL").unwrap_err());
         assert!(e.contains("Did you mean 'gfx120X-all'?"), "{e}");
         assert!(e.contains("Families: dcgpu-all"), "{e}");
-        assert!(e.contains("Single targets: gfx900, gfx906"), "{e}");
+        assert!(e.contains("Single targets: gfx900, gfx902"), "{e}");
+        assert!(e.contains("rocm-bootstrap bundles: gfx10, "), "{e}");
         assert!(
             e.contains("Generic targets (one code object for several GPUs): gfx9-generic, "),
             "{e}"
