@@ -3,8 +3,10 @@ loader through ctypes, its Python bundle parser), where pip installed them.
 
 argv: the reference runtime (librocm_kpack.so), site-packages holding the
 host wheel and the device wheel of TARGET, the package directory, the fat
-wheel of the same build, TARGET, and a target whose device wheel is not
-installed.
+wheel of the same build, TARGET, a target whose device wheel is not
+installed, and optionally a tree where the reference's own splitter
+(ArtifactSplitter: kpack_offload_binary on each fat binary, its archives)
+put the same package.
 
 For every binary of the package with HIPK wrappers, each wrapper's marker
 (read where the wrapper's relocated pointer leads) is handed to
@@ -42,6 +44,7 @@ kp.kpack_free_kernel.argtypes = [ctypes.c_void_p]
 kp.kpack_free_code_object.argtypes = [ctypes.c_void_p]
 kp.kpack_close.argtypes = [ctypes.c_void_p]
 ARCHIVE_NOT_FOUND = 13
+reference_tree = sys.argv[7] if len(sys.argv) > 7 else None
 
 
 def sections(data):
@@ -138,12 +141,17 @@ for root, _dirs, files in os.walk(pkg_dir):
             err, code = load(marker, path, co_index, target)
             assert err == 0, "%s wrapper %d: kpack_load_code_object(%s) returned %d" % (member, i, target, err)
             assert code == fat[i], "%s wrapper %d: the loader's %s code object differs from the fat build's" % (member, i, target)
+            if reference_tree:
+                theirs = wrappers(os.path.join(reference_tree, member))
+                assert len(theirs) == len(found), "%s: the reference transform made %d wrappers, the build %d" % (member, len(theirs), len(found))
+                err, ref_code = load(theirs[i][1], os.path.join(reference_tree, member), theirs[i][0], target)
+                assert err == 0 and ref_code == code, "%s wrapper %d: the loader answers differently for the reference transform's binary (error %d)" % (member, i, err)
             err, _ = load(marker, path, co_index, absent)
             assert err == ARCHIVE_NOT_FOUND, "%s wrapper %d: without %s's device wheel the loader returned %d, want %d" % (
                 member, i, absent, err, ARCHIVE_NOT_FOUND)
             checked += 1
-        print("ok: %s: %d wrappers resolve to %s code objects byte-equal to the fat build's; %s: archive not found" % (
-            member, len(found), target, absent))
+        print("ok: %s: %d wrappers resolve to %s code objects byte-equal to the fat build's%s; %s: archive not found" % (
+            member, len(found), target, " and to the reference transform's" if reference_tree else "", absent))
 assert checked, "no binary with HIPK wrappers under %s" % pkg_dir
 
 archives = 0

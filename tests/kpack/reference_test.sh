@@ -11,6 +11,10 @@
 #     the one the fat build (FAT_DIST, `make wheels`) embeds, and must fail
 #     for gfx1200, whose device wheel is not installed; kpack_open and
 #     kpack_get_kernel read every archive;
+#   - for jax_rocm7_plugin, the reference's own after-the-fact splitter
+#     (ArtifactSplitter, run in the build root for clang-offload-bundler) is
+#     applied to the fat wheel's package: the loader gives the same code
+#     object for its transformed binaries as for the build's;
 #   - `rocm-wheel check` (the tool's own wheel from KPACK_DIST, pip-installed)
 #     agrees: the host wheel with the gfx1201 device wheel resolves for
 #     gfx1201 and is refused for gfx120X-all, naming gfx1200.
@@ -24,7 +28,9 @@ for tool in cmake g++; do
 done
 src=${ROCM_KPACK_SRC:-../shared/third_party/rocm-kpack-e348328}
 [[ -f $src/runtime/CMakeLists.txt ]] || fail "rocm-kpack's sources are not in $src (set ROCM_KPACK_SRC)"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/kpack_reference.XXXXXX")
+# Under ~/.cache: the build root sees it too (the reference splitter runs there).
+mkdir -p "$HOME/.cache/rules_rocm"
+tmp=$(mktemp -d "$HOME/.cache/rules_rocm/kpack_reference.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
 # Debian 12's msgpack-cxx and zstd name their CMake targets differently from
@@ -42,6 +48,21 @@ tool=("$kpack"/rocm_wheel-*.whl)
 python3 -m venv "$tmp/tool"
 "$tmp/tool/bin/pip" install -q --disable-pip-version-check --no-index "${tool[0]}" || fail "pip install ${tool[0]##*/}"
 rw=$tmp/tool/bin/rocm-wheel
+
+# The reference's after-the-fact split of the fat jax_rocm7_plugin package
+# (TheRock's artifact layout: a manifest naming the prefix directory).
+split_fat() {
+  local wheel=$1 package=$2 out=$3
+  mkdir -p "$out/in"
+  unzip -q "$wheel" "$package/*" -d "$out/in"
+  echo "$package" >"$out/in/artifact_manifest.txt"
+  scripts/buildroot env PYTHONPATH=/opt/rules_rocm_shared/third_party/rocm-kpack-e348328/python \
+    .venv/bin/python tests/kpack/split_reference.py "$out/in" "$out/split" >"$out/split.log" 2>&1 ||
+    fail "the reference splitter failed on ${wheel##*/}: $(tail -5 "$out/split.log")"
+  # The generic (host) tree plus the archives, as pip would install both.
+  cp -r "$out/split/ref_generic" "$out/tree"
+  for d in "$out"/split/ref_gfx*/; do cp -r "$d/$package/.kpack" "$out/tree/$package/"; done
+}
 
 py=$(ls -d "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.12.*/bin/python3.12 2>/dev/null | sort -V | tail -1)
 [[ -n $py ]] || fail "pyenv has no Python 3.12"
@@ -63,7 +84,12 @@ for pair in jax_rocm7_plugin:jax_rocm7_plugin example_rocm_plugin:example_rocm_p
     fail "pip install ${host[0]##*/} ${device[0]##*/}"
   site=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_path("platlib"))')
   echo "kpack reference: $dist (${host[0]##*/} + ${device[0]##*/})"
-  PYTHONPATH=$src/python .venv/bin/python tests/kpack/check_reference.py "$runtime" "$site" "$package" "${fatw[0]}" gfx1201 gfx1200 ||
+  reference=()
+  if [[ $dist == jax_rocm7_plugin ]]; then
+    split_fat "${fatw[0]}" "$package" "$tmp/split-$dist"
+    reference=("$tmp/split-$dist/tree")
+  fi
+  PYTHONPATH=$src/python .venv/bin/python tests/kpack/check_reference.py "$runtime" "$site" "$package" "${fatw[0]}" gfx1201 gfx1200 "${reference[@]}" ||
     fail "$dist: the reference loader disagrees with the build"
   "$rw" check "${host[0]}" --device-wheel "${device[0]}" || fail "rocm-wheel check refuses ${host[0]##*/} with ${device[0]##*/}"
   expect_failure "$tmp/check.log" "$rw" check "${host[0]}" --device-wheel "${device[0]}" --gfx gfx120X-all
