@@ -98,8 +98,8 @@ bz build "${therock[@]}" --@rules_rocm//:gfx=gfx1100 @rules_rocm//examples/pjrt:
   { tail -40 "$ws/build.err" >&2; fail "the pjrt example on therock_6_4"; }
 bin=$(bz info bazel-bin 2>/dev/null)
 ext_bin="$bin/external/rules_rocm~/examples/pjrt"
-whl=$(ls "$ext_bin"/jax_rocm6_pjrt-*.whl 2>/dev/null | head -1)
-[[ -n $whl ]] || fail "no jax_rocm6_pjrt wheel in $ext_bin: $(ls "$ext_bin")"
+whl=$(ls "$ext_bin"/example_rocm6_pjrt-*.whl 2>/dev/null | head -1)
+[[ -n $whl ]] || fail "no example_rocm6_pjrt wheel in $ext_bin: $(ls "$ext_bin")"
 "$RW" inspect "$whl" >"$ws/inspect.txt" || fail "rocm-wheel inspect $whl"
 expect_in "$ws/inspect.txt" gfx1100
 kernels=$ext_bin/libxla_rocm7_kernels.so
