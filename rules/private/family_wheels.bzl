@@ -17,7 +17,7 @@ name is not met by a per-family wheel.
 
 load(":actions/rocm_wheel.bzl", "rocm_wheel_thin")
 load(":gfx_families.bzl", "expand_gfx")
-load(":providers.bzl", "FamilyWheelsInfo", "WheelInfo")
+load(":providers.bzl", "FamilyWheelsInfo", "KpackWheelInfo", "WheelInfo")
 load(":toolchain.bzl", "ROCM_WHEEL_TOOLCHAIN_TYPE")
 load(":transitions.bzl", "ALLOWLIST_ATTRS", "all_families_transition")
 load(":wheel_names.bzl", "wheel_file_name")
@@ -45,6 +45,9 @@ def _family_wheels_impl(ctx):
     fat = ctx.attr.wheel[0]
     if WheelInfo not in fat:
         fail("{}: wheel {} is not a rocm_wheel".format(ctx.label, fat.label))
+    if KpackWheelInfo in fat:
+        fail(("{}: {} is a kpack build (--//:hip_device_code=kpack): its binaries carry no device code to thin; " +
+              "its device wheels already come one per GPU target").format(ctx.label, fat.label))
     info = fat[WheelInfo]
     by_family = {family: _thin(ctx, info, family) for family in ctx.attr.families}
     return [

@@ -65,6 +65,7 @@ kpack_library_test = analysistest.make(
 
 kpack_zlib_test = failure_test({HIP_DEVICE_CODE_FLAG: "kpack", HIP_COMPRESSION_FLAG: "zlib"})
 kpack_bogus_test = failure_test({HIP_DEVICE_CODE_FLAG: "thin"})
+kpack_family_wheels_test = failure_test({HIP_DEVICE_CODE_FLAG: "kpack"})
 
 def kpack_analysis_tests(name):
     """The kpack analysis tests, and a test_suite `name` of them all."""
@@ -90,4 +91,10 @@ def kpack_analysis_tests(name):
         target_under_test = "//:hip_device_code",
         messages = ["hip_device_code=thin: must be one of fat, kpack"],
     )
-    native.test_suite(name = name, tests = [name + "_library", name + "_zlib", name + "_bogus"])
+    kpack_family_wheels_test(
+        name = name + "_family_wheels",
+        size = "small",
+        target_under_test = "//examples/pjrt:family_wheels",
+        messages = ["is a kpack build", "its device wheels already come one per GPU target"],
+    )
+    native.test_suite(name = name, tests = [name + "_library", name + "_zlib", name + "_bogus", name + "_family_wheels"])
