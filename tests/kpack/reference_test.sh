@@ -17,7 +17,9 @@
 #     object for its transformed binaries as for the build's;
 #   - `rocm-wheel check` (the tool's own wheel from KPACK_DIST, pip-installed)
 #     agrees: the host wheel with the gfx1201 device wheel resolves for
-#     gfx1201 and is refused for gfx120X-all, naming gfx1200.
+#     gfx1201 and is refused for gfx120X-all, naming gfx1200; its `inspect`
+#     lists each binary's markers and the device wheel's archive, whose keys
+#     are the markers' kernel names (#0), for gfx1201 only.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 fat=$(cd "${1:?usage: reference_test.sh FAT_DIST KPACK_DIST}" && pwd)
@@ -94,6 +96,20 @@ for pair in jax_rocm7_plugin:jax_rocm7_plugin example_rocm_plugin:example_rocm_p
   "$rw" check "${host[0]}" --device-wheel "${device[0]}" || fail "rocm-wheel check refuses ${host[0]##*/} with ${device[0]##*/}"
   expect_failure "$tmp/check.log" "$rw" check "${host[0]}" --device-wheel "${device[0]}" --gfx gfx120X-all
   expect_in "$tmp/check.log" "has no gfx1200 code"
+  "$rw" inspect --json "${host[0]}" >"$tmp/host.json" && "$rw" inspect --json "${device[0]}" >"$tmp/device.json" ||
+    fail "rocm-wheel inspect ${host[0]##*/} ${device[0]##*/}"
+  python3 - "$tmp/host.json" "$tmp/device.json" <<'PY' || fail "$dist: rocm-wheel inspect's markers and archive disagree"
+import json, sys
+host, device = (json.load(open(p)) for p in sys.argv[1:3])
+names = {m["kernel_name"] + "#0" for e in host["elf_files"] for m in e["kpack_markers"]}
+assert names, "no kpack markers listed in the host wheel"
+assert not any(e["bundles"] for e in host["elf_files"]), "the host wheel still has offload bundles"
+(archive,) = device["kpack_archives"]
+assert archive["targets"] == ["gfx1201"], archive["targets"]
+keys = {k["key"] for k in archive["kernels"]}
+assert names == keys, "markers %s, archive keys %s" % (sorted(names), sorted(keys))
+print("ok: inspect: %d markers, the archive's %d keys" % (len(names), len(keys)))
+PY
   checked=$((checked + 1))
 done
 echo "PASS: rocm-kpack's loader resolves the kpack wheels of $checked distributions to the fat build's code objects"

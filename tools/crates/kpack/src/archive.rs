@@ -103,63 +103,7 @@ impl Archive {
         let mut file =
             File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
         let len = file.metadata()?.len();
-        let what = path.display();
-        let mut head = [0u8; 16];
-        if len < 16 {
-            bail!("{what}: {len} bytes, too short for a kpack archive (16-byte header)");
-        }
-        file.read_exact(&mut head)?;
-        ensure!(
-            &head[..4] == MAGIC,
-            "{what}: not a kpack archive (magic {:?}, want KPAK)",
-            &head[..4]
-        );
-        let version = u32::from_le_bytes(head[4..8].try_into().unwrap());
-        ensure!(
-            version == VERSION,
-            "{what}: kpack format version {version}; this tool reads version {VERSION}"
-        );
-        let toc_offset = u64::from_le_bytes(head[8..16].try_into().unwrap());
-        ensure!(
-            toc_offset >= 16 && toc_offset < len,
-            "{what}: TOC offset {toc_offset} outside the file ({len} bytes)"
-        );
-        let toc_len = len - toc_offset;
-        ensure!(
-            toc_len <= MAX_TOC_SIZE,
-            "{what}: TOC of {toc_len} bytes exceeds {MAX_TOC_SIZE}"
-        );
-        let mut raw = vec![0u8; toc_len as usize];
-        file.seek(SeekFrom::Start(toc_offset))?;
-        file.read_exact(&mut raw)?;
-        let (doc, _) = msgpack::decode(&raw).with_context(|| format!("{what}: reading the TOC"))?;
-        let (toc, storage) = parse_toc(&doc).with_context(|| format!("{what}: TOC"))?;
-        let slots = match storage {
-            Storage::Blobs(b) => b,
-            Storage::Zstd { offset, size } => zstd_slots(&mut file, offset, size, toc_offset)
-                .with_context(|| format!("{what}: zstd blob"))?,
-        };
-        for (key, arches) in &toc.binaries {
-            for (arch, r) in arches {
-                ensure!(
-                    (r.ordinal as usize) < slots.len(),
-                    "{what}: {key} for {arch} has ordinal {} but the blob holds {} kernels",
-                    r.ordinal,
-                    slots.len()
-                );
-                ensure!(
-                    toc.gfx_arches.contains(arch),
-                    "{what}: {key} has code for {arch}, which gfx_arches {:?} does not list (the loader would never find it)",
-                    toc.gfx_arches
-                );
-            }
-        }
-        for &(off, size) in &slots {
-            ensure!(
-                off.checked_add(size).is_some_and(|end| end <= toc_offset),
-                "{what}: a kernel at {off} of {size} bytes overlaps the TOC at {toc_offset}"
-            );
-        }
+        let (toc, slots) = load(&mut file, len, &path.display().to_string())?;
         Ok(Archive {
             path: path.to_path_buf(),
             file,
@@ -210,6 +154,75 @@ impl Archive {
             }
         }
     }
+}
+
+/// Reads and validates the header and TOC of an archive of `len` bytes
+/// (see [`Archive::open`]); `what` names it in messages.
+fn load<R: Read + Seek>(file: &mut R, len: u64, what: &str) -> Result<(Toc, Vec<(u64, u64)>)> {
+    let mut head = [0u8; 16];
+    file.seek(SeekFrom::Start(0))?;
+    if len < 16 {
+        bail!("{what}: {len} bytes, too short for a kpack archive (16-byte header)");
+    }
+    file.read_exact(&mut head)?;
+    ensure!(
+        &head[..4] == MAGIC,
+        "{what}: not a kpack archive (magic {:?}, want KPAK)",
+        &head[..4]
+    );
+    let version = u32::from_le_bytes(head[4..8].try_into().unwrap());
+    ensure!(
+        version == VERSION,
+        "{what}: kpack format version {version}; this tool reads version {VERSION}"
+    );
+    let toc_offset = u64::from_le_bytes(head[8..16].try_into().unwrap());
+    ensure!(
+        toc_offset >= 16 && toc_offset < len,
+        "{what}: TOC offset {toc_offset} outside the file ({len} bytes)"
+    );
+    let toc_len = len - toc_offset;
+    ensure!(
+        toc_len <= MAX_TOC_SIZE,
+        "{what}: TOC of {toc_len} bytes exceeds {MAX_TOC_SIZE}"
+    );
+    let mut raw = vec![0u8; toc_len as usize];
+    file.seek(SeekFrom::Start(toc_offset))?;
+    file.read_exact(&mut raw)?;
+    let (doc, _) = msgpack::decode(&raw).with_context(|| format!("{what}: reading the TOC"))?;
+    let (toc, storage) = parse_toc(&doc).with_context(|| format!("{what}: TOC"))?;
+    let slots = match storage {
+        Storage::Blobs(b) => b,
+        Storage::Zstd { offset, size } => zstd_slots(file, offset, size, toc_offset)
+            .with_context(|| format!("{what}: zstd blob"))?,
+    };
+    for (key, arches) in &toc.binaries {
+        for (arch, r) in arches {
+            ensure!(
+                (r.ordinal as usize) < slots.len(),
+                "{what}: {key} for {arch} has ordinal {} but the blob holds {} kernels",
+                r.ordinal,
+                slots.len()
+            );
+            ensure!(
+                toc.gfx_arches.contains(arch),
+                "{what}: {key} has code for {arch}, which gfx_arches {:?} does not list (the loader would never find it)",
+                toc.gfx_arches
+            );
+        }
+    }
+    for &(off, size) in &slots {
+        ensure!(
+            off.checked_add(size).is_some_and(|end| end <= toc_offset),
+            "{what}: a kernel at {off} of {size} bytes overlaps the TOC at {toc_offset}"
+        );
+    }
+    Ok((toc, slots))
+}
+
+/// The validated TOC of an archive held in memory (a wheel member).
+pub fn toc_of(data: &[u8], what: &str) -> Result<Toc> {
+    let mut cursor = std::io::Cursor::new(data);
+    Ok(load(&mut cursor, data.len() as u64, what)?.0)
 }
 
 enum Storage {
@@ -306,7 +319,12 @@ fn parse_toc(doc: &Value) -> Result<(Toc, Storage)> {
 
 /// Walks the frame lengths of a zstd-per-kernel blob (reading 4 bytes per
 /// kernel, never the frames).
-fn zstd_slots(file: &mut File, offset: u64, size: u64, toc_offset: u64) -> Result<Vec<(u64, u64)>> {
+fn zstd_slots<R: Read + Seek>(
+    file: &mut R,
+    offset: u64,
+    size: u64,
+    toc_offset: u64,
+) -> Result<Vec<(u64, u64)>> {
     let end = offset
         .checked_add(size)
         .context("blob offset + size overflows")?;

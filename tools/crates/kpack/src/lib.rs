@@ -16,9 +16,10 @@ pub mod marker;
 pub mod msgpack;
 pub mod set;
 
-pub use archive::{Archive, ArchiveWriter, Compression, KernelRef, Toc};
+pub use archive::{toc_of, Archive, ArchiveWriter, Compression, KernelRef, Toc};
 pub use host::{host_refs, HostRefs, WrapperRef};
 pub use marker::{
-    hipk_wrapper, Marker, GFXARCH, HIPF_MAGIC, HIPK_MAGIC, MARKER_SECTION, WRAPPER_SIZE,
+    hipk_wrapper, markers_in_section, Marker, GFXARCH, HIPF_MAGIC, HIPK_MAGIC, MARKER_SECTION,
+    WRAPPER_SIZE,
 };
 pub use set::{check_binary, Problem};

@@ -100,6 +100,20 @@ impl Marker {
     }
 }
 
+/// The markers of a `.rocm_kpack_ref` section, back to back in link order
+/// (one per translation unit built with kpack markers).
+pub fn markers_in_section(section: &[u8]) -> Result<Vec<Marker>> {
+    let mut out = Vec::new();
+    let mut pos = 0;
+    while pos < section.len() {
+        let (m, used) = Marker::parse(&section[pos..])
+            .with_context(|| format!("marker at byte {pos} of .rocm_kpack_ref"))?;
+        out.push(m);
+        pos += used;
+    }
+    Ok(out)
+}
+
 /// The `.hipFatBinSegment` contents of a kpack host object: one wrapper with
 /// magic `HIPK`, version 1, the marker pointer left to the relocation (0 in
 /// place) and `reserved1` = the code object index.

@@ -1,8 +1,10 @@
 //! Describe a wheel (`.whl`), shared object (`.so`) or object file (`.o`):
 //! wheel tags, name, version and files; per ELF file its `DT_NEEDED`,
 //! `DT_RUNPATH`/`DT_RPATH`, `DT_SONAME` and the GPU targets of every offload
-//! bundle in its `.hip_fatbin` section. AMDGPU code objects report their own
-//! target, and files made of offload bundles (`.hipfb`) their bundles.
+//! bundle in its `.hip_fatbin` section, or the kpack markers of its
+//! `.rocm_kpack_ref` section. AMDGPU code objects report their own target,
+//! files made of offload bundles (`.hipfb`) their bundles, and kpack
+//! archives (`.kpack`) their targets and kernels.
 //!
 //! Wheels are verified while reading: a zip without a `*.dist-info/WHEEL`
 //! is not a wheel, and every member must match its `RECORD` line (sha256 and
@@ -58,11 +60,21 @@
 //!                       // for an AMDGPU code object: its own target, 1
 //!       "covers": {"<generic target id>": ["gfx1200", ...], ...}  // the
 //!                       // generic targets of "targets" and what they run on
+//!       "kpack_markers": [                  // .rocm_kpack_ref, in section order
+//!         {"kernel_name": "<archive key without #index>",
+//!          "search_paths": ["../.kpack/@GFXARCH@.kpack", ...]}
+//!       ]
 //!     }
 //!   ],
 //!   "bundle_files": [                       // members / the file made of bundles
 //!     {"path": "...", "bundles": [as above], "targets": {as above},
 //!      "covers": {as above}}
+//!   ],
+//!   "kpack_archives": [                     // .kpack members / the file
+//!     {"path": "...", "group": "<group_name>", "targets": ["gfx1201", ...],
+//!      "compression": "none" | "zstd-per-kernel",
+//!      "kernels": [{"key": "<name>#<index>", "target": "gfx1201",
+//!                   "size": <uncompressed bytes>}]}   // TOC order
 //!   ]
 //! }
 //! ```
@@ -87,6 +99,30 @@ pub struct Report {
     pub wheel: Option<WheelInfo>,
     pub elf_files: Vec<ElfInfo>,
     pub bundle_files: Vec<BundleFileInfo>,
+    pub kpack_archives: Vec<KpackArchiveInfo>,
+}
+
+/// A kpack archive: its table of contents.
+#[derive(Debug, Clone, Serialize)]
+pub struct KpackArchiveInfo {
+    pub path: String,
+    pub group: String,
+    pub targets: Vec<String>,
+    pub compression: &'static str,
+    pub kernels: Vec<KpackKernelInfo>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct KpackKernelInfo {
+    pub key: String,
+    pub target: String,
+    pub size: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct KpackMarkerInfo {
+    pub kernel_name: String,
+    pub search_paths: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -122,6 +158,7 @@ pub struct ElfInfo {
     pub targets: BTreeMap<String, u32>,
     /// The generic targets of `targets` and the targets they run on.
     pub covers: BTreeMap<String, Vec<String>>,
+    pub kpack_markers: Vec<KpackMarkerInfo>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -158,6 +195,7 @@ pub struct BundleFileInfo {
 enum Content {
     Elf,
     Bundle,
+    Kpack,
     Other,
 }
 
@@ -172,6 +210,13 @@ fn classify(head: &[u8]) -> Content {
     }
     if head.starts_with(offload_bundle::MAGIC) {
         return Content::Bundle;
+    }
+    // `KPAK` then format version 1.
+    if head.len() >= 8
+        && head.starts_with(kpack::archive::MAGIC)
+        && head[4..8] == 1u32.to_le_bytes()
+    {
+        return Content::Kpack;
     }
     // `CCOB` alone is a weak signature: also require a known version and
     // method so data files that happen to start with it are left alone.
@@ -232,6 +277,29 @@ pub fn inspect_bundle_file(name: &str, data: &[u8]) -> Result<BundleFileInfo> {
     })
 }
 
+/// Describes a kpack archive held in memory: its table of contents.
+pub fn inspect_kpack(name: &str, data: &[u8]) -> Result<KpackArchiveInfo> {
+    let toc = kpack::toc_of(data, name)?;
+    let kernels = toc
+        .binaries
+        .iter()
+        .flat_map(|(key, arches)| {
+            arches.iter().map(move |(arch, r)| KpackKernelInfo {
+                key: key.clone(),
+                target: arch.clone(),
+                size: r.original_size,
+            })
+        })
+        .collect();
+    Ok(KpackArchiveInfo {
+        path: name.to_string(),
+        group: toc.group_name,
+        targets: toc.gfx_arches,
+        compression: toc.compression.scheme(),
+        kernels,
+    })
+}
+
 /// Inspects a wheel, shared object, object file, code object or bundle file.
 pub fn inspect(path: &Path) -> Result<Report> {
     let shown = path.display().to_string();
@@ -241,32 +309,37 @@ pub fn inspect(path: &Path) -> Result<Report> {
         .take(CLASSIFY_LEN as u64)
         .read_to_end(&mut head)
         .with_context(|| format!("cannot read {shown}"))?;
-    let report = |kind, wheel, elf_files, bundle_files| Report {
+    let report = |kind, wheel, c: Contents| Report {
         schema_version: SCHEMA_VERSION,
         path: shown.clone(),
         kind,
         wheel,
-        elf_files,
-        bundle_files,
+        elf_files: c.elf_files,
+        bundle_files: c.bundle_files,
+        kpack_archives: c.kpack_archives,
     };
     if head.starts_with(b"PK\x03\x04") {
-        let (wheel, elf_files, bundle_files) =
-            inspect_wheel(f, path).with_context(|| shown.clone())?;
-        return Ok(report("wheel", Some(wheel), elf_files, bundle_files));
+        let (wheel, contents) = inspect_wheel(f, path).with_context(|| shown.clone())?;
+        return Ok(report("wheel", Some(wheel), contents));
     }
     match classify(&head) {
         Content::Elf => {
             let data = std::fs::read(path).with_context(|| format!("cannot read {shown}"))?;
             let info = inspect_elf(&shown, &data).with_context(|| shown.clone())?;
-            Ok(report("elf", None, vec![info], Vec::new()))
+            Ok(report("elf", None, Contents { elf_files: vec![info], ..Default::default() }))
         }
         Content::Bundle => {
             let data = std::fs::read(path).with_context(|| format!("cannot read {shown}"))?;
             let info = inspect_bundle_file(&shown, &data).with_context(|| shown.clone())?;
-            Ok(report("bundle", None, Vec::new(), vec![info]))
+            Ok(report("bundle", None, Contents { bundle_files: vec![info], ..Default::default() }))
+        }
+        Content::Kpack => {
+            let data = std::fs::read(path).with_context(|| format!("cannot read {shown}"))?;
+            let info = inspect_kpack(&shown, &data)?;
+            Ok(report("kpack", None, Contents { kpack_archives: vec![info], ..Default::default() }))
         }
         Content::Other => bail!(
-            "{shown}: not a wheel, ELF file (.so/.o/code object) or offload bundle; nothing to inspect"
+            "{shown}: not a wheel, ELF file (.so/.o/code object), offload bundle or kpack archive; nothing to inspect"
         ),
     }
 }
@@ -300,6 +373,16 @@ pub fn inspect_elf(name: &str, data: &[u8]) -> Result<ElfInfo> {
         targets.insert(t, 1);
     }
     let dynamic = elf_read::dynamic_facts(data)?;
+    let kpack_markers = match elf_read::Elf::open(data)?.section_range(kpack::MARKER_SECTION)? {
+        None => Vec::new(),
+        Some((off, size)) => kpack::markers_in_section(&data[off as usize..(off + size) as usize])?
+            .into_iter()
+            .map(|m| KpackMarkerInfo {
+                kernel_name: m.kernel_name,
+                search_paths: m.search_paths,
+            })
+            .collect(),
+    };
     Ok(ElfInfo {
         path: name.to_string(),
         elf_type,
@@ -311,6 +394,7 @@ pub fn inspect_elf(name: &str, data: &[u8]) -> Result<ElfInfo> {
         bundles,
         covers: covers_of(&targets),
         targets,
+        kpack_markers,
     })
 }
 
@@ -332,10 +416,7 @@ fn shown_target(t: &str) -> String {
 }
 
 /// Describes the wheel `file` (at `path`, opened by [`inspect`]).
-fn inspect_wheel(
-    file: std::fs::File,
-    path: &Path,
-) -> Result<(WheelInfo, Vec<ElfInfo>, Vec<BundleFileInfo>)> {
+fn inspect_wheel(file: std::fs::File, path: &Path) -> Result<(WheelInfo, Contents)> {
     let mut wheel = WheelReader::from_file(file, path).map_err(|e| match e {
         OpenError::Open(e) => anyhow::Error::new(e),
         OpenError::NotZip(e) => e.context("not a readable zip archive"),
@@ -354,8 +435,8 @@ fn inspect_wheel(
     let record = wheel_format::Record::parse(&record_name, &record_text)?;
     let mut contents = Contents::default();
     wheel.walk(record, |m| inspect_member(m, &mut contents))?;
-    info.files = contents.files;
-    Ok((info, contents.elf_files, contents.bundle_files))
+    info.files = std::mem::take(&mut contents.files);
+    Ok((info, contents))
 }
 
 /// The wheel's identity and `WHEEL` fields (no files yet), checked.
@@ -386,6 +467,7 @@ struct Contents {
     files: Vec<FileEntry>,
     elf_files: Vec<ElfInfo>,
     bundle_files: Vec<BundleFileInfo>,
+    kpack_archives: Vec<KpackArchiveInfo>,
 }
 
 /// Lists member `m`, verifies it against RECORD and inspects it if it is
@@ -400,21 +482,24 @@ fn inspect_member(m: &mut Member<'_>, out: &mut Contents) -> Result<()> {
     });
     let how = |head: &[u8]| match classify(head) {
         Content::Elf => How::Elf(ImageOptions {
-            want_sections: &[".hip_fatbin"],
+            want_sections: &[".hip_fatbin", kpack::MARKER_SECTION],
             ..Default::default()
         }),
-        Content::Bundle => How::Whole(KEEP_MAX),
+        Content::Bundle | Content::Kpack => How::Whole(KEEP_MAX),
         Content::Other => How::Hash,
     };
     match m.read(CLASSIFY_LEN, how, &|| format!("cannot read member {mname}"))? {
         Got::Elf(image) => out
             .elf_files
             .push(inspect_elf(&mname, &image).with_context(|| mname.clone())?),
+        Got::Whole(data) if data.starts_with(kpack::archive::MAGIC) => out
+            .kpack_archives
+            .push(inspect_kpack(&mname, &data).with_context(|| mname.clone())?),
         Got::Whole(data) => out
             .bundle_files
             .push(inspect_bundle_file(&mname, &data).with_context(|| mname.clone())?),
         Got::TooLarge => bail!(
-            "member {mname} is an offload bundle file of more than {} MiB; too large to inspect",
+            "member {mname} is an offload bundle file or kpack archive of more than {} MiB; too large to inspect",
             KEEP_MAX >> 20
         ),
         Got::Hashed => {}
@@ -471,8 +556,31 @@ impl Report {
                 for t in e.targets.keys() {
                     let _ = writeln!(s, "  code object for {}", shown_target(t));
                 }
+            } else if !e.kpack_markers.is_empty() {
+                let _ = writeln!(
+                    s,
+                    "  kpack markers: {} (device code in .kpack archives)",
+                    e.kpack_markers.len()
+                );
+                for m in &e.kpack_markers {
+                    let _ = writeln!(s, "    {} in {}", m.kernel_name, m.search_paths.join(", "));
+                }
             } else {
                 write_bundles(&mut s, &e.bundles, &e.targets);
+            }
+        }
+        for a in &self.kpack_archives {
+            let _ = writeln!(
+                s,
+                "{}: kpack archive, group {}, targets {}, {} kernels ({})",
+                a.path,
+                a.group,
+                a.targets.join(", "),
+                a.kernels.len(),
+                a.compression
+            );
+            for k in &a.kernels {
+                let _ = writeln!(s, "    {} {} ({} bytes)", k.key, k.target, k.size);
             }
         }
         for b in &self.bundle_files {

@@ -331,7 +331,7 @@ fn broken_wheels(dir: &Path) -> Vec<(String, &'static str, &'static str)> {
         (
             format!("not-zip/{WHEEL}"),
             "is not a zip archive",
-            "not a wheel, ELF file (.so/.o/code object) or offload bundle",
+            "not a wheel, ELF file (.so/.o/code object), offload bundle or kpack archive",
         ),
         (
             format!("not-wheel/{WHEEL}"),
