@@ -29,23 +29,15 @@ impl WrapperRef {
     }
 }
 
-/// What the wrappers of a binary are.
-#[derive(Debug, Default)]
-pub struct HostRefs {
-    /// `HIPK` wrappers, in order.
-    pub kpack: Vec<WrapperRef>,
-    /// `HIPF` wrappers (device code embedded in the binary).
-    pub fat: usize,
-}
-
-/// Reads the wrappers of an x86-64 ELF binary (`src`: the file, or an image
-/// holding at least its headers, `.hipFatBinSegment`, the RELA sections and
-/// `.rocm_kpack_ref`). A binary without `.hipFatBinSegment` has none.
-pub fn host_refs<S: ReadAt + ?Sized>(src: &S) -> Result<HostRefs> {
+/// Reads the `HIPK` wrappers of an x86-64 ELF binary, in order (`src`: the
+/// file, or an image holding at least its headers, `.hipFatBinSegment`, the
+/// RELA sections and `.rocm_kpack_ref`). `HIPF` wrappers (device code in the
+/// binary) are skipped; a binary without `.hipFatBinSegment` has none.
+pub fn host_refs<S: ReadAt + ?Sized>(src: &S) -> Result<Vec<WrapperRef>> {
     let elf = Elf::open(src)?;
     let shdrs = elf.section_headers()?;
     let Some(seg) = elf.section(&shdrs, ".hipFatBinSegment")? else {
-        return Ok(HostRefs::default());
+        return Ok(Vec::new());
     };
     let bytes = read_range(src, seg.sh_offset, seg.sh_size, ".hipFatBinSegment")?;
     if bytes.len() % WRAPPER_SIZE != 0 {
@@ -54,12 +46,12 @@ pub fn host_refs<S: ReadAt + ?Sized>(src: &S) -> Result<HostRefs> {
             bytes.len()
         );
     }
-    let mut refs = HostRefs::default();
+    let mut refs = Vec::new();
     let mut wanted = Vec::new();
     for (i, w) in bytes.chunks(WRAPPER_SIZE).enumerate() {
         let magic = u32::from_le_bytes(w[..4].try_into().unwrap());
         match magic {
-            HIPF_MAGIC => refs.fat += 1,
+            HIPF_MAGIC => {}
             HIPK_MAGIC => wanted.push((
                 i,
                 u32::from_le_bytes(w[16..20].try_into().unwrap()),
@@ -76,7 +68,6 @@ pub fn host_refs<S: ReadAt + ?Sized>(src: &S) -> Result<HostRefs> {
     // The pointer is relocated (R_X86_64_RELATIVE); RELR or a non-PIE
     // binary keeps it in place.
     let addends = relative_addends(
-        &elf,
         src,
         &shdrs,
         &wanted
@@ -102,7 +93,7 @@ pub fn host_refs<S: ReadAt + ?Sized>(src: &S) -> Result<HostRefs> {
         let len = (src.size() - off).min(MAX_MARKER_SIZE as u64);
         let window = read_range(src, off, len, "kpack marker")?;
         let (marker, _) = Marker::parse(&window).with_context(|| format!("HIPK wrapper {i}"))?;
-        refs.kpack.push(WrapperRef {
+        refs.push(WrapperRef {
             index: i,
             co_index,
             marker,
@@ -114,7 +105,6 @@ pub fn host_refs<S: ReadAt + ?Sized>(src: &S) -> Result<HostRefs> {
 /// (r_offset, addend) of the R_X86_64_RELATIVE entries at the `wanted`
 /// addresses, reading the RELA sections in bounded chunks.
 fn relative_addends<S: ReadAt + ?Sized>(
-    _elf: &Elf<'_, S>,
     src: &S,
     shdrs: &[elf_read::SectionHeader],
     wanted: &[u64],

@@ -17,7 +17,7 @@ pub mod msgpack;
 pub mod set;
 
 pub use archive::{toc_of, Archive, ArchiveWriter, Compression, KernelRef, Toc};
-pub use host::{host_refs, HostRefs, WrapperRef};
+pub use host::{host_refs, WrapperRef};
 pub use marker::{
     hipk_wrapper, markers_in_section, Marker, GFXARCH, HIPF_MAGIC, HIPK_MAGIC, MARKER_SECTION,
     WRAPPER_SIZE,

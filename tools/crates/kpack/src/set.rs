@@ -46,17 +46,7 @@ impl std::fmt::Display for Problem {
 /// `base/rel` with `.` and `..` resolved (paths relative to the install
 /// root); `None` when it leaves the root (outside site-packages).
 pub fn join(base: &str, rel: &str) -> Option<String> {
-    let mut parts: Vec<&str> = base.split('/').filter(|p| !p.is_empty()).collect();
-    for p in rel.split('/') {
-        match p {
-            "" | "." => {}
-            ".." => {
-                parts.pop()?;
-            }
-            p => parts.push(p),
-        }
-    }
-    Some(parts.join("/"))
+    wheel_format::normalize_components(&format!("{base}/{rel}"))
 }
 
 /// Checks every wrapper of `binary` (its path in the installed tree) for

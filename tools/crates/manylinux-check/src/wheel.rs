@@ -209,17 +209,7 @@ fn read_member(m: &mut wheel_read::Member<'_>, sparse_threshold: u64) -> Result<
 /// Lexically normalise an absolute path (`.`/`..`/empty components).
 /// Returns `None` if `..` climbs above `/`.
 pub fn normalize(path: &str) -> Option<String> {
-    let mut out: Vec<&str> = Vec::new();
-    for c in path.split('/') {
-        match c {
-            "" | "." => {}
-            ".." => {
-                out.pop()?;
-            }
-            c => out.push(c),
-        }
-    }
-    Some(format!("/{}", out.join("/")))
+    wheel_format::normalize_components(path).map(|p| format!("/{p}"))
 }
 
 /// Parent directory of an absolute path.

@@ -25,7 +25,9 @@ mod wheel_name;
 
 pub use dist_info::{dist_info_path, find_dist_info, DistInfoError};
 pub use hash::{record_hash, Digest, HashingReader, HashingWriter};
-pub use member_names::{member_name_problem, validate_member_name, MemberSet};
+pub use member_names::{
+    member_name_problem, normalize_components, validate_member_name, MemberSet,
+};
 pub use metadata::{read_text_member, rename_metadata, wheel_identity, Headers, MAX_TEXT_MEMBER};
 pub use names::{canonical_name, dist_info_stem, normalize_name, validate_name};
 pub use record::{

@@ -44,6 +44,23 @@ pub fn member_name_problem(name: &str) -> Option<&'static str> {
     None
 }
 
+/// `path`'s components with `.`, `..` and empty ones resolved lexically,
+/// joined by `/` without a leading one (`a/b/../c` and `/a/b/../c` both
+/// give `a/c`); `None` when `..` climbs above the start.
+pub fn normalize_components(path: &str) -> Option<String> {
+    let mut out: Vec<&str> = Vec::new();
+    for c in path.split('/') {
+        match c {
+            "" | "." => {}
+            ".." => {
+                out.pop()?;
+            }
+            c => out.push(c),
+        }
+    }
+    Some(out.join("/"))
+}
+
 /// Checks one member name; the error names it and says what is wrong.
 pub fn validate_member_name(name: &str) -> Result<()> {
     match member_name_problem(name) {

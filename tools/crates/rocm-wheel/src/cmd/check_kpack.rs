@@ -53,8 +53,8 @@ fn read_wheel(
                 continue;
             }
             let refs = host_refs(&src).with_context(|| format!("{}: {name}", wheel.display()))?;
-            if !refs.kpack.is_empty() {
-                binaries.push((name.clone(), refs.kpack));
+            if !refs.is_empty() {
+                binaries.push((name.clone(), refs));
             }
         }
     }
