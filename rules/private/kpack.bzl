@@ -15,7 +15,7 @@ marker, and keeps each source's per-target code objects apart
 load(":actions/rocm_wheel.bzl", "rocm_wheel_build", "rocm_wheel_kpack_archive")
 load(":gfx_families.bzl", "sort_gfx_targets")
 load(":providers.bzl", "HipInfo", "KpackKernelsInfo", "KpackWheelInfo", "SettingInfo")
-load(":wheel_names.bzl", "normalize_distribution", "wheel_file_name")
+load(":wheel_names.bzl", "is_shared_object", "normalize_distribution", "wheel_file_name")
 
 # Attributes through which a wheel's binaries reach hip_library targets.
 _PROPAGATE = ["srcs", "deps", "implementation_deps", "shared_srcs", "shared_libs", "python_independent_deps", "lib", "actual", "dynamic_deps"]
@@ -67,7 +67,7 @@ def kpack_wheel_info(ctx, distribution, platform_tag, entries, targets):
     kernels = depset(transitive = [t[KpackKernelsInfo].kernels for t in targets if KpackKernelsInfo in t])
     if not kernels.to_list():
         return None
-    binaries = [e.path for e in entries if (e.path.endswith(".so") or ".so." in e.path) and ".data/" not in e.path]
+    binaries = [e.path for e in entries if is_shared_object(e.path) and ".data/" not in e.path]
     kpack_dir = ctx.attr.kpack_dir
     if not kpack_dir:
         kpack_dir = _common_dir([b.rpartition("/")[0] for b in binaries])

@@ -17,3 +17,11 @@ def abs_label(label):
     """
     s = str(label)
     return s if s.startswith("@") else "@" + s
+
+def repo_relative_path(f):
+    """Path of a source or generated File relative to its repository root (`../repo/` dropped)."""
+    p = f.short_path
+    if p.startswith("../"):
+        p = p[3:]
+        p = p[p.index("/") + 1:]
+    return p

@@ -4,18 +4,11 @@
 load(":actions/rocm_wheel.bzl", "rocm_wheel_build", "rocm_wheel_rocm_runpath")
 load(":gfx_families.bzl", "therock_families")
 load(":kpack.bzl", "kpack_aspect", "kpack_wheel_info")
+load(":labels.bzl", "repo_relative_path")
 load(":providers.bzl", "GfxInfo", "SettingInfo", "WheelFilesInfo", "WheelInfo")
 load(":stamp.bzl", "STAMP_ATTRS", "is_stamping", "stamp_template")
 load(":toolchain.bzl", "ROCM_WHEEL_TOOLCHAIN_TYPE")
-load(":wheel_names.bzl", "normalize_distribution", "wheel_file_name")
-
-def _repo_relative(f):
-    """Path of a source or generated file relative to its repository root."""
-    p = f.short_path
-    if p.startswith("../"):
-        p = p[3:]
-        p = p[p.index("/") + 1:]
-    return p
+load(":wheel_names.bzl", "is_shared_object", "normalize_distribution", "wheel_file_name")
 
 def _package_path(label):
     return label.package
@@ -51,7 +44,7 @@ def map_files(ctx, targets, strip_prefix, prefix):
                 entries.append(struct(path = prefix + e.path, file = e.file))
             continue
         for f in t[DefaultInfo].files.to_list():
-            rel = _strip(_repo_relative(f), base, str(ctx.label))
+            rel = _strip(repo_relative_path(f), base, str(ctx.label))
             entries.append(struct(path = prefix + rel, file = f))
     return entries
 
@@ -149,10 +142,6 @@ def _write_manifest(ctx, manifest):
         ctx.actions.write(manifest_file, json.encode_indent(manifest, indent = "  ") + "\n")
     return manifest_file
 
-def _is_shared_object(path):
-    name = path.rsplit("/", 1)[-1]
-    return name.endswith(".so") or ".so." in name
-
 def _rocm_sdk(ctx):
     """The manifest's rocm_sdk object: Requires-Dist for TheRock's pip SDK under an extra, or None."""
     if not ctx.attr.rocm_sdk_extra:
@@ -176,7 +165,7 @@ def _rocm_runpath(ctx, distribution, entries):
     out = []
     for e in entries:
         other_configuration = not e.file.is_source and e.file.root.path != ctx.bin_dir.path
-        if not _is_shared_object(e.path) or ".data/" in e.path or other_configuration:
+        if not is_shared_object(e.path) or ".data/" in e.path or other_configuration:
             out.append(e)
             continue
         fixed = ctx.actions.declare_file("_rocm_runpath/{}/{}".format(distribution, e.path))

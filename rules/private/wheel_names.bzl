@@ -1,4 +1,4 @@
-"""Wheel file names (PEP 427, with the distribution normalized as PEP 503 spells it)."""
+"""Wheel file names (PEP 427, with the distribution normalized as PEP 503 spells it) and member names."""
 
 _SEPARATORS = "-_."
 
@@ -20,3 +20,8 @@ def normalize_distribution(name):
 def wheel_file_name(distribution, version, tag):
     """`<normalized distribution>-<version>-<tag>.whl`."""
     return "{}-{}-{}.whl".format(normalize_distribution(distribution), version, tag)
+
+def is_shared_object(path):
+    """Whether a wheel member path names a shared object (`x.so`, `libx.so.1`)."""
+    name = path.rsplit("/", 1)[-1]
+    return name.endswith(".so") or ".so." in name

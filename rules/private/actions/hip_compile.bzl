@@ -27,7 +27,7 @@ its short path (`../` spelled `_up/`), apart from the package's own.
 """
 
 load(":actions/rocm_wheel.bzl", "rocm_wheel_bundle", "rocm_wheel_kernels_check", "rocm_wheel_kpack_marker")
-load(":labels.bzl", "label_as_typed")
+load(":labels.bzl", "label_as_typed", "repo_relative_path")
 
 _HOST_TRIPLE = "x86_64-unknown-linux-gnu"
 _HIP_OFFLOAD_KIND = "hipv4-amdgcn-amd-amdhsa--"
@@ -273,9 +273,7 @@ def kpack_kernel_name(ctx, src):
     """
     repo = ctx.label.workspace_name
     at = "@" + repo if repo else ""
-    path = src.short_path
-    if path.startswith("../"):
-        path = path[3:].partition("/")[2]
+    path = repo_relative_path(src)
     src_repo = src.owner.workspace_name if src.owner else repo
     pkg = ctx.label.package
     if src_repo == repo and (not pkg or path.startswith(pkg + "/")):
