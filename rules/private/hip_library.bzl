@@ -140,7 +140,7 @@ def _resolve_compression(ctx, hip):
     c = ctx.attr._compression[SettingInfo].value
     if c == "auto":
         # Compressed (CCOB) bundles are read by the HIP runtime from ROCm 6.2 on.
-        parts = hip.rocm_version.split(".")
+        parts = hip.hip_version.split(".")
         if len(parts) == 2 and parts[0].isdigit() and parts[1].isdigit() and (int(parts[0]), int(parts[1])) >= (6, 2):
             return "zstd"
         return "none"

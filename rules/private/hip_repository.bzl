@@ -53,7 +53,7 @@ def _library_targets(rctx, found, in_repository):
             include_dir = "" if found.root in (None, "/usr") else found.root + "/include",
             lib_dir = found.runtime_dir if ok else "",
             link = ROCM_LIBRARIES[name].link or "",
-            rocm_version = found.version,
+            rocm_version = _major_minor(found.release.version) if ok else "",
             in_repository = in_repository,
         )
         for name in sorted(ROCM_LIBRARIES.keys())
@@ -101,6 +101,9 @@ def _link_header_dir(rctx, src, dest):
     for e in entries:
         if e not in loops:
             rctx.symlink(e, dest + "/" + e.basename)
+
+def _major_minor(version):
+    return ".".join(version.split(".")[:2])
 
 def _version_number(release):
     """XLA's integer spelling of a ROCm release: 70204 for '7.2.4'."""
@@ -183,7 +186,8 @@ def _write_toolkit(rctx, found, in_repository = False):
         "{DEVICE_LIB}": repr(found.device_lib if ok else ""),
         "{HOST_ARCH}": repr(found.targets[0] if ok and found.targets else ""),
         "{ROCM_PATH}": repr(found.root or ""),
-        "{ROCM_VERSION}": repr(found.version),
+        "{ROCM_VERSION}": repr(found.release.version if ok else ""),
+        "{HIP_VERSION}": repr(found.version),
         "{RUNTIME_DIR}": repr(found.runtime_dir if ok else ""),
         "{UNAVAILABLE}": repr(found.unavailable),
         "{IN_REPOSITORY}": repr(in_repo),

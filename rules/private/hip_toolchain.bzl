@@ -34,6 +34,7 @@ def _hip_toolchain_impl(ctx):
             unavailable = a.unavailable,
             rocm_path = toolkit_path(ctx, a.rocm_path),
             rocm_version = a.rocm_version,
+            hip_version = a.hip_version or ".".join(a.rocm_version.split(".")[:2]),
             device_lib_path = toolkit_path(ctx, a.device_lib_path),
             runtime_lib_dir = toolkit_path(ctx, a.runtime_lib_dir),
             files = depset(ctx.files.files),
@@ -57,11 +58,12 @@ hip_toolchain = rule(
         "device_lib_path": attr.string(doc = "Directory with ocml.bc etc."),
         "files": attr.label_list(allow_files = True, doc = "Toolkit files every compile reads (compiler, its libraries, headers, device libraries): inputs when the toolkit lives in a repository."),
         "in_repository": attr.bool(doc = "The paths are relative to this target's repository (a downloaded toolkit), not absolute."),
+        "hip_version": attr.string(doc = "major.minor of HIP itself (hip_version.h), e.g. 7.2: what its runtime reads. Empty: that of rocm_version."),
         "host_offload_arch": attr.string(doc = "Any target the ROCm clang accepts; host-only compiles need one."),
         "cxxfilt": attr.label(executable = True, allow_single_file = True, cfg = "exec", doc = "Optional llvm-cxxfilt: kernel names in hip_library's kernel-check reports demangled."),
         "objcopy": attr.label(executable = True, allow_single_file = True, cfg = "exec", doc = "llvm-objcopy of the ROCm LLVM (replaces .hip_fatbin)."),
         "rocm_path": attr.string(doc = "The ROCm root (headers under include/)."),
-        "rocm_version": attr.string(doc = "major.minor of HIP, e.g. 6.4."),
+        "rocm_version": attr.string(doc = "The ROCm release, major.minor.patch (e.g. 7.2.4): what wheel names and SDK pins follow. HIP's own version may differ (TheRock's 10.1.0 ships HIP 7.12)."),
         "runtime_lib_dir": attr.string(doc = "Directory holding libamdhip64.so."),
         "runtime_files": attr.label_list(allow_files = True, doc = "The HIP runtime's shared libraries, inputs of links (a toolkit in a repository)."),
         "unavailable": attr.string(doc = "Non-empty: why no ROCm was found (reported when a HIP rule is built)."),
@@ -75,18 +77,21 @@ and register it with a `toolchain(toolchain_type = "@rules_rocm//rules:hip_toolc
 
 def _rocm_make_variables_impl(ctx):
     hip = hip_toolchain_info(ctx)
-    major = hip.rocm_version.split(".")[0]
-    if not major.isdigit():
-        fail("{}: the HIP toolchain names no ROCm version ('{}'); names derived from it need one".format(ctx.label, hip.rocm_version))
+    parts = hip.rocm_version.split(".")
+    if len(parts) not in (2, 3) or not all([p.isdigit() for p in parts]):
+        fail("{}: the HIP toolchain's rocm_version is '{}', not a ROCm release (major.minor.patch, e.g. 7.2.4); names and pins derived from it need one".format(ctx.label, hip.rocm_version))
     return [platform_common.TemplateVariableInfo({
-        "ROCM_MAJOR": major,
-        "ROCM_VERSION": hip.rocm_version,
+        "ROCM_MAJOR": parts[0],
+        "ROCM_VERSION": parts[0] + "." + parts[1],
+        "ROCM_RELEASE": hip.rocm_version,
     })]
 
 rocm_make_variables = rule(
     implementation = _rocm_make_variables_impl,
     toolchains = [str(HIP_TOOLCHAIN_TYPE)],
-    doc = "Make variables of the selected ROCm: $(ROCM_MAJOR) (7) and $(ROCM_VERSION) (7.2), for names such as jax-rocm$(ROCM_MAJOR)-pjrt (toolchains = [this target]).",
+    doc = """Make variables of the selected ROCm release (not of HIP, whose version can differ):
+$(ROCM_MAJOR) (7), $(ROCM_VERSION) (7.2) and $(ROCM_RELEASE) (7.2.4), for names such as
+jax-rocm$(ROCM_MAJOR)-pjrt and SDK pins (toolchains = [this target]).""",
 )
 
 def hip_toolchain_info(ctx):

@@ -56,7 +56,7 @@ def kpack_wheel_info(ctx, distribution, platform_tag, entries, targets):
     """KpackWheelInfo of a host wheel, or None when it is not a kpack build or has no kpack code.
 
     Args:
-      ctx: the wheel rule's context (its `_device_code`, `kpack_dir`, ROCM_VERSION).
+      ctx: the wheel rule's context (its `_device_code`, `kpack_dir`, ROCM_RELEASE).
       distribution: the wheel's distribution name (expanded).
       platform_tag: its platform tag.
       entries: list of struct(path, file): the wheel's files.
@@ -81,7 +81,7 @@ def kpack_wheel_info(ctx, distribution, platform_tag, entries, targets):
         depth = len(d.split("/")) - len(kpack_dir.split("/"))
         if depth > _MAX_DEPTH:
             fail("{}: {} is {} directories below kpack_dir '{}'; the loader looks at most {} up: set kpack_dir closer".format(ctx.label, b, depth, kpack_dir, _MAX_DEPTH))
-    rocm_version = ctx.var.get("ROCM_VERSION")
+    rocm_version = ctx.var.get("ROCM_RELEASE")
     if not rocm_version:
         fail("{}: kpack device wheels pin the ROCm SDK's device package: add toolchains = [\"@rules_rocm//rocm:version\"]".format(ctx.label))
     fields = dict(
@@ -140,7 +140,7 @@ def device_wheels(ctx, infos, subdir):
                 "summary": "{} device code for {} (kpack archive)".format(first.distribution, target),
                 "requires_dist": [
                     "{}=={}".format(first.distribution, first.version),
-                    "rocm-sdk-device-{}~={}.0".format(target, first.rocm_version),
+                    "rocm-sdk-device-{}=={}".format(target, first.rocm_version),
                 ],
             },
             "entry_points": {},

@@ -61,7 +61,8 @@ HipToolchainInfo = provider(
     fields = {
         "unavailable": "non-empty: why no usable ROCm was found; rules fail with it",
         "rocm_path": "the ROCm root (headers under include/)",
-        "rocm_version": "major.minor of HIP, e.g. '6.4'",
+        "rocm_version": "the ROCm release, e.g. '7.2.4' (rocm-core's rocm_version.h, .info/version or the Debian package): names and SDK pins follow it",
+        "hip_version": "major.minor of HIP itself (hip_version.h), e.g. '7.2': what the runtime can read (compressed bundles)",
         "device_lib_path": "directory holding ocml.bc and the oclc_isa_version files",
         "runtime_lib_dir": "directory holding libamdhip64.so",
         "files": "depset of toolkit Files every compile reads (empty for an installed ROCm, used in place)",
@@ -99,7 +100,7 @@ RocmLibraryInfo = provider(
     fields = {
         "name": "display name, e.g. 'rocPRIM'",
         "version": "version from its version header, e.g. '3.4.1'",
-        "rocm_version": "major.minor of the ROCm (HIP) it belongs to",
+        "rocm_version": "major.minor of the ROCm release it belongs to",
         "refused": "dict gfx target -> why this version cannot compile code for it",
         "unavailable": "non-empty: why the library was not found and how to install it",
     },
@@ -165,7 +166,7 @@ KpackWheelInfo = provider(
         "platform_tag": "its platform tag (device wheels carry it too)",
         "kpack_dir": "directory in the wheel whose .kpack/ holds the archives",
         "kernels": "depset of struct(key, target, object), as KpackKernelsInfo",
-        "rocm_version": "major.minor of the ROCm the code was built with (rocm-sdk-device pin)",
+        "rocm_version": "the ROCm release the code was built with, major.minor.patch (the rocm-sdk-device pin)",
         "device_wheels": "list of Files: the device wheels built in this wheel's configuration",
     },
 )

@@ -69,9 +69,10 @@ _runtime_user_test = analysistest.make(_runtime_user_test_impl)
 def _version_number_test_impl(ctx):
     env = analysistest.begin(ctx)
     variables = analysistest.target_under_test(env)[platform_common.TemplateVariableInfo].variables
-    major, minor = [int(p) for p in variables["ROCM_VERSION"].split(".")]  # "7.2"
-    asserts.equals(env, major * 100 + minor, ctx.attr.number // 100, "rocm_version_number() {} against $(ROCM_VERSION) {}".format(ctx.attr.number, variables["ROCM_VERSION"]))
-    asserts.true(env, ctx.attr.number % 100 >= 0 and ctx.attr.number > 10000, "a release number, got {}".format(ctx.attr.number))
+    major, minor, patch = [int(p) for p in variables["ROCM_RELEASE"].split(".")]  # "7.2.4"
+    asserts.equals(env, major * 10000 + minor * 100 + patch, ctx.attr.number, "rocm_version_number() against $(ROCM_RELEASE) " + variables["ROCM_RELEASE"])
+    asserts.equals(env, "{}.{}".format(major, minor), variables["ROCM_VERSION"], "$(ROCM_VERSION) is the release's major.minor")
+    asserts.equals(env, str(major), variables["ROCM_MAJOR"], "$(ROCM_MAJOR) is the release's major")
     return analysistest.end(env)
 
 _version_number_test = analysistest.make(_version_number_test_impl, attrs = {"number": attr.int()})

@@ -17,7 +17,11 @@
 #     "rocm/rocm_config.h" sees TF_ROCM_VERSION 60201 and hipBLAS 2.2.0 and
 #     links -lhipblas from the fixture; the 6.1 fixture has no hipBLAS: using
 #     @rules_rocm//rocm:hipblas fails at analysis naming the package;
-#  5. ROCm 6.4's refusals, with a fixture claiming HIP 6.4 and rocPRIM 3.4.1
+#  5. a TheRock-like fixture whose release (rocm_version.h: 10.1.0) and HIP
+#     (7.12) majors differ: names, $(ROCM_VERSION) and the kpack device
+#     wheel's rocm-sdk-device pin follow the release (jax-rocm10-*,
+#     ==10.1.0), compression follows HIP;
+#  6. ROCm 6.4's refusals, with a fixture claiming HIP 6.4 and rocPRIM 3.4.1
 #     whose device library has no gfx1250 ISA file: a rocPRIM user for
 #     gfx950 fails at analysis naming library, version and fixes;
 #     skip_unsupported_targets leaves gfx950 out with a warning; gfx1250
@@ -39,18 +43,18 @@ ws=$(mktemp -d "${TMPDIR:-/tmp}/hip_fixture.XXXXXX")
 ob="$ws/ob"
 trap '(cd "$ws/main" 2>/dev/null && "$BAZEL" --output_base="$ob" shutdown >/dev/null 2>&1) || true; rm -rf "$ws"' EXIT
 
-# make_fixture DIR HIP_MINOR [without-device-lib|without-runtime|rocm-6.4-libraries]
+# make_fixture DIR HIP_MAJOR.MINOR [without-device-lib|without-runtime|rocm-6.4-libraries|release=X.Y.Z]
 make_fixture() {
-  local dir=$1 minor=$2 omit=${3:-} f t
+  local dir=$1 major=${2%%.*} minor=${2#*.} omit=${3:-} f t
   mkdir -p "$dir/include/hip" "$dir/lib/llvm/bin" "$dir/lib/llvm/lib/clang/$clang_major" "$dir/lib/llvm/amdgcn"
-  # HIP's headers, but the version header claims 6.<minor>.
+  # HIP's headers, but the version header claims <major>.<minor>.
   for f in /usr/include/hip/*; do
     [[ $(basename "$f") == hip_version.h ]] || ln -s "$f" "$dir/include/hip/"
   done
   cat >"$dir/include/hip/hip_version.h" <<EOF
 #ifndef HIP_VERSION_H
 #define HIP_VERSION_H
-#define HIP_VERSION_MAJOR 6
+#define HIP_VERSION_MAJOR $major
 #define HIP_VERSION_MINOR $minor
 #define HIP_VERSION_PATCH 0
 #define HIP_VERSION_GITHASH ""
@@ -62,7 +66,7 @@ EOF
   # What clang reads for the HIP version (without it clang assumes 3.5 and
   # leaves out its HIP runtime wrapper headers).
   mkdir -p "$dir/share/hip"
-  printf 'HIP_VERSION_MAJOR=6\nHIP_VERSION_MINOR=%s\nHIP_VERSION_PATCH=0\n' "$minor" >"$dir/share/hip/version"
+  printf 'HIP_VERSION_MAJOR=%s\nHIP_VERSION_MINOR=%s\nHIP_VERSION_PATCH=0\n' "$major" "$minor" >"$dir/share/hip/version"
   if [[ $omit == rocm-6.4-libraries ]]; then
     # rocPRIM's headers, but its version header claims 3.4.1 (ROCm 6.4's).
     mkdir "$dir/include/rocprim"
@@ -95,7 +99,14 @@ EOF
   elif [[ $omit != without-device-lib ]]; then
     ln -s "$bitcode" "$dir/lib/llvm/amdgcn/bitcode"
   fi
-  if [[ $minor == 2 ]]; then
+  if [[ $omit == release=* ]]; then
+    # rocm-core's header as TheRock writes it: the release, not HIP's version.
+    local release=${omit#release=}
+    mkdir -p "$dir/include/rocm-core"
+    printf '#define ROCM_VERSION_MAJOR %s\n#define ROCM_VERSION_MINOR %s\n#define ROCM_VERSION_PATCH %s\n' \
+      "${release%%.*}" "$(cut -d. -f2 <<<"$release")" "${release##*.}" >"$dir/include/rocm-core/rocm_version.h"
+  fi
+  if [[ $major.$minor == 6.2 ]]; then
     mkdir -p "$dir/include/hipblas" "$dir/include/rocm-core"
     printf '#define ROCM_VERSION_MAJOR 6\n#define ROCM_VERSION_MINOR 2\n#define ROCM_VERSION_PATCH 1\n' >"$dir/include/rocm-core/rocm_version.h"
     printf '#define hipblasVersionMajor 2\n#define hipblasVersionMinor 2\n#define hipblasVersionPatch 0\n' >"$dir/include/hipblas/hipblas-version.h"
@@ -105,11 +116,12 @@ EOF
     gcc -shared -fPIC -Wl,-soname,libhipblas.so -o "$dir/lib/libhipblas.so" "$ws/hipblas_stub.c" || fail "building the stub libhipblas.so"
   fi
 }
-make_fixture "$ws/rocm-6.2" 2
-make_fixture "$ws/rocm-6.1" 1
-make_fixture "$ws/rocm-6.4" 4 rocm-6.4-libraries
-make_fixture "$ws/rocm-nodevlib" 4 without-device-lib
-make_fixture "$ws/rocm-noruntime" 4 without-runtime
+make_fixture "$ws/rocm-6.2" 6.2
+make_fixture "$ws/rocm-6.1" 6.1
+make_fixture "$ws/rocm-10.1" 7.12 release=10.1.0
+make_fixture "$ws/rocm-6.4" 6.4 rocm-6.4-libraries
+make_fixture "$ws/rocm-nodevlib" 6.4 without-device-lib
+make_fixture "$ws/rocm-noruntime" 6.4 without-runtime
 
 mkdir -p "$ws/main"
 cd "$ws/main"
@@ -120,7 +132,7 @@ echo "build --@rules_rocm//:gfx=gfx1201" >>.bazelrc
 echo "build $(shared_disk_cache)" >>.bazelrc
 cat >BUILD.bazel <<'EOF'
 load("@rules_cc//cc:defs.bzl", "cc_binary")
-load("@rules_rocm//rules:defs.bzl", "hip_library", "rocm_wheel")
+load("@rules_rocm//rules:defs.bzl", "hip_library", "rocm_wheel", "wheel_files")
 
 hip_library(
     name = "vadd",
@@ -140,6 +152,23 @@ rocm_wheel(
     srcs = [":libvadd.so"],
     distribution = "jax-rocm$(ROCM_MAJOR)-pjrt",
     requires_dist = ["jax-rocm$(ROCM_MAJOR)-plugin"],
+    toolchains = ["@rules_rocm//rocm:version"],
+    version = "0.1.0",
+)
+
+# With --@rules_rocm//:hip_device_code=kpack: a host wheel and per-target
+# device wheels that pin the ROCm release's SDK.
+wheel_files(
+    name = "package",
+    srcs = [":libvadd.so"],
+    prefix = "vadd_rocm$(ROCM_MAJOR)",
+    toolchains = ["@rules_rocm//rocm:version"],
+)
+
+rocm_wheel(
+    name = "kpack_wheel",
+    srcs = [":package"],
+    distribution = "vadd-rocm$(ROCM_MAJOR)",
     toolchains = ["@rules_rocm//rocm:version"],
     version = "0.1.0",
 )
@@ -215,9 +244,9 @@ bundle_format() {
   esac
 }
 
-# check_fixture DIR VERSION WANT_FORMAT WANT_INSPECT
+# check_fixture DIR RELEASE HIP_VERSION WANT_FORMAT WANT_INSPECT
 check_fixture() {
-  local dir=$1 version=$2 want_format=$3 want_inspect=$4 flags build_file lib rw got
+  local dir=$1 version=$2 hip_version=$3 want_format=$4 want_inspect=$5 flags build_file lib rw got
   read -ra flags <<<"$(with_fixture "$dir")"
   echo "--- fixture $(basename "$dir")"
   bz build "${flags[@]}" --@rules_rocm//:hip_bundle_compression=auto //:libvadd.so 2>"$ws/build.err" ||
@@ -228,7 +257,8 @@ check_fixture() {
     "device_lib_path = \"$dir/lib/llvm/amdgcn/bitcode\"" \
     "rocm_path = \"$dir\"" \
     "runtime_lib_dir = \"$dir/lib\"" \
-    "rocm_version = \"$version\""; do
+    "rocm_version = \"$version\"" \
+    "hip_version = \"$hip_version\""; do
     grep -qF -- "$want" "$build_file" || { cat "$build_file" >&2; fail "$(basename "$dir"): @rocm_hip lacks '$want'"; }
   done
   grep -qF "exec '$dir/lib/llvm/bin/clang++'" "$(dirname "$build_file")/bin/clang++" ||
@@ -261,13 +291,34 @@ expect_repository_error() {
   echo "ok: $(basename "$dir"): $want"
 }
 
-check_fixture "$ws/rocm-6.2" 6.2 CCOB "zstd v[23]"
-check_fixture "$ws/rocm-6.1" 6.1 plain uncompressed
+check_fixture "$ws/rocm-6.2" 6.2.1 6.2 CCOB "zstd v[23]"
+# No release version in the tree: HIP's, patch 0.
+check_fixture "$ws/rocm-6.1" 6.1.0 6.1 plain uncompressed
+check_fixture "$ws/rocm-10.1" 10.1.0 7.12 CCOB "zstd v[23]"
 
 echo "--- names from the ROCm major: \$(ROCM_MAJOR) of @rules_rocm//rocm:version"
 read -ra flags <<<"$(with_fixture "$ws/rocm-6.2")"
 got=$(bz cquery "${flags[@]}" --output=files //:named_wheel 2>"$ws/cquery.err") || { tail -20 "$ws/cquery.err" >&2; fail "cquery //:named_wheel"; }
 [[ $(basename "$got") == jax_rocm6_pjrt-0.1.0-py3-none-any.whl ]] || fail "rocm-6.2: the wheel is $got, want jax_rocm6_pjrt-0.1.0-py3-none-any.whl"
+echo "--- release 10.1.0 with HIP 7.12: names and pins follow the release"
+read -ra flags <<<"$(with_fixture "$ws/rocm-10.1")"
+got=$(bz cquery "${flags[@]}" --output=files //:named_wheel 2>"$ws/cquery.err") || { tail -20 "$ws/cquery.err" >&2; fail "cquery //:named_wheel"; }
+[[ $(basename "$got") == jax_rocm10_pjrt-0.1.0-py3-none-any.whl ]] || fail "rocm-10.1: the wheel is $got, want jax_rocm10_pjrt-0.1.0-py3-none-any.whl (ROCm's major, not HIP's 7)"
+bz build "${flags[@]}" --@rules_rocm//:hip_device_code=kpack //:kpack_wheel 2>"$ws/build.err" ||
+  { tail -40 "$ws/build.err" >&2; fail "rocm-10.1: build //:kpack_wheel with kpack device code"; }
+device=$(bz cquery "${flags[@]}" --@rules_rocm//:hip_device_code=kpack --output=files //:kpack_wheel 2>/dev/null | grep -- '_device_gfx1201-') || fail "rocm-10.1: no gfx1201 device wheel among //:kpack_wheel's outputs"
+[[ $(basename "$device") == vadd_rocm10_device_gfx1201-0.1.0-py3-none-*.whl ]] || fail "rocm-10.1: the device wheel is '$device'"
+"$PY" - "$(bz info execution_root 2>/dev/null)/$device" <<'PYEOF' || fail "rocm-10.1: the device wheel's requirements"
+import sys, zipfile
+from email.parser import Parser
+with zipfile.ZipFile(sys.argv[1]) as z:
+    meta = Parser().parsestr(z.read("vadd_rocm10_device_gfx1201-0.1.0.dist-info/METADATA").decode())
+want = ["vadd-rocm10==0.1.0", "rocm-sdk-device-gfx1201==10.1.0"]
+got = meta.get_all("Requires-Dist")
+if got != want:
+    sys.exit(f"Requires-Dist {got}, want {want}")
+PYEOF
+echo "ok: rocm-10.1 (HIP 7.12): jax_rocm10_pjrt, vadd_rocm10_device_gfx1201 pinning rocm-sdk-device-gfx1201==10.1.0, zstd bundles"
 
 echo "--- ROCm libraries and headers of a fixture"
 read -ra flags <<<"$(with_fixture "$ws/rocm-6.2")"

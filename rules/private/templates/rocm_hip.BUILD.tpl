@@ -16,6 +16,7 @@ hip_toolchain(
     cxxfilt = {CXXFILT},
     device_lib_path = {DEVICE_LIB},
     files = {FILES},
+    hip_version = {HIP_VERSION},
     host_offload_arch = {HOST_ARCH},
     in_repository = {IN_REPOSITORY},
     objcopy = {OBJCOPY},
