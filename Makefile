@@ -64,10 +64,13 @@ jax-test: wheels
 # loader and bundle parser against the fat wheels of `make wheels`, on the
 # host: host and device wheels pip-installed together (tests/kpack). Python
 # 3.12 only, the one the test installs: per-Python configurations do not
-# depend on the list, so nothing else is rebuilt.
+# depend on the list, so nothing else is rebuilt. Then per-family device
+# wheels, whose execution log shows that only wheels were written.
 kpack-test: wheels
 	$(BAZEL) run --config=kpack --//:python_versions=3.12 //:copy_wheels -- $(CURDIR)/dist-kpack
-	tests/kpack/reference_test.sh $(CURDIR)/dist $(CURDIR)/dist-kpack
+	$(BAZEL) run --config=kpack --//:python_versions=3.12 --//:device_wheel_level=family \
+	  --execution_log_json_file=$(CURDIR)/bazel-kpack-family.exec.json //:copy_wheels -- $(CURDIR)/dist-kpack-family
+	tests/kpack/reference_test.sh $(CURDIR)/dist $(CURDIR)/dist-kpack $(CURDIR)/dist-kpack-family $(CURDIR)/bazel-kpack-family.exec.json
 
 setup-test: setup
 	tests/host/setup_idempotent_test.sh

@@ -6,6 +6,7 @@ Flags users set (//BUILD.bazel instantiates them):
   --//:python_versions         `all` or minor versions              -> PythonVersionsInfo
   --//:hip_bundle_compression  auto, none, zstd, zlib               -> SettingInfo
   --//:hip_device_code         fat (offload bundles) or kpack       -> SettingInfo
+  --//:device_wheel_level      kpack device wheels per target, sub_family or family -> SettingInfo
   --//:family_wheels           per-family wheels in //:wheels       -> SettingInfo
   --//:hip_copts               flags of every HIP compile (repeatable) -> SettingInfo
   --//:hip_device_copts        flags of every HIP device compile     -> SettingInfo
@@ -26,7 +27,7 @@ whatever the user typed.
 
 load("@rocm_python//:versions.bzl", "DECLARED_IN", "PYTHON_VERSIONS")
 load("@rocm_toolkits//:toolkits.bzl", "TOOLKITS")
-load(":gfx_families.bzl", "compile_targets", "expand_gfx")
+load(":gfx_families.bzl", "BOOTSTRAP_LEVELS", "compile_targets", "expand_gfx")
 load(":labels.bzl", "label_as_typed")
 load(":providers.bzl", "GfxInfo", "PythonVersionsInfo", "SettingInfo")
 load(":python_versions.bzl", "is_minor_version", "version_key")
@@ -38,6 +39,7 @@ GFX_GENERIC_FLAG = str(Label("//:gfx_generic"))
 PYTHON_VERSIONS_FLAG = str(Label("//:python_versions"))
 HIP_COMPRESSION_FLAG = str(Label("//:hip_bundle_compression"))
 HIP_DEVICE_CODE_FLAG = str(Label("//:hip_device_code"))
+DEVICE_WHEEL_LEVEL_FLAG = str(Label("//:device_wheel_level"))
 HIP_COPTS_FLAG = str(Label("//:hip_copts"))
 HIP_DEVICE_COPTS_FLAG = str(Label("//:hip_device_copts"))
 TOOLKIT_FLAG = str(Label("//rocm:toolkit"))
@@ -199,7 +201,9 @@ def parse_toolkits(value, declared = TOOLKITS):
 def _choice_flag_impl(ctx):
     value = ctx.build_setting_value
     if value not in ctx.attr._values:
-        fail("--{}={}: must be one of {}".format(label_as_typed(ctx.label), value, ", ".join(ctx.attr._values)))
+        # Sentinels written by transitions are no user's choice.
+        choices = [v for v in ctx.attr._values if not v.startswith("(")]
+        fail("--{}={}: must be one of {}".format(label_as_typed(ctx.label), value, ", ".join(choices)))
     return [SettingInfo(value = value)]
 
 def _choice_flag(values, doc):
@@ -213,6 +217,15 @@ def _choice_flag(values, doc):
 hip_compression_flag = _choice_flag(
     ["auto", "none", "zstd", "zlib"],
     "Offload-bundle compression: auto (zstd for ROCm >= 6.2, else none), none, zstd, zlib.",
+)
+
+# Its value in per-Python and Python-independent configurations is
+# FLAG_IN_TRANSITIONED_CONFIGURATIONS: python_wheels writes the device wheels
+# in its own configuration, so the level does not reach (and rebuild) what the
+# wheels are made of.
+device_wheel_level_flag = _choice_flag(
+    BOOTSTRAP_LEVELS + [FLAG_IN_TRANSITIONED_CONFIGURATIONS],
+    "kpack device wheels per GPU target (target), per rocm-bootstrap sub-family (sub_family: gfx12_0) or per family (family: gfx12).",
 )
 
 hip_device_code_flag = _choice_flag(

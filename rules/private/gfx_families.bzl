@@ -137,6 +137,20 @@ def all_family_names():
         names[t] = [t]
     return names
 
+# Levels of rocm-bootstrap's hierarchy, narrowest first (--//:device_wheel_level).
+BOOTSTRAP_LEVELS = ["target", "sub_family", "family"]
+
+def bootstrap_bundle(target, level):
+    """The key of rocm-bootstrap's `level` bundle holding `target` (gfx1201, family -> gfx12).
+
+    A target no bundle of that level holds (a generic target) is its own bundle.
+    """
+    if level != "target":
+        for key, bundle in BOOTSTRAP_BUNDLES.items():
+            if bundle.level == level and target in bundle.members:
+                return key
+    return target
+
 def sort_gfx_targets(targets):
     return sorted(targets, key = _gfx_sort_key)
 

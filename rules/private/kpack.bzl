@@ -8,12 +8,13 @@ marker, and keeps each source's per-target code objects apart
   files are built from (wheel_files, cc_binary, python_extension, ...);
 - kpack_wheel_info decides where the wheel's archives go;
 - device_wheels writes one archive per GPU target (`rocm-wheel kpack
-  archive`) and one device wheel per target around it, named as
-  rocm-bootstrap's device_dist_name: `<distribution>-device-<target>`.
+  archive`) and one device wheel per target, sub-family or family
+  (--//:device_wheel_level) around them, named as rocm-bootstrap's
+  device_dist_name: `<distribution>-device-<bundle>`.
 """
 
 load(":actions/rocm_wheel.bzl", "rocm_wheel_build", "rocm_wheel_kpack_archive")
-load(":gfx_families.bzl", "sort_gfx_targets")
+load(":gfx_families.bzl", "BOOTSTRAP_LEVELS", "bootstrap_bundle", "sort_gfx_targets")
 load(":providers.bzl", "HipInfo", "KpackKernelsInfo", "KpackWheelInfo", "SettingInfo")
 load(":wheel_names.bzl", "is_shared_object", "normalize_distribution", "wheel_file_name")
 
@@ -113,41 +114,54 @@ def _by_target(label, infos):
 def device_wheels(ctx, infos, subdir):
     """The device wheels of one host wheel, from one or more configurations of it.
 
+    One archive per GPU target; one wheel per rocm-bootstrap bundle of
+    --//:device_wheel_level holding its targets' archives, named as
+    device_dist_name does: `<distribution>-device-<bundle>` (gfx1201,
+    gfx12-0, gfx12).
+
     Args:
-      ctx: a rule context with the rocm_wheel toolchain and `_compression`.
+      ctx: a rule context with the rocm_wheel toolchain, `_compression` and `_device_wheel_level`.
       infos: structs with KpackWheelInfo's fields (but device_wheels), all of one distribution and version.
       subdir: output directory (under the rule's package) for the archives and wheels.
 
     Returns:
-      list of Files: one device wheel per GPU target.
+      list of Files: the device wheels ([] inside python_wheels' configurations,
+      where python_wheels itself writes them).
     """
+    level = ctx.attr._device_wheel_level[SettingInfo].value
+    if level not in BOOTSTRAP_LEVELS:
+        return []
     first = infos[0]
     compression = "none" if ctx.attr._compression[SettingInfo].value == "none" else "zstd"
     group = normalize_distribution(first.distribution)
-    wheels = []
+    bundles = {}
     for target, kernels in _by_target(ctx.label, infos).items():
-        base = "{}/{}/{}/{}".format(subdir, ctx.label.name, group, target)
-        archive = ctx.actions.declare_file(base + ".kpack")
+        archive = ctx.actions.declare_file("{}/{}/{}/{}.kpack".format(subdir, ctx.label.name, group, target))
         rocm_wheel_kpack_archive(ctx, group, target, compression, kernels, archive)
-        distribution = "{}-device-{}".format(first.distribution, target)
-        manifest = ctx.actions.declare_file(base + ".wheel.json")
-        ctx.actions.write(manifest, json.encode_indent({
-            "distribution": distribution,
-            "version": first.version,
-            "tags": ["py3-none-" + first.platform_tag],
-            "root_is_purelib": None,
-            "metadata": {
-                "summary": "{} device code for {} (kpack archive)".format(first.distribution, target),
-                "requires_dist": [
-                    "{}=={}".format(first.distribution, first.version),
-                    "rocm-sdk-device-{}=={}".format(target, first.rocm_version),
-                ],
-            },
-            "entry_points": {},
-            "files": [{"path": "{}/.kpack/{}.kpack".format(first.kpack_dir, target), "src": archive.path}],
-            "rocm_sdk": None,
-        }, indent = "  ") + "\n")
-        out = ctx.actions.declare_file("{}/{}/{}".format(subdir, ctx.label.name, wheel_file_name(distribution, first.version, "py3-none-" + first.platform_tag)))
-        rocm_wheel_build(ctx, manifest, [archive], out, 6)
-        wheels.append(out)
-    return wheels
+        bundles.setdefault(bootstrap_bundle(target, level), []).append((target, archive))
+    return [_device_wheel(ctx, first, subdir, bundle, archives) for bundle, archives in bundles.items()]
+
+def _device_wheel(ctx, first, subdir, bundle, archives):
+    """The device wheel of one bundle: its targets' archives in `<kpack_dir>/.kpack/`."""
+    distribution = "{}-device-{}".format(first.distribution, bundle.replace("_", "-"))
+    requires = ["{}=={}".format(first.distribution, first.version)]
+    if len(archives) == 1 and archives[0][0] == bundle:
+        # TheRock's SDK ships device code per target: pin the release's.
+        requires.append("rocm-sdk-device-{}=={}".format(bundle, first.rocm_version))
+    manifest = ctx.actions.declare_file("{}/{}/{}/{}.wheel.json".format(subdir, ctx.label.name, normalize_distribution(first.distribution), bundle))
+    ctx.actions.write(manifest, json.encode_indent({
+        "distribution": distribution,
+        "version": first.version,
+        "tags": ["py3-none-" + first.platform_tag],
+        "root_is_purelib": None,
+        "metadata": {
+            "summary": "{} device code for {} (kpack archives)".format(first.distribution, ", ".join([t for t, _ in archives])),
+            "requires_dist": requires,
+        },
+        "entry_points": {},
+        "files": [{"path": "{}/.kpack/{}.kpack".format(first.kpack_dir, t), "src": a.path} for t, a in archives],
+        "rocm_sdk": None,
+    }, indent = "  ") + "\n")
+    out = ctx.actions.declare_file("{}/{}/{}".format(subdir, ctx.label.name, wheel_file_name(distribution, first.version, "py3-none-" + first.platform_tag)))
+    rocm_wheel_build(ctx, manifest, [a for _, a in archives], out, 6)
+    return out

@@ -101,7 +101,9 @@ def _independent_wheels(ctx):
             fail("{}: {} is a per-Python wheel; list it in per_python".format(ctx.label, t.label))
         independent.extend(_wheel_files_of(t, ctx.label))
         if KpackWheelInfo in t:
-            independent.extend(t[KpackWheelInfo].device_wheels)
+            # Written here: --//:device_wheel_level does not reach the
+            # Python-independent configuration.
+            independent.extend(device_wheels(ctx, [t[KpackWheelInfo]], "_kpack"))
     return independent
 
 def _per_python_device_wheels(ctx):
@@ -206,6 +208,7 @@ python_wheels = rule(
                   "compiler options or the Python versions a project supports) whose wheels join this one.",
         ),
         _compression = attr.label(default = Label("//:hip_bundle_compression"), providers = [SettingInfo]),
+        _device_wheel_level = attr.label(default = Label("//:device_wheel_level"), providers = [SettingInfo]),
         **ALLOWLIST_ATTRS
     ),
     # Device wheels (--//:hip_device_code=kpack) are written here, once for every Python version.

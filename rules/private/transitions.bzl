@@ -25,6 +25,7 @@ load(
     ":flags.bzl",
     "DEVICE_CONFIGURATION_GFX",
     "DEVICE_TARGET_SETTING",
+    "DEVICE_WHEEL_LEVEL_FLAG",
     "FLAG_IN_TRANSITIONED_CONFIGURATIONS",
     "GFX_FLAG",
     "GFX_GENERIC_FLAG",
@@ -61,21 +62,23 @@ _FLAG_PINNED = FLAG_IN_TRANSITIONED_CONFIGURATIONS
 
 def _python_split_impl(settings, _attr):
     versions = parse_python_versions(settings[PYTHON_VERSIONS_FLAG])
-    return {v: {PYTHON_VERSION_SETTING: v, PYTHON_VERSIONS_FLAG: _FLAG_PINNED} for v in versions}
+    return {v: {PYTHON_VERSION_SETTING: v, PYTHON_VERSIONS_FLAG: _FLAG_PINNED, DEVICE_WHEEL_LEVEL_FLAG: _FLAG_PINNED} for v in versions}
 
+# --//:device_wheel_level is pinned too: python_wheels writes the device
+# wheels in its own configuration, so the level rebuilds nothing below it.
 python_split_transition = transition(
     implementation = _python_split_impl,
     inputs = [PYTHON_VERSIONS_FLAG],
-    outputs = [PYTHON_VERSION_SETTING, PYTHON_VERSIONS_FLAG],
+    outputs = [PYTHON_VERSION_SETTING, PYTHON_VERSIONS_FLAG, DEVICE_WHEEL_LEVEL_FLAG],
 )
 
 def _python_reset_impl(_settings, _attr):
-    return {PYTHON_VERSION_SETTING: PYTHON_INDEPENDENT, PYTHON_VERSIONS_FLAG: _FLAG_PINNED}
+    return {PYTHON_VERSION_SETTING: PYTHON_INDEPENDENT, PYTHON_VERSIONS_FLAG: _FLAG_PINNED, DEVICE_WHEEL_LEVEL_FLAG: _FLAG_PINNED}
 
 python_reset_transition = transition(
     implementation = _python_reset_impl,
     inputs = [],
-    outputs = [PYTHON_VERSION_SETTING, PYTHON_VERSIONS_FLAG],
+    outputs = [PYTHON_VERSION_SETTING, PYTHON_VERSIONS_FLAG, DEVICE_WHEEL_LEVEL_FLAG],
 )
 
 def _python_versions_attr_impl(_settings, attr):
@@ -126,6 +129,7 @@ def _gfx_device_split_impl(settings, _attr):
             GFX_FLAG: DEVICE_CONFIGURATION_GFX,
             GFX_GENERIC_FLAG: False,
             DEVICE_TARGET_SETTING: t,
+            DEVICE_WHEEL_LEVEL_FLAG: FLAG_IN_TRANSITIONED_CONFIGURATIONS,
             _PLATFORMS: _gfx_platform(t),
         }
         for t in compile_targets(expanded.targets, settings[GFX_GENERIC_FLAG])
@@ -140,7 +144,7 @@ def _gfx_device_split_impl(settings, _attr):
 gfx_device_split = transition(
     implementation = _gfx_device_split_impl,
     inputs = [GFX_FLAG, GFX_GENERIC_FLAG],
-    outputs = [GFX_FLAG, GFX_GENERIC_FLAG, DEVICE_TARGET_SETTING, _PLATFORMS],
+    outputs = [GFX_FLAG, GFX_GENERIC_FLAG, DEVICE_TARGET_SETTING, DEVICE_WHEEL_LEVEL_FLAG, _PLATFORMS],
 )
 
 def _all_families_impl(_settings, attr):
@@ -164,6 +168,7 @@ _TOOL_CONSTANTS = {
     GFX_GENERIC_FLAG: False,
     HIP_COMPRESSION_FLAG: TOOL_CONFIGURATION,
     HIP_DEVICE_CODE_FLAG: TOOL_CONFIGURATION,
+    DEVICE_WHEEL_LEVEL_FLAG: TOOL_CONFIGURATION,
     HIP_COPTS_FLAG: [TOOL_CONFIGURATION],
     HIP_DEVICE_COPTS_FLAG: [TOOL_CONFIGURATION],
     PYTHON_VERSIONS_FLAG: FLAG_IN_TRANSITIONED_CONFIGURATIONS,

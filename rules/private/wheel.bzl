@@ -291,6 +291,7 @@ _KPACK_ATTRS = {
     "kpack_dir": attr.string(doc = "With --//:hip_device_code=kpack: the directory in the wheel whose .kpack/ the device wheels fill (default: the nearest directory holding all the wheel's shared objects)."),
     "_compression": attr.label(default = Label("//:hip_bundle_compression"), providers = [SettingInfo]),
     "_device_code": attr.label(default = Label("//:hip_device_code"), providers = [SettingInfo]),
+    "_device_wheel_level": attr.label(default = Label("//:device_wheel_level"), providers = [SettingInfo]),
 }
 
 # Workspace-status values in the metadata (see stamp.bzl).

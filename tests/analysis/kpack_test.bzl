@@ -9,7 +9,7 @@ each device compile's output once per target under that key.
 load("@bazel_skylib//lib:unittest.bzl", "analysistest", "asserts")
 
 # buildifier: disable=bzl-visibility
-load("//rules/private:flags.bzl", "GFX_FLAG", "HIP_COMPRESSION_FLAG", "HIP_DEVICE_CODE_FLAG")
+load("//rules/private:flags.bzl", "DEVICE_WHEEL_LEVEL_FLAG", "GFX_FLAG", "HIP_COMPRESSION_FLAG", "HIP_DEVICE_CODE_FLAG")
 
 # buildifier: disable=bzl-visibility
 load("//rules/private:providers.bzl", "HipInfo")
@@ -66,6 +66,7 @@ kpack_library_test = analysistest.make(
 kpack_zlib_test = failure_test({HIP_DEVICE_CODE_FLAG: "kpack", HIP_COMPRESSION_FLAG: "zlib"})
 kpack_bogus_test = failure_test({HIP_DEVICE_CODE_FLAG: "thin"})
 kpack_family_wheels_test = failure_test({HIP_DEVICE_CODE_FLAG: "kpack"})
+kpack_level_bogus_test = failure_test({DEVICE_WHEEL_LEVEL_FLAG: "gfx12"})
 
 def kpack_analysis_tests(name):
     """The kpack analysis tests, and a test_suite `name` of them all."""
@@ -97,4 +98,10 @@ def kpack_analysis_tests(name):
         target_under_test = "//examples/pjrt:family_wheels",
         messages = ["is a kpack build", "its device wheels already come one per GPU target"],
     )
-    native.test_suite(name = name, tests = [name + "_library", name + "_zlib", name + "_bogus", name + "_family_wheels"])
+    kpack_level_bogus_test(
+        name = name + "_level_bogus",
+        size = "small",
+        target_under_test = "//:device_wheel_level",
+        messages = ["device_wheel_level=gfx12: must be one of target, sub_family, family"],
+    )
+    native.test_suite(name = name, tests = [name + "_library", name + "_zlib", name + "_bogus", name + "_family_wheels", name + "_level_bogus"])

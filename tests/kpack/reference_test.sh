@@ -19,11 +19,20 @@
 #     agrees: the host wheel with the gfx1201 device wheel resolves for
 #     gfx1201 and is refused for gfx120X-all, naming gfx1200; its `inspect`
 #     lists each binary's markers and the device wheel's archive, whose keys
-#     are the markers' kernel names (#0), for gfx1201 only.
+#     are the markers' kernel names (#0), for gfx1201 only;
+#   - with FAMILY_DIST and its EXEC_LOG (--//:device_wheel_level=family):
+#     that build wrote three wheels and nothing else; the jax_rocm7_plugin
+#     host wheel with the one gfx12 device wheel resolves, through the same
+#     loader, to the fat build's gfx1201 and gfx1200 code objects, and
+#     `rocm-wheel check` accepts it for gfx120X-all.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-fat=$(cd "${1:?usage: reference_test.sh FAT_DIST KPACK_DIST}" && pwd)
-kpack=$(cd "${2:?usage: reference_test.sh FAT_DIST KPACK_DIST}" && pwd)
+usage="usage: reference_test.sh FAT_DIST KPACK_DIST [FAMILY_DIST EXEC_LOG]"
+fat=$(cd "${1:?$usage}" && pwd)
+kpack=$(cd "${2:?$usage}" && pwd)
+family=${3:-}
+exec_log=${4:-}
+[[ -z $family || -f $exec_log ]] || fail "$usage: no execution log '$exec_log'"
 source tests/lib/common.sh
 for tool in cmake g++; do
   command -v "$tool" >/dev/null || fail "$tool is missing: run scripts/setup.sh"
@@ -112,4 +121,30 @@ print("ok: inspect: %d markers, the archive's %d keys" % (len(names), len(keys))
 PY
   checked=$((checked + 1))
 done
+if [[ -n $family ]]; then
+  echo "kpack reference: per-family device wheels ($family)"
+  PYTHONPATH=tests/lib python3 - "$exec_log" <<'PY' || fail "the --//:device_wheel_level=family build did more than write device wheels"
+import sys
+from exec_log import outputs, read_spawns
+spawns = read_spawns(sys.argv[1])
+got = sorted((s["mnemonic"], o.rsplit("/", 1)[-1]) for s in spawns for o in outputs(s))
+assert [m for m, _ in got] == ["RocmWheel"] * 3, "want 3 RocmWheel spawns, got %s" % got
+assert all("_device_gfx12-" in name for _, name in got), got
+print("ok: the level wrote %s and nothing else" % ", ".join(n for _, n in got))
+PY
+  host=("$kpack"/jax_rocm7_plugin-*-"$cp"-"$cp"-*.whl)
+  device=("$family"/jax_rocm7_plugin_device_gfx12-*.whl)
+  ((${#device[@]} == 1)) || fail "want one jax_rocm7_plugin_device_gfx12 wheel in $family, found ${#device[@]}"
+  fatw=("$fat"/jax_rocm7_plugin-*-"$cp"-"$cp"-*.whl)
+  venv=$tmp/venv-family
+  "$py" -m venv "$venv"
+  "$venv/bin/pip" install -q --disable-pip-version-check --no-deps --no-index "${host[0]}" "${device[0]}" ||
+    fail "pip install ${host[0]##*/} ${device[0]##*/}"
+  site=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_path("platlib"))')
+  for target in gfx1201 gfx1200; do
+    PYTHONPATH=$src/python .venv/bin/python tests/kpack/check_reference.py "$runtime" "$site" jax_rocm7_plugin "${fatw[0]}" "$target" gfx1100 ||
+      fail "jax_rocm7_plugin with ${device[0]##*/}: the reference loader disagrees with the build for $target"
+  done
+  "$rw" check "${host[0]}" --device-wheel "${device[0]}" --gfx gfx120X-all || fail "rocm-wheel check refuses ${device[0]##*/} for gfx120X-all"
+fi
 echo "PASS: rocm-kpack's loader resolves the kpack wheels of $checked distributions to the fat build's code objects"
