@@ -15,6 +15,8 @@
 #     (ArtifactSplitter, run in the build root for clang-offload-bundler) is
 #     applied to the fat wheel's package: the loader gives the same code
 #     object for its transformed binaries as for the build's;
+#   - `rocm-wheel thin --gfx gfx1201` of the split set keeps the host wheel
+#     and the gfx1201 device wheel only;
 #   - `rocm-wheel check` (the tool's own wheel from KPACK_DIST, pip-installed)
 #     agrees: the host wheel with the gfx1201 device wheel resolves for
 #     gfx1201 and is refused for gfx120X-all, naming gfx1200; its `inspect`
@@ -103,6 +105,13 @@ for pair in jax_rocm7_plugin:jax_rocm7_plugin example_rocm_plugin:example_rocm_p
   PYTHONPATH=$src/python .venv/bin/python tests/kpack/check_reference.py "$runtime" "$site" "$package" "${fatw[0]}" gfx1201 gfx1200 "${reference[@]}" ||
     fail "$dist: the reference loader disagrees with the build"
   "$rw" check "${host[0]}" --device-wheel "${device[0]}" || fail "rocm-wheel check refuses ${host[0]##*/} with ${device[0]##*/}"
+  # Thinning the split set to gfx1201 chooses that device wheel alone.
+  mkdir "$tmp/thin-$dist"
+  "$rw" thin --gfx gfx1201 "${host[0]}" -o "$tmp/thin-$dist/${host[0]##*/}" \
+    --device-wheel "$kpack/${dist}_device_gfx1200"-*.whl --device-wheel "${device[0]}" >"$tmp/thin.log" ||
+    fail "rocm-wheel thin of the $dist split set"
+  [[ $(ls "$tmp/thin-$dist") == "$(printf '%s\n' "${host[0]##*/}" "${device[0]##*/}" | sort)" ]] ||
+    fail "thin --gfx gfx1201 of the $dist split set gave: $(ls "$tmp/thin-$dist")"
   expect_failure "$tmp/check.log" "$rw" check "${host[0]}" --device-wheel "${device[0]}" --gfx gfx120X-all
   expect_in "$tmp/check.log" "has no gfx1200 code"
   "$rw" inspect --json "${host[0]}" >"$tmp/host.json" && "$rw" inspect --json "${device[0]}" >"$tmp/device.json" ||

@@ -8,6 +8,8 @@
 //! * [`host`]: a linked binary's `HIPK` wrappers and their markers;
 //! * [`set`]: whether they resolve among a tree's archives, as the loader
 //!   resolves them;
+//! * [`wheel`]: the same read from wheels, and a host wheel checked with its
+//!   device wheels;
 //! * [`msgpack`]: the MessagePack subset both use.
 
 pub mod archive;
@@ -15,6 +17,7 @@ pub mod host;
 pub mod marker;
 pub mod msgpack;
 pub mod set;
+pub mod wheel;
 
 pub use archive::{toc_of, Archive, ArchiveWriter, Compression, KernelRef, Toc};
 pub use host::{host_refs, WrapperRef};

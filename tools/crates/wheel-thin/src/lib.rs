@@ -10,17 +10,21 @@
 //! stream is reused outside `.hip_fatbin` (only the section and its
 //! surroundings are deflated again, in parallel), RECORD is rewritten;
 //! [`Report`] says what each bundle kept.
+//!
+//! A kpack host wheel with its device wheels (a split set) is thinned by
+//! choosing device wheels instead ([`split`]).
 
 mod apply;
 mod plan;
 mod report;
+mod split;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 
 pub use offload_bundle::thin::ThinnedBundle;
-pub use report::{Report, ThinnedMember};
+pub use report::{DeviceWheelChoice, Report, ThinnedMember};
 
 /// What to thin, as `rocm-wheel thin` takes it.
 pub struct Request<'a> {
@@ -34,11 +38,17 @@ pub struct Request<'a> {
     pub gfx: &'a str,
     /// Renames the distribution to `NAME-SUFFIX`.
     pub name_suffix: Option<&'a str>,
+    /// The device wheels of a kpack host wheel: the ones serving `gfx` are
+    /// copied next to the output, the host wheel unchanged.
+    pub device_wheels: &'a [PathBuf],
 }
 
 /// Thins `req.input` into `req.output`; every refusal comes before
 /// anything is written.
 pub fn thin(req: &Request) -> Result<Report> {
+    if !req.device_wheels.is_empty() {
+        return split::thin_set(req);
+    }
     let plan = plan::plan(req)?;
     apply::apply(plan, req.output)
 }

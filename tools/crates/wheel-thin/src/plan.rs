@@ -117,6 +117,13 @@ fn check_requested(
         }
     }
     if present.is_empty() {
+        if kpack::wheel::read(req.input).is_ok_and(|w| !w.binaries.is_empty()) {
+            bail!(
+                "{}: a kpack host wheel: its binaries hold markers, its device code is in device \
+                 wheels; thin the set by choosing them: --device-wheel <each device wheel>",
+                req.input.display()
+            );
+        }
         bail!(
             "{}: no member holds GPU code (no ELF file with offload bundles in .hip_fatbin); \
              there is nothing to thin",

@@ -4,10 +4,21 @@ use std::fmt::Write as _;
 
 use offload_bundle::thin::ThinnedBundle;
 
-/// The members that lost code objects, in member order.
+/// The members that lost code objects, in member order; for a split set,
+/// which device wheels were kept.
 #[derive(Debug, Default)]
 pub struct Report {
     pub members: Vec<ThinnedMember>,
+    pub device_wheels: Vec<DeviceWheelChoice>,
+}
+
+/// A device wheel of a split set, and whether it was kept.
+#[derive(Debug)]
+pub struct DeviceWheelChoice {
+    pub file: String,
+    /// The targets its archives serve, in ISA order.
+    pub targets: Vec<String>,
+    pub kept: bool,
 }
 
 /// One thinned member and what each of its bundles kept.
@@ -43,6 +54,15 @@ impl Report {
                     b.new_size
                 );
             }
+        }
+        for d in &self.device_wheels {
+            let _ = writeln!(
+                s,
+                "{} {} ({})",
+                if d.kept { "kept" } else { "left out" },
+                d.file,
+                d.targets.join(", ")
+            );
         }
         s
     }

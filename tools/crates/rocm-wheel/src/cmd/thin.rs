@@ -23,6 +23,11 @@ pub struct Args {
     /// index and pip tell per-family wheels apart.
     #[arg(long, value_name = "SUFFIX")]
     name_suffix: Option<String>,
+    /// With a kpack host wheel (no device code of its own): its device
+    /// wheels. Those serving --gfx are copied next to the output, which is
+    /// the host wheel unchanged; the others are left out.
+    #[arg(long = "device-wheel", value_name = "WHEEL")]
+    device_wheels: Vec<PathBuf>,
 }
 
 pub fn run(args: Args) -> Result<()> {
@@ -31,6 +36,7 @@ pub fn run(args: Args) -> Result<()> {
         output: &args.output,
         gfx: &args.gfx,
         name_suffix: args.name_suffix.as_deref(),
+        device_wheels: &args.device_wheels,
     })?;
     print!("{}", report.to_human());
     Ok(())

@@ -12,6 +12,7 @@ mod build;
 mod bundle;
 mod hardening;
 mod help;
+mod kpack;
 mod repair;
 mod rpath;
 mod thin;
