@@ -204,7 +204,8 @@ def expand_gfx(value, flag = "--//:gfx"):
             return struct(targets = [], error = (
                 "{flag}={value}: unknown amdgpu family or gfx target '{name}'.{hint}\n" +
                 "Valid families: {families}\nLegacy aliases: {legacy}\n" +
-                "rocm-bootstrap bundles: {bundles}\nSingle targets: {targets}"
+                "rocm-bootstrap bundles: {bundles}\nSingle targets: {targets}\n" +
+                "Generic targets (one code object for several GPUs): {generic}"
             ).format(
                 flag = flag,
                 value = value,
@@ -212,8 +213,9 @@ def expand_gfx(value, flag = "--//:gfx"):
                 hint = " Did you mean '{}'?".format(hint) if hint else "",
                 families = ", ".join(sorted(FAMILIES.keys())),
                 legacy = ", ".join(sorted(LEGACY_FAMILIES.keys())),
-                bundles = ", ".join(BOOTSTRAP_BUNDLES.keys()),
-                targets = ", ".join(GFX_TARGETS),
+                bundles = ", ".join(sorted(BOOTSTRAP_BUNDLES.keys())),
+                targets = ", ".join([t for t in GFX_TARGETS if t not in GENERIC_TARGETS]),
+                generic = ", ".join(GENERIC_TARGETS.keys()),
             ))
         for t in names[p]:
             found[t] = True

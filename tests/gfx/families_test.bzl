@@ -1,36 +1,10 @@
-"""Analysis-time checks of the family table and of expand_gfx, reported by a
-generated test script (fails listing every mismatch)."""
+"""Analysis-time checks of the family table and of expand_gfx (the shared
+cases of expand_cases.bzl), reported by a generated test script (fails
+listing every mismatch)."""
 
 # buildifier: disable=bzl-visibility
 load("//rules/private:gfx_families.bzl", "FAMILIES", "GENERIC_TARGETS", "GFX_TARGETS", "LEGACY_FAMILIES", "compile_targets", "expand_gfx", "sort_gfx_targets")
-
-# (flag value, expected targets or None, substrings the error must contain)
-_CASES = [
-    ("gfx120X-all", ["gfx1200", "gfx1201"], []),
-    ("gfx94X-dcgpu", ["gfx942"], []),
-    ("gfx950-dcgpu", ["gfx950"], []),
-    ("gfx90X-dcgpu", ["gfx906", "gfx908", "gfx90a"], []),
-    ("gfx90X-dgpu", ["gfx906"], []),
-    (" gfx94X-dcgpu , gfx950-dcgpu ", ["gfx942", "gfx950"], []),
-    ("gfx1201,gfx120X-all,gfx1201", ["gfx1200", "gfx1201"], []),
-    ("dcgpu-all", ["gfx908", "gfx90a", "gfx942", "gfx950"], []),
-    ("gfx103X-all", ["gfx1030", "gfx1032", "gfx1035", "gfx1036"], []),
-    ("gfx103X-dgpu,gfx103X-igpu", ["gfx1030", "gfx1032", "gfx1035", "gfx1036"], []),
-    ("gfx1031,gfx90c-igpu", ["gfx90c", "gfx1031"], []),
-    ("gfx12-generic,gfx9-4-generic,gfx1201", ["gfx1201", "gfx9-4-generic", "gfx12-generic"], []),
-    ("gfx90a,gfx1100", ["gfx90a", "gfx1100"], []),
-    # rocm-bootstrap's bundle keys: sub-family, family (before the target shape).
-    ("gfx12_0", ["gfx1200", "gfx1201"], []),
-    ("gfx115x,gfx9_4", ["gfx942", "gfx1150", "gfx1151", "gfx1152", "gfx1153"], []),
-    ("gfx12", ["gfx1200", "gfx1201", "gfx1250", "gfx1251", "gfx1250-strict"], []),
-    ("gfx12_9", None, ["Did you mean 'gfx12_0'?", "rocm-bootstrap bundles: gfx9, gfx10"]),
-    ("gfx120x-al", None, ["unknown amdgpu family or gfx target 'gfx120x-al'", "Did you mean 'gfx120X-all'?", "Valid families: dcgpu-all"]),
-    ("GFX942", None, ["Did you mean 'gfx942'?"]),
-    ("gfx94X-dcgpu,bogus-family-name", None, ["'bogus-family-name'", "Legacy aliases: gfx900-dgpu"]),
-    ("", None, ["is empty"]),
-    (" , ", None, ["is empty"]),
-    ("gfx942,,gfx950", None, ["empty entry"]),
-]
+load(":expand_cases.bzl", "EXPAND_CASES")
 
 # (targets, compile targets with --//:gfx_generic)
 _GENERIC_CASES = [
@@ -41,19 +15,20 @@ _GENERIC_CASES = [
 ]
 
 def _check(errors):
-    for value, want, needles in _CASES:
+    for case in EXPAND_CASES:
+        value = case["value"]
         got = expand_gfx(value)
-        if want != None:
+        if "targets" in case:
             if got.error:
-                errors.append("{!r}: unexpected error {}".format(value, got.error))
-            elif got.targets != want:
-                errors.append("{!r}: got {}, want {}".format(value, got.targets, want))
+                errors.append("{}: unexpected error {}".format(repr(value), got.error))
+            elif got.targets != sort_gfx_targets(case["targets"]):
+                errors.append("{}: got {}, want {}".format(repr(value), got.targets, case["targets"]))
         elif not got.error:
-            errors.append("{!r}: accepted as {}, want an error".format(value, got.targets))
+            errors.append("{}: accepted as {}, want an error".format(repr(value), got.targets))
         else:
-            for n in needles:
+            for n in case["error"]:
                 if n not in got.error:
-                    errors.append("{!r}: error lacks {!r}: {}".format(value, n, got.error))
+                    errors.append("{}: error lacks {}: {}".format(repr(value), repr(n), got.error))
 
     # Table invariants: sizes from TheRock's list, every family sorted and
     # known, every target a family of its own.
@@ -99,7 +74,7 @@ def _families_test_impl(ctx):
         lines += ["echo " + repr("FAIL: " + e) + " >&2" for e in errors] + ["exit 1"]
     else:
         lines.append("echo 'PASS: {} expansion cases, {} families, {} targets'".format(
-            len(_CASES),
+            len(EXPAND_CASES),
             len(FAMILIES) + len(LEGACY_FAMILIES),
             len(GFX_TARGETS),
         ))

@@ -27,6 +27,45 @@ pub const DT_SONAME: u64 = 14;
 pub const DT_RPATH: u64 = 15;
 pub const DT_RUNPATH: u64 = 29;
 
+/// `e_machine` of AMDGPU code objects (device code, not host code).
+pub const EM_AMDGPU: u16 = 224;
+
+/// What an ELF file is, by its type and whether it names a program
+/// interpreter: `ET_DYN` with `PT_INTERP` is a position-independent
+/// executable (a Python interpreter), not a shared object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ElfKind {
+    SharedObject,
+    Executable,
+    Relocatable,
+    Other,
+}
+
+impl ElfKind {
+    /// The kind of a file with `e_type`, with or without `PT_INTERP`.
+    pub fn of(e_type: u16, has_interpreter: bool) -> ElfKind {
+        use goblin::elf::header::{ET_DYN, ET_EXEC, ET_REL};
+        match e_type {
+            ET_DYN if has_interpreter => ElfKind::Executable,
+            ET_DYN => ElfKind::SharedObject,
+            ET_EXEC => ElfKind::Executable,
+            ET_REL => ElfKind::Relocatable,
+            _ => ElfKind::Other,
+        }
+    }
+
+    /// In words, for reports: "shared object", "executable", ...
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ElfKind::SharedObject => "shared object",
+            ElfKind::Executable => "executable",
+            ElfKind::Relocatable => "relocatable",
+            ElfKind::Other => "other",
+        }
+    }
+}
+
 /// What went wrong reading an ELF file.
 #[derive(Debug)]
 pub enum Error {

@@ -3,25 +3,17 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use anyhow::{bail, Result};
-use elf_read::DynamicFacts;
+use elf_read::{DynamicFacts, EM_AMDGPU};
 use goblin::elf::{header, program_header, section_header, sym, Elf};
 use serde::Serialize;
 
 /// `\x7fELF`
 pub const MAGIC: [u8; 4] = *b"\x7fELF";
 
-const EM_AMDGPU: u16 = 224;
 const NT_GNU_PROPERTY_TYPE_0: u32 = 5;
 const GNU_PROPERTY_X86_ISA_1_NEEDED: u32 = 0xc000_8002;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum ElfKind {
-    SharedObject,
-    Executable,
-    Relocatable,
-    Other,
-}
+pub use elf_read::ElfKind;
 
 /// What one ELF file needs at run time.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -169,13 +161,7 @@ pub fn read_elf(bytes: &[u8]) -> Result<ElfFacts> {
     let elf = Elf::parse(bytes).map_err(|e| anyhow::anyhow!("{e}"))?;
     check_bounds(&elf, bytes.len())?;
 
-    let kind = match elf.header.e_type {
-        header::ET_DYN if elf.interpreter.is_some() => ElfKind::Executable,
-        header::ET_DYN => ElfKind::SharedObject,
-        header::ET_EXEC => ElfKind::Executable,
-        header::ET_REL => ElfKind::Relocatable,
-        _ => ElfKind::Other,
-    };
+    let kind = ElfKind::of(elf.header.e_type, elf.interpreter.is_some());
     let m = elf.header.e_machine;
     let is_x86_64 = m == header::EM_X86_64 && elf.is_64 && elf.little_endian;
 

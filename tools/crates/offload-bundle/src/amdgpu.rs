@@ -4,8 +4,7 @@
 use anyhow::{bail, Result};
 
 const ET_DYN: u16 = 3;
-/// `e_machine` of AMDGPU code objects.
-pub const EM_AMDGPU: u16 = 224;
+pub use elf_read::EM_AMDGPU;
 /// Processor selection mask of `e_flags`.
 pub const EF_AMDGPU_MACH: u32 = 0x0ff;
 const EF_AMDGPU_FEATURE_XNACK_V4: u32 = 0x300;

@@ -123,30 +123,24 @@ pub fn known_targets() -> Vec<&'static str> {
     all
 }
 
-/// A single target: `gfx` and ISA digits (`gfx90a`, `gfx1201`), or a
-/// generic one (`gfx12-5-generic`).
-fn is_target_name(s: &str) -> bool {
-    let digits = |r: &str| !r.is_empty() && r.chars().all(|c| c.is_ascii_hexdigit() || c == '-');
-    s.strip_prefix("gfx")
-        .is_some_and(|rest| digits(rest.strip_suffix("-generic").unwrap_or(rest)))
-}
-
 /// The targets of one `--gfx` name and whether it is a family; `None` for
-/// a name that is neither a family nor shaped like a target.
+/// a name the table does not know.
 fn lookup(t: &Table, name: &str) -> Option<(Vec<String>, bool)> {
     if let Some(ts) = t.families.get(name).or_else(|| t.legacy_families.get(name)) {
         return Some((ts.clone(), true));
     }
-    // Before the target shape: `gfx12` is a bundle, not a target.
     if let Some(b) = t.bundles.get(name) {
         return Some((b.members.clone(), true));
     }
-    is_target_name(name).then(|| (vec![name.to_string()], false))
+    known_targets()
+        .contains(&name)
+        .then(|| (vec![name.to_string()], false))
 }
 
-/// Expands a comma list of family names, gfx targets and generic targets.
-/// A single target need not be in the table (newer GPUs): the wheel's
-/// contents decide whether it exists.
+/// Expands a comma list of family names, gfx targets and generic targets,
+/// as `--//:gfx` does: every name must be in the table (a target-shaped
+/// typo gets a hint instead of a "no code for" later), and the cases of
+/// `tests/gfx/expand_cases.bzl` hold for both.
 pub fn expand(value: &str) -> Result<Vec<Requested>> {
     let t = table();
     let parts: Vec<&str> = value.split(',').map(str::trim).collect();
@@ -219,7 +213,7 @@ fn unknown_name(t: &Table, value: &str, p: &str) -> anyhow::Error {
     let join = |m: &BTreeMap<String, Vec<String>>| m.keys().cloned().collect::<Vec<_>>().join(", ");
     anyhow!(
         "--gfx {value}: unknown amdgpu family or gfx target '{p}'.{hint}\n\
-         Families: {}\nLegacy aliases: {}\nrocm-bootstrap bundles: {}\nSingle targets: {}\n\
+         Valid families: {}\nLegacy aliases: {}\nrocm-bootstrap bundles: {}\nSingle targets: {}\n\
          Generic targets (one code object for several GPUs): {}",
         join(&t.families),
         join(&t.legacy_families),
@@ -278,7 +272,7 @@ mod tests {
 
     #[test]
     fn generic_names_are_single_targets() {
-        let r = expand("gfx12-generic,gfx9-4-generic,gfx12-5-generic").unwrap();
+        let r = expand("gfx12-generic,gfx9-4-generic").unwrap();
         let got: Vec<(&str, &[String], bool)> = r
             .iter()
             .map(|r| (r.name.as_str(), r.targets.as_slice(), r.family))
@@ -288,12 +282,6 @@ mod tests {
             [
                 ("gfx12-generic", &["gfx12-generic".to_string()][..], false),
                 ("gfx9-4-generic", &["gfx9-4-generic".to_string()][..], false),
-                // Not in the table, but shaped like a generic target.
-                (
-                    "gfx12-5-generic",
-                    &["gfx12-5-generic".to_string()][..],
-                    false
-                ),
             ]
         );
     }
@@ -352,25 +340,14 @@ mod tests {
 
     #[test]
     fn bad_names() {
+        // The shared cases (tests/expand_cases.rs) cover the messages; here
+        // what they cannot say: the generic list, and no hint when nothing is close.
         let e = format!("{:#}", expand("gfx120x-ALL").unwrap_err());
-        assert!(e.contains("Did you mean 'gfx120X-all'?"), "{e}");
-        assert!(e.contains("Families: dcgpu-all"), "{e}");
-        assert!(e.contains("Single targets: gfx900, gfx902"), "{e}");
-        assert!(e.contains("rocm-bootstrap bundles: gfx10, "), "{e}");
         assert!(
             e.contains("Generic targets (one code object for several GPUs): gfx9-generic, "),
             "{e}"
         );
-        // Not target-shaped (upper case), so unknown, with a hint.
-        let e = format!("{:#}", expand("GFX12-Generic").unwrap_err());
-        assert!(e.contains("Did you mean 'gfx12-generic'?"), "{e}");
-        let e = format!("{:#}", expand("gfx12-genric").unwrap_err());
-        assert!(e.contains("Did you mean 'gfx12-generic'?"), "{e}");
-        let e = format!("{:#}", expand("gfx1201-all").unwrap_err());
-        assert!(e.contains("Did you mean 'gfx120X-all'?"), "{e}");
         let e = format!("{:#}", expand("radeon").unwrap_err());
         assert!(!e.contains("Did you mean"), "{e}");
-        assert!(format!("{:#}", expand(" ").unwrap_err()).contains("is empty"));
-        assert!(format!("{:#}", expand("gfx942,,gfx950").unwrap_err()).contains("empty entry"));
     }
 }

@@ -348,12 +348,7 @@ pub fn inspect(path: &Path) -> Result<Report> {
 pub fn inspect_elf(name: &str, data: &[u8]) -> Result<ElfInfo> {
     use goblin::elf::header;
     let elf = goblin::elf::Elf::parse(data).context("not a valid ELF file")?;
-    let elf_type = match elf.header.e_type {
-        header::ET_DYN => "shared object",
-        header::ET_REL => "relocatable",
-        header::ET_EXEC => "executable",
-        _ => "other",
-    };
+    let elf_type = elf_read::ElfKind::of(elf.header.e_type, elf.interpreter.is_some()).as_str();
     let machine = match elf.header.e_machine {
         header::EM_X86_64 => "x86-64".to_string(),
         header::EM_AARCH64 => "aarch64".to_string(),
