@@ -116,6 +116,7 @@ def _rocm_wheel_prebuilt_hub_impl(rctx):
     write_template(rctx, "BUILD.bazel", "rocm_wheel_prebuilt.BUILD.tpl", {
         "{TOOLCHAINS}": "\n".join(stanzas),
         "{PLATFORMS}": ", ".join(sorted(rctx.attr.repositories)) or "none",
+        "{UNRELEASED}": repr(rctx.attr.unreleased),
         "{TOOLCHAIN_BZL}": abs_label(Label("//rules/private:toolchain.bzl")),
         "{TOOLCHAIN_TYPE}": repr(abs_label(_TOOLCHAIN_TYPE)),
     })
@@ -124,6 +125,7 @@ rocm_wheel_prebuilt_hub = repository_rule(
     implementation = _rocm_wheel_prebuilt_hub_impl,
     attrs = {
         "repositories": attr.string_dict(doc = "Execution platform (x86_64-linux) -> the repository of its binary."),
+        "unreleased": attr.string(doc = "The rocm-wheel version when no release of it is declared (nothing to download), else empty."),
     },
     doc = "One rocm_wheel toolchain per platform a prebuilt binary is declared for (fetched only when " +
           "resolution picks it), then one that fails saying how to provide a binary.",
@@ -148,7 +150,11 @@ def declare_prebuilt_tool(root_tags, release):
         repo = "rocm_wheel_release_" + platform.replace("-", "_")
         rocm_wheel_release_repository(name = repo, urls = w.urls, sha256 = w.sha256, path = w.path)
         repositories[platform] = repo
-    rocm_wheel_prebuilt_hub(name = "rocm_wheel_prebuilt", repositories = repositories)
+    rocm_wheel_prebuilt_hub(
+        name = "rocm_wheel_prebuilt",
+        repositories = repositories,
+        unreleased = "" if release.wheels else release.version,
+    )
 
 PREBUILT_TOOL_TAG = tag_class(
     doc = "Where the prebuilt rocm-wheel of an execution platform comes from (root module), instead " +

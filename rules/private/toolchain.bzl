@@ -38,6 +38,15 @@ current_rocm_wheel = rule(
 )
 
 def _rocm_wheel_unavailable_impl(ctx):
+    if ctx.attr.unreleased:
+        fail(("rules_rocm: rocm-wheel {version} has no release to download yet, so a module using rules_rocm " +
+              "declares the binary it runs. Get one from a rules_rocm checkout: `make wheels` writes " +
+              "dist/rocm_wheel-{version}-*.whl (`pip install` it: the binary is <venv>/bin/rocm-wheel), or " +
+              "`cargo build --release --locked --manifest-path <rules_rocm>/tools/Cargo.toml` " +
+              "(target/release/rocm-wheel). Then in MODULE.bazel: " +
+              "rocm = use_extension(\"@rules_rocm//rules:extensions.bzl\", \"rules_rocm\"); " +
+              "rocm.prebuilt_tool(path = \"/abs/path/rocm-wheel\"). " +
+              "Or register a rocm_wheel_toolchain of your own (docs/rules/toolchains.md).").format(version = ctx.attr.unreleased))
     fail(("rules_rocm: no prebuilt rocm-wheel for this execution platform (prebuilt: {}). " +
           "Build it (`cargo build --release --locked --manifest-path <rules_rocm>/tools/Cargo.toml`) " +
           "and declare it in MODULE.bazel: rocm.prebuilt_tool(platform = ..., path = \"/abs/path/rocm-wheel\"), " +
@@ -45,6 +54,9 @@ def _rocm_wheel_unavailable_impl(ctx):
 
 rocm_wheel_unavailable = rule(
     implementation = _rocm_wheel_unavailable_impl,
-    attrs = {"platforms": attr.string(doc = "The platforms that have a prebuilt binary, for the message.")},
+    attrs = {
+        "platforms": attr.string(doc = "The platforms that have a prebuilt binary, for the message."),
+        "unreleased": attr.string(doc = "The rocm-wheel version, when no release of it exists to download."),
+    },
     doc = "The last rocm_wheel toolchain: fails at analysis, saying how to provide the tool.",
 )

@@ -8,7 +8,9 @@
 #     and no crate repository in its module graph or output base and no Rustc
 #     action; its wheel action runs the downloaded binary;
 #  3. on an execution platform no prebuilt is declared for, a rule that runs
-#     the tool fails at analysis saying how to provide one.
+#     the tool fails at analysis saying how to provide one;
+#  4. a module that declares no binary (rules_rocm has no release yet) fails
+#     at analysis saying how to declare one, with no download attempted.
 set -euo pipefail
 source "$(dirname "$0")/../lib/scratch_test.sh"
 PY="${ROCM_WHEEL_VENV:-$root/.venv}/bin/python"
@@ -99,4 +101,19 @@ echo "--- 3. no prebuilt for the execution platform"
 expect_build_failure "$ws/arm.log" --nobuild --extra_execution_platforms=//:arm64_linux --platforms=//:arm64_linux //:pure
 expect_in "$ws/arm.log" "no prebuilt rocm-wheel for this execution platform (prebuilt: x86_64-linux)" \
   "rocm.prebuilt_tool(platform = ..., path = "
+# The release declaration lists no wheel until one is uploaded; once it
+# does, a module that declares nothing downloads it (step 2's path).
+if grep -q '^    wheels = {},$' "$root/rules/private/prebuilt_tool_release.bzl"; then
+  echo "--- 4. a module that declares no binary (no release yet)"
+  sed -i '/^rocm.prebuilt_tool(/,/^)/d' MODULE.bazel
+  ! grep -q prebuilt_tool MODULE.bazel || fail "the scratch module still declares a prebuilt tool"
+  v=$(sed -n 's/^    version = "\(.*\)",$/\1/p' "$root/rules/private/prebuilt_tool_release.bzl")
+  expect_build_failure "$ws/none.log" --nobuild //:pure
+  expect_in "$ws/none.log" "rocm-wheel $v has no release to download yet" \
+    "make wheels\` writes dist/rocm_wheel-$v-*.whl" "rocm.prebuilt_tool(path = \"/abs/path/rocm-wheel\")"
+  ! grep -qE 'Downloading|releases/download|https?://' "$ws/none.log" ||
+    { cat "$ws/none.log" >&2; fail "a module that declares nothing tried to download"; }
+else
+  echo "--- 4. skipped: rules/private/prebuilt_tool_release.bzl declares a release"
+fi
 echo "PASS"

@@ -10,6 +10,7 @@ package(default_visibility = ["//visibility:public"])
 rocm_wheel_unavailable(
     name = "unavailable",
     platforms = "{PLATFORMS}",
+    unreleased = {UNRELEASED},
 )
 
 toolchain(
