@@ -32,6 +32,12 @@ def rocm_wheel_rpath(ctx, lib, runpath, out):
         args.add_all(["rpath", "remove", lib, "--output", out])
     _run(ctx, args, [lib], out, "RocmWheelRpath", "Setting the RUNPATH of %s for its wheel" % out.short_path)
 
+def rocm_wheel_glibc_floor(ctx, binary, max_version, out):
+    """`rocm-wheel glibc-floor`: a copy of `binary` whose weak references need no glibc newer than `max_version`."""
+    args = ctx.actions.args()
+    args.add_all(["glibc-floor", binary, "--max", max_version, "--output", out])
+    _run(ctx, args, [binary], out, "RocmWheelGlibcFloor", "Lowering the glibc floor of %s to %s" % (binary.short_path, max_version))
+
 def rocm_wheel_rocm_runpath(ctx, lib, install_dir, families, out, base = None):
     """`rocm-wheel rpath rocm`: a copy of `lib` whose RUNPATH also finds the ROCm libraries it needs where they are installed.
 

@@ -27,6 +27,8 @@ pub enum EditError {
     Malformed(String),
     /// The new string (or the segment holding it) cannot be placed.
     CannotPlace(String),
+    /// The edit would change what the program needs (a strong reference).
+    Refused(String),
     Io(std::io::Error),
 }
 
@@ -73,6 +75,7 @@ impl fmt::Display for EditError {
             ),
             EditError::Malformed(why) => write!(f, "malformed ELF file: {why}"),
             EditError::CannotPlace(why) => write!(f, "cannot place the new rpath: {why}"),
+            EditError::Refused(why) => write!(f, "refused: {why}"),
             EditError::Io(e) => write!(f, "I/O error: {e}"),
         }
     }

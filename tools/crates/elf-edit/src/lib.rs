@@ -26,11 +26,13 @@
 mod error;
 mod parse;
 mod plan;
+mod versions;
 mod xattr;
 
 pub use error::{EditError, Result};
 pub use parse::ReadAt;
 pub use plan::{Edit, Method, Plan, RpathKind};
+pub use versions::{glibc_version, plan_glibc_floor, FloorReport};
 
 use parse::{FileSource, DT_RPATH, DT_RUNPATH};
 use std::fs::File;
@@ -229,6 +231,40 @@ pub fn edit_file(input: &Path, output: Option<&Path>, edit: &Edit) -> anyhow::Re
         }
         None => edit_in_place(input, edit),
     }
+}
+
+/// Lowers the glibc floor of `input` to `max` ([`plan_glibc_floor`]),
+/// writing `output` atomically (the input's mode bits); the result is read
+/// back and must need nothing newer. On any error no output exists.
+pub fn lower_glibc_floor(
+    input: &Path,
+    output: &Path,
+    max: (u32, u32),
+) -> anyhow::Result<FloorReport> {
+    use anyhow::Context;
+    use std::os::unix::fs::PermissionsExt;
+    let src = open(input).with_context(|| format!("cannot open {}", input.display()))?;
+    let (plan, report) =
+        plan_glibc_floor(&src, max).with_context(|| format!("{}", input.display()))?;
+    let view = Overlay {
+        base: &src,
+        plan: &plan,
+    };
+    let (again, after) = plan_glibc_floor(&view, max)?;
+    if again.method != Method::Unchanged || after.floor != report.floor {
+        anyhow::bail!(
+            "{}: the edited file does not read back with glibc {}.{} as its floor; the file is probably damaged",
+            input.display(),
+            max.0,
+            max.1
+        );
+    }
+    let mut out = atomic_write::AtomicFile::create(output)?;
+    write_output(&src, &plan, out.file())
+        .with_context(|| format!("cannot write {}", out.temp_path().display()))?;
+    let mode = src.file.metadata()?.permissions().mode() & 0o1777;
+    out.commit(mode)?;
+    Ok(report)
 }
 
 fn edit_in_place(input: &Path, edit: &Edit) -> anyhow::Result<Method> {

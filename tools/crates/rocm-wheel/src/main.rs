@@ -35,6 +35,14 @@ enum Command {
     Build(cmd::build::Args),
     /// Read or set DT_RUNPATH / DT_RPATH of an ELF file.
     Rpath(cmd::rpath::Args),
+    /// Lower an ELF file's glibc floor: its weak references to newer glibc
+    /// versions (Rust std's gettid, statx, ...) lose their version.
+    ///
+    /// The loader then binds such a symbol to glibc's default version when
+    /// it has one and to null otherwise, which is what a weak reference
+    /// expects; version needs only they used are dropped. A strong
+    /// reference to a newer version is refused, named.
+    GlibcFloor(cmd::glibc_floor::Args),
     /// Check the ELF files of a wheel against a manylinux policy.
     Check(cmd::check::Args),
     /// Write or read clang offload bundles.
@@ -90,6 +98,7 @@ fn main() -> std::process::ExitCode {
     let result = match cli.command {
         Command::Build(a) => cmd::build::run(a),
         Command::Rpath(a) => cmd::rpath::run(a),
+        Command::GlibcFloor(a) => cmd::glibc_floor::run(a),
         Command::Check(a) => return std::process::ExitCode::from(cmd::check::run(a)),
         Command::Bundle(a) => cmd::bundle::run(a),
         Command::Inspect(a) => cmd::inspect::run(a),

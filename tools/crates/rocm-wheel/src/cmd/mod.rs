@@ -2,6 +2,7 @@ pub mod build;
 pub mod bundle;
 pub mod check;
 mod check_kpack;
+pub mod glibc_floor;
 pub mod inspect;
 pub mod kernels;
 pub mod kpack;
