@@ -14,9 +14,9 @@
 //! change. A strong reference is never touched: the edit is refused, naming
 //! the symbol.
 
+use crate::edit::{Method, Plan};
 use crate::error::{EditError, Result};
 use crate::parse::{self, read_range, ReadAt};
-use crate::plan::{Method, Plan};
 use goblin::elf::section_header::SHT_DYNSYM;
 use goblin::elf::sym::STB_WEAK;
 

@@ -257,8 +257,8 @@ pub fn bundles_text(bundles: &[Bundle]) -> String {
 
 /// The body of the `read_bundle` fuzz target (also run over the committed
 /// corpus by a normal test): reading arbitrary bytes must never panic.
-/// Returns the device targets found, or the error.
-#[doc(hidden)]
+/// Returns the device targets found, or the error. Feature `fuzzing`.
+#[cfg(feature = "fuzzing")]
 pub fn fuzz_read(data: &[u8]) -> anyhow::Result<Vec<String>> {
     // Small limit so the fuzzer cannot spend its memory on one input.
     let limits = Limits {
