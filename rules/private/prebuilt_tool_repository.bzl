@@ -153,7 +153,9 @@ def declare_prebuilt_tool(root_tags, release):
     rocm_wheel_prebuilt_hub(
         name = "rocm_wheel_prebuilt",
         repositories = repositories,
-        unreleased = "" if release.wheels else release.version,
+        # Nothing declared at all (no release, no tag of the root module):
+        # say how to declare a binary; otherwise name the platforms that have one.
+        unreleased = "" if repositories else release.version,
     )
 
 PREBUILT_TOOL_TAG = tag_class(
