@@ -85,6 +85,20 @@ pub fn read(wheel: &Path) -> Result<KpackWheel> {
     Ok(out)
 }
 
+/// Reads each device wheel of a set; refuses one holding host binaries
+/// (a host wheel given in its place), saying to give it as the wheel to
+/// `role` (check, thin).
+pub fn read_devices(paths: &[PathBuf], role: &str) -> Result<Vec<KpackWheel>> {
+    let devices = paths.iter().map(|d| read(d)).collect::<Result<Vec<_>>>()?;
+    if let Some(d) = devices.iter().find(|d| !d.binaries.is_empty()) {
+        anyhow::bail!(
+            "{}: holds host binaries with kpack markers, not device code; give it as the wheel to {role}",
+            d.path.display()
+        );
+    }
+    Ok(devices)
+}
+
 /// Every wrapper of `host` checked for every target in `targets` against
 /// the archives of `host` and `devices` installed together.
 pub fn check_set(host: &KpackWheel, devices: &[&KpackWheel], targets: &[String]) -> Vec<Problem> {

@@ -3,7 +3,7 @@
 //! files.
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 use offload_bundle::families::{describe_target, expand, gfx_sort_key, has_code_for, Requested};
@@ -12,7 +12,7 @@ use offload_bundle::Limits;
 use tempfile::NamedTempFile;
 use wheel_writer::rewrite::WheelRewriter;
 
-use crate::Request;
+use crate::{file_name, output_dir, Request};
 
 /// What a thinning will do.
 pub struct Plan {
@@ -55,10 +55,7 @@ pub fn plan(req: &Request) -> Result<Plan> {
             req.output.display()
         );
     }
-    let out_dir = match req.output.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
+    let out_dir = output_dir(req.output);
     let limits = Limits::default();
     let members = unpack_device_code(&mut wheel, &out_dir, &limits)?;
     check_requested(req, &requested, wheel.file_name(), &members)?;
@@ -152,10 +149,4 @@ fn check_requested(
         }
     }
     Ok(())
-}
-
-fn file_name(p: &Path) -> Result<String> {
-    p.file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .with_context(|| format!("{}: no file name", p.display()))
 }

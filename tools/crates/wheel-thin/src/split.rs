@@ -6,14 +6,14 @@
 //! resolve in) come before anything is written.
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::{bail, Context, Result};
-use kpack::wheel::{check_set, read, KpackWheel};
+use kpack::wheel::{check_set, read, read_devices, KpackWheel};
 use offload_bundle::families::{describe_target, expand, gfx_sort_key, has_code_for, Requested};
 
 use crate::report::{DeviceWheelChoice, Report};
-use crate::Request;
+use crate::{file_name, output_dir, Request};
 
 /// Thins the split set `req` names; see the module docs.
 pub fn thin_set(req: &Request) -> Result<Report> {
@@ -39,17 +39,7 @@ pub fn thin_set(req: &Request) -> Result<Report> {
             host.file_name()
         );
     }
-    let devices = req
-        .device_wheels
-        .iter()
-        .map(|d| read(d))
-        .collect::<Result<Vec<KpackWheel>>>()?;
-    if let Some(d) = devices.iter().find(|d| !d.binaries.is_empty()) {
-        bail!(
-            "{}: holds host binaries with kpack markers, not device code; give it as the wheel to thin",
-            d.path.display()
-        );
-    }
+    let devices = read_devices(req.device_wheels, "thin")?;
     let requested = expand(req.gfx)?;
     let chosen = choose(req, &requested, &devices)?;
     let problems = check_set(&host, &chosen.wheels, &chosen.targets);
@@ -60,10 +50,7 @@ pub fn thin_set(req: &Request) -> Result<Report> {
             problems.len()
         );
     }
-    let out_dir = match req.output.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
+    let out_dir = output_dir(req.output);
     copy(req.input, req.output)?;
     let mut report = Report::default();
     for d in &devices {
@@ -150,10 +137,4 @@ fn copy(from: &Path, to: &Path) -> Result<()> {
         std::io::copy(&mut src, f)?;
         Ok(())
     })
-}
-
-fn file_name(p: &Path) -> Result<String> {
-    p.file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .with_context(|| format!("{}: no file name", p.display()))
 }

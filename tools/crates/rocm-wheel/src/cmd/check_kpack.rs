@@ -6,7 +6,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Result};
-use kpack::wheel::{check_set, read, KpackWheel};
+use kpack::wheel::{check_set, read, read_devices, KpackWheel};
 
 use manylinux_check::{EXIT_CLEAN, EXIT_FINDINGS};
 
@@ -19,16 +19,7 @@ pub fn run(
     out: &mut dyn Write,
 ) -> Result<i32> {
     let host = read(wheel)?;
-    let devices = device_wheels
-        .iter()
-        .map(|d| read(d))
-        .collect::<Result<Vec<KpackWheel>>>()?;
-    if let Some(d) = devices.iter().find(|d| !d.binaries.is_empty()) {
-        bail!(
-            "{}: holds host binaries with kpack markers; give it as the wheel to check",
-            d.path.display()
-        );
-    }
+    let devices = read_devices(device_wheels, "check")?;
     if host.binaries.is_empty() {
         bail!(
             "{}: no binary refers to kpack archives (HIPK wrappers); nothing to check",
