@@ -13,7 +13,7 @@ then `--@rules_rocm//rocm:toolkit=therock_7_2` (docs/toolkits.md).
 The rocm-wheel tool comes prebuilt (a release wheel, pinned by sha256;
 docs/releasing.md); from a mirror, or a binary built here:
 
-    rocm.prebuilt_tool(urls = ["https://mirror/rocm_wheel-0.1.0-py3-none-manylinux_2_31_x86_64.whl"], sha256 = "...")
+    rocm.prebuilt_tool(urls = ["https://mirror/rocm_wheel-0.1.0-py3-none-manylinux_2_17_x86_64.whl"], sha256 = "...")
     rocm.prebuilt_tool(path = "/abs/path/rocm-wheel")
 
 XLA's and JAX's BUILD files name `@local_config_rocm`; the extension's
@@ -66,7 +66,13 @@ def _rules_rocm_impl(module_ctx):
     toolkits = dict(declared.toolkits)
     toolkits[LOCAL_TOOLKIT] = "rocm_hip"
     rocm_toolkits_repository(name = "rocm_toolkits", toolkits = toolkits, default = declared.default)
-    rocm_sysroots_repository(name = "rocm_sysroots", sysroots = declare_sysroots(sysroots, rocm_sysroot_repository))
+    declared_sysroots = declare_sysroots(sysroots, rocm_sysroot_repository)
+    rocm_sysroots_repository(
+        name = "rocm_sysroots",
+        sysroots = declared_sysroots.sysroots,
+        cross_sysroots = declared_sysroots.cross_sysroots,
+        cross_arches = declared_sysroots.cross_arches,
+    )
 
     declare_prebuilt_tool(
         [tag for mod in module_ctx.modules if mod.is_root for tag in mod.tags.prebuilt_tool],

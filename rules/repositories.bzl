@@ -21,7 +21,7 @@ load("//rules/private:local_config_rocm.bzl", "local_config_rocm_repository")
 load("//rules/private:prebuilt_tool_repository.bzl", "rocm_wheel_prebuilt_repository")
 load("//rules/private:python_repository.bzl", "rocm_python_versions_repository")
 load("//rules/private:python_versions.bzl", "DEFAULT_PYTHON_VERSIONS", "check_python_versions")
-load("//rules/private:sysroot_debian11.bzl", "DEBIAN11_DEBS", "DEBIAN11_SYSROOT")
+load("//rules/private:sysroot_debian11.bzl", "DEBIAN11_DEBS", "DEBIAN11_GLIBC_FLOOR", "DEBIAN11_SYSROOT")
 load("//rules/private:sysroot_repository.bzl", _rocm_sysroot_repository = "rocm_sysroot_repository")
 load("//rules/private:sysroot_selection.bzl", "rocm_sysroots_repository")
 load("//rules/private:toolkit_selection.bzl", "LOCAL_TOOLKIT", "rocm_toolkits_repository")
@@ -121,7 +121,7 @@ def rules_rocm_dependencies(python_versions = DEFAULT_PYTHON_VERSIONS, rocm_whee
     sysroots = dict(rocm_sysroots)
     sysroots[DEBIAN11_SYSROOT] = "rocm_sysroot_" + DEBIAN11_SYSROOT
     if not native.existing_rule(sysroots[DEBIAN11_SYSROOT]):
-        _rocm_sysroot_repository(name = sysroots[DEBIAN11_SYSROOT], sysroot = DEBIAN11_SYSROOT, debs = DEBIAN11_DEBS)
+        _rocm_sysroot_repository(name = sysroots[DEBIAN11_SYSROOT], sysroot = DEBIAN11_SYSROOT, debs = DEBIAN11_DEBS, glibc_floor = DEBIAN11_GLIBC_FLOOR)
     if not native.existing_rule("rocm_sysroots"):
         rocm_sysroots_repository(name = "rocm_sysroots", sysroots = sysroots)
     if local_config_rocm and not native.existing_rule(local_config_rocm):

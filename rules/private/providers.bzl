@@ -40,7 +40,7 @@ SysrootInfo = provider(
         "name": "the sysroot's name (the value of --@rules_rocm//rocm:sysroot); 'host' for none",
         "path": "its execution-root path ('' for none)",
         "glibc_version": "major.minor of its glibc ('' for none)",
-        "compile_flags": "list of flags a clang compile needs to use it (--sysroot, --gcc-toolchain)",
+        "compile_flags": "list of flags a clang compile needs to use it (--sysroot, --gcc-toolchain, and the -include of its glibc_floor pins)",
         "compile_files": "depset of the Files a compile reads",
         "files": "depset of all its Files (what a link reads)",
     },

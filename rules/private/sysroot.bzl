@@ -12,7 +12,7 @@ def _rocm_sysroot_impl(ctx):
         name = ctx.attr.sysroot,
         path = path,
         glibc_version = ctx.attr.glibc_version,
-        compile_flags = ["--sysroot=" + path, "--gcc-toolchain={}/usr".format(path)],
+        compile_flags = ["--sysroot=" + path, "--gcc-toolchain={}/usr".format(path)] + ctx.attr.floor_flags,
         compile_files = depset(ctx.files.compile_files),
         files = depset(ctx.files.files),
     )]
@@ -22,6 +22,7 @@ rocm_sysroot = rule(
     attrs = {
         "compile_files": attr.label(allow_files = True, doc = "Headers and gcc's directory: what a compile reads."),
         "files": attr.label(allow_files = True, doc = "Every file of the sysroot: what a link reads."),
+        "floor_flags": attr.string_list(doc = "Flags binding functions to the versions of the sysroot's glibc_floor (-include of its generated header), or none."),
         "gcc_version": attr.string(doc = "The libstdc++ (gcc) version the sysroot holds."),
         "glibc_version": attr.string(mandatory = True, doc = "major.minor of the sysroot's glibc."),
         "root": attr.string(mandatory = True, doc = "The sysroot's directory in its repository."),

@@ -21,5 +21,24 @@ _PACKAGES = {
 
 DEBIAN11_SYSROOT = "debian11"
 
+# What this repository's wheels claim (manylinux_2_28: RHEL 8, the
+# manylinux_2_28 build containers): exp, log, pow and log2 bind to versions
+# glibc 2.28 has rather than their 2.29 ones.
+DEBIAN11_GLIBC_FLOOR = "2.28"
+
+# The same packages for arm64: the aarch64 twin of `debian11`.
+_PACKAGES_AARCH64 = {
+    "g/gcc-10/libgcc-10-dev_10.2.1-6_arm64.deb": "80fc73d339ada2e194175afe83cd89014565242153b6e3c2128849d8817da367",
+    "g/gcc-10/libgcc-s1_10.2.1-6_arm64.deb": "e2fcdb378d3c1ad1bcb64d4fb6b37aab44011152beca12a4944f435a2582df1f",
+    "g/gcc-10/libstdc++-10-dev_10.2.1-6_arm64.deb": "cee7ca63613b50a8a51cc670db385c7e6d1181b72c94148fc8b7992e4570782d",
+    "g/gcc-10/libstdc++6_10.2.1-6_arm64.deb": "7869aa540cc46e9f3d4267d5bde2af0e5b429a820c1d6f1a4cfccfe788c31890",
+    "g/glibc/libc6-dev_2.31-13+deb11u11_arm64.deb": "28d478134722dcd4b0bd2045a199301d18713bf95947b9fce66634e7aeacab2e",
+    "g/glibc/libc6_2.31-13+deb11u11_arm64.deb": "baaa9aa184e2f21738c5819055e6740cc5b22f198e3f416e33f82b40ff6933d8",
+    "l/linux/linux-libc-dev_5.10.223-1_arm64.deb": "8b6374a64412d33eac61d74f77b8f932da4b8a707ea8a614791e2a35b8917618",
+    "libx/libxcrypt/libcrypt-dev_4.4.18-4_arm64.deb": "5309fdf445acc72794b9d134e9625746ffad2b865c6432abcd08ef097587bde1",
+    "libx/libxcrypt/libcrypt1_4.4.18-4_arm64.deb": "22b586b29e840dabebf0bf227d233376628b87954915d064bc142ae85d1b7979",
+}
+
 # {url: sha256}, the form rocm.sysroot(debs = ...) takes.
 DEBIAN11_DEBS = {_POOL + path: sha256 for path, sha256 in _PACKAGES.items()}
+DEBIAN11_AARCH64_DEBS = {_POOL + path: sha256 for path, sha256 in _PACKAGES_AARCH64.items()}

@@ -10,7 +10,7 @@ would without rules_rocm.
 
 load(":labels.bzl", "abs_label")
 load(":repository_utils.bzl", "render", "write_template")
-load(":sysroot_debian11.bzl", "DEBIAN11_DEBS", "DEBIAN11_SYSROOT")
+load(":sysroot_debian11.bzl", "DEBIAN11_AARCH64_DEBS", "DEBIAN11_DEBS", "DEBIAN11_GLIBC_FLOOR", "DEBIAN11_SYSROOT")
 
 HOST_SYSROOT = "host"
 
@@ -18,15 +18,23 @@ SYSROOT_FLAG = Label("//rocm:sysroot")
 
 def _hub_impl(rctx):
     names = sorted(rctx.attr.sysroots.keys())
-    stanzas = [
-        render(rctx, "rocm_sysroots.sysroot.BUILD.tpl", {
+    stanzas = []
+    for name in names:
+        stanzas.append(render(rctx, "rocm_sysroots.sysroot.BUILD.tpl", {
             "{NAME}": repr(name),
             "{SETTING}": repr("is_" + name),
             "{FLAG}": repr(abs_label(SYSROOT_FLAG)),
-            "{TOOLCHAIN}": repr("@{}//:cc".format(rctx.attr.sysroots[name])),
-        })
-        for name in names
-    ]
+        }))
+        stanzas.append(_toolchain_stanza(rctx, name, "x86_64", rctx.attr.sysroots[name]))
+
+    # Sysroots for another CPU, selected by the same flag value: the target
+    # platform picks among them.
+    for repo in sorted(rctx.attr.cross_sysroots):
+        name = rctx.attr.cross_sysroots[repo]
+        if name not in rctx.attr.sysroots:
+            fail("rocm_sysroots: {} is for sysroot {}, which has no x86_64 repository".format(repo, name))
+        arch = rctx.attr.cross_arches[repo]
+        stanzas.append(_toolchain_stanza(rctx, name + "_" + arch, arch, repo, setting = "is_" + name))
     selected = {":is_" + name: "@{}//:sysroot".format(rctx.attr.sysroots[name]) for name in names}
     selected["//conditions:default"] = abs_label(Label("//rocm:host_sysroot"))
     write_template(rctx, "BUILD.bazel", "rocm_sysroots.BUILD.tpl", {
@@ -43,10 +51,20 @@ def _hub_impl(rctx):
 rocm_sysroots_repository = repository_rule(
     implementation = _hub_impl,
     attrs = {
-        "sysroots": attr.string_dict(mandatory = True, doc = "Sysroot name -> the repository holding it."),
+        "cross_arches": attr.string_dict(doc = "Repository of a sysroot for another CPU -> that CPU (aarch64)."),
+        "cross_sysroots": attr.string_dict(doc = "Repository of a sysroot for another CPU -> the sysroot's name (the flag value it shares with the x86_64 one)."),
+        "sysroots": attr.string_dict(mandatory = True, doc = "Sysroot name -> the repository holding it (x86_64)."),
     },
     doc = "The hub of the declared sysroots: C++ toolchains and the selected sysroot, by --@rules_rocm//rocm:sysroot.",
 )
+
+def _toolchain_stanza(rctx, name, arch, repo, setting = None):
+    return render(rctx, "rocm_sysroots.toolchain.BUILD.tpl", {
+        "{NAME}": repr(name),
+        "{CPU}": arch,
+        "{SETTING}": repr(setting or "is_" + name),
+        "{TOOLCHAIN}": repr("@{}//:cc".format(repo)),
+    })
 
 def declare_sysroots(tags, declare):
     """Checks sysroot declarations and declares their repositories, with the built-in `debian11`.
@@ -65,18 +83,28 @@ def declare_sysroots(tags, declare):
         if tag.name in declared:
             fail("rocm.sysroot(name = \"{}\") is declared twice".format(tag.name))
         repo = "rocm_sysroot_" + tag.name
-        declare(name = repo, sysroot = tag.name, debs = tag.debs, urls = tag.urls, sha256 = tag.sha256, strip_prefix = tag.strip_prefix, clang = tag.clang, libstdcxx = tag.libstdcxx)
+        declare(name = repo, sysroot = tag.name, debs = tag.debs, urls = tag.urls, sha256 = tag.sha256, strip_prefix = tag.strip_prefix, clang = tag.clang, libstdcxx = tag.libstdcxx, glibc_floor = tag.glibc_floor)
         declared[tag.name] = repo
     repo = "rocm_sysroot_" + DEBIAN11_SYSROOT
-    declare(name = repo, sysroot = DEBIAN11_SYSROOT, debs = DEBIAN11_DEBS)
+    declare(name = repo, sysroot = DEBIAN11_SYSROOT, debs = DEBIAN11_DEBS, glibc_floor = DEBIAN11_GLIBC_FLOOR)
     declared[DEBIAN11_SYSROOT] = repo
-    return declared
+
+    # Its arm64 twin, for what is built for aarch64 (the rocm-wheel tool's
+    # own wheel): fetched only then.
+    cross = "rocm_sysroot_{}_aarch64".format(DEBIAN11_SYSROOT)
+    declare(name = cross, sysroot = DEBIAN11_SYSROOT, debs = DEBIAN11_AARCH64_DEBS, arch = "aarch64")
+    return struct(
+        sysroots = declared,
+        cross_sysroots = {cross: DEBIAN11_SYSROOT},
+        cross_arches = {cross: "aarch64"},
+    )
 
 SYSROOT_TAG = tag_class(
-    doc = "A sysroot, selectable with --@rules_rocm//rocm:sysroot=<name>: exactly one of `debs` (Debian packages, each pinned by sha256) and `urls` (one archive with sha256). rules_rocm declares `debian11` (glibc 2.31, libstdc++ 10) itself.",
+    doc = "A sysroot, selectable with --@rules_rocm//rocm:sysroot=<name>: exactly one of `debs` (Debian packages, each pinned by sha256) and `urls` (one archive with sha256). rules_rocm declares `debian11` (glibc 2.31, libstdc++ 10, glibc_floor 2.28) itself.",
     attrs = {
         "clang": attr.string(doc = "Explicit clang++ (default: the local ROCm's)."),
         "debs": attr.string_dict(doc = "{url: sha256} of Debian packages unpacked into the sysroot (libc6, libc6-dev, libstdc++-N-dev, libgcc-N-dev, ...)."),
+        "glibc_floor": attr.string(doc = "major.minor of the oldest glibc the built files must load with (e.g. \"2.28\"): exp, log, pow and the other functions whose newer versions kept their ABI bind to that glibc's versions. Empty: as the sysroot links them."),
         "libstdcxx": attr.string(default = "static", values = ["static", "shared"], doc = "`static`: libstdc++ linked into each library, hidden (the manylinux floor is glibc's); `shared`: linked dynamically (the floor is also the sysroot libstdc++'s)."),
         "name": attr.string(mandatory = True, doc = "The sysroot's name (the flag's value)."),
         "sha256": attr.string(doc = "The archive's sha256; required with urls."),

@@ -1,7 +1,7 @@
 """auditwheel as the oracle for the manylinux tag of a wheel that loads ROCm
 libraries from the system.
 
-Usage: auditwheel_oracle.py ROCM_WHEEL VENV SCRATCH WHEEL
+Usage: auditwheel_oracle.py ROCM_WHEEL VENV SCRATCH WHEEL [FLOOR]
 
 auditwheel cannot judge such a wheel as it is: it follows DT_NEEDED into the
 system's libamdhip64 & co. and counts their own symbol versions (they need a
@@ -16,6 +16,11 @@ DT_NEEDED of each ELF file (patchelf --remove-needed, RECORD rewritten by
   - give the same tag as `rocm-wheel check` computed for the original wheel,
 and `rocm-wheel check` must pass on the original wheel.
 Wheels that load no ROCm library are judged by auditwheel as they are.
+
+With FLOOR (e.g. manylinux_2_28_x86_64, the oldest system the wheels are
+for), the declared tag must be no newer than it, and pip must accept the
+wheel for that platform (`pip install --dry-run --platform FLOOR`): what a
+user of that system's pip would see.
 """
 
 import json
@@ -26,6 +31,7 @@ import subprocess
 import sys
 
 rocm_wheel, venv, scratch, wheel = sys.argv[1:5]
+floor = sys.argv[5] if len(sys.argv) > 5 else None
 name = os.path.basename(wheel)
 
 
@@ -110,8 +116,30 @@ if r.returncode != 0:
 ours = manylinux_minor(report["platform_tag"])
 if needed != ours:
     fail(f"auditwheel says manylinux_2_{needed}, rocm-wheel check says {report['platform_tag']}", out)
+if floor:
+    floor_minor = manylinux_minor(floor)
+    if floor_minor is None:
+        fail(f"FLOOR {floor} is not a manylinux_2_N_x86_64 tag")
+    if declared > floor_minor:
+        fail(f"tagged manylinux_2_{declared}: newer than {floor}, which every wheel must install on")
+    # The wheel's Python: cp312-cp312 gives 3.12; py3-none any Python 3.
+    py = re.match(r"[^-]+-[^-]+(?:-[0-9][^-]*)?-(cp3([0-9]+)|py3)-([^-]+)-", name)
+    if not py:
+        fail("no Python and ABI tag in the file name")
+    # What pip on a glibc 2.N system accepts: manylinux_2_N down to
+    # manylinux_2_5, and the legacy aliases (pip takes --platform literally).
+    platforms = [f"manylinux_2_{m}_x86_64" for m in range(floor_minor, 4, -1)]
+    platforms += [f"{alias}_x86_64" for m, alias in ((17, "manylinux2014"), (12, "manylinux2010"), (5, "manylinux1")) if m <= floor_minor]
+    pip = [f"{venv}/bin/pip", "install", "--dry-run", "--quiet", "--no-deps", "--no-index",
+           "--only-binary=:all:", "--target", f"{scratch}/floor"]
+    for p in platforms:
+        pip += ["--platform", p]
+    if py.group(2):
+        pip += ["--python-version", f"3.{py.group(2)}", "--implementation", "cp", "--abi", py.group(3)]
+    run(*pip, wheel)
 how = f"without DT_NEEDED {', '.join(dropped)}" if dropped else "as built"
 print(
     f"ok: {name}: rocm-wheel check passes; auditwheel ({how}) and rocm-wheel check: "
     f"manylinux_2_{needed}, tagged manylinux_2_{declared}"
+    + (f"; pip installs it on {floor}" if floor else "")
 )

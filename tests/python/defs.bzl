@@ -25,9 +25,10 @@ def _manylinux_test_impl(ctx):
     lines.append("for w in {}; do".format(" ".join([shell_quote(w.short_path) for w in wheels])))
     lines += [
         "  i=$((i + 1))",
-        '  "$venv/bin/python" {} {} "$venv" "$tmp/scratch-$i" "$w"'.format(
+        '  "$venv/bin/python" {} {} "$venv" "$tmp/scratch-$i" "$w" {}'.format(
             shell_quote(ctx.file._oracle.short_path),
             shell_quote(tool.short_path),
+            shell_quote(ctx.attr.floor),
         ),
     ]
     lines.append("done")
@@ -38,6 +39,7 @@ def _manylinux_test_impl(ctx):
 manylinux_test = rule(
     implementation = _manylinux_test_impl,
     attrs = {
+        "floor": attr.string(doc = "The oldest platform every wheel must install on (e.g. manylinux_2_28_x86_64): no wheel's tag is newer, and pip accepts each for it."),
         "venv": attr.string(mandatory = True, doc = "Venv with auditwheel (make setup)."),
         "wheels": attr.label_list(allow_files = [".whl"]),
         "_oracle": attr.label(default = Label("//tests/python:auditwheel_oracle.py"), allow_single_file = True),

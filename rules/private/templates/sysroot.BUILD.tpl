@@ -27,7 +27,7 @@ filegroup(
             {ROOT} + "/usr/lib/**",
         ],
         # iconv's run-time modules: nothing links against them.
-        exclude = [{ROOT} + "/usr/lib/x86_64-linux-gnu/gconv/**"],
+        exclude = [{ROOT} + "/usr/lib/" + {TRIPLE} + "/gconv/**"],
     ),
 )
 
@@ -43,6 +43,7 @@ rocm_sysroot(
     name = "sysroot",
     compile_files = ":compile_files",
     files = ":files",
+    floor_flags = {FLOOR_FLAGS},
     gcc_version = {GCC},
     glibc_version = {GLIBC},
     root = {ROOT},
@@ -54,21 +55,21 @@ cc_toolchain_config(
     abi_libc_version = "glibc_" + {GLIBC},
     abi_version = "clang",
     builtin_sysroot = {BUILTIN_SYSROOT},
-    compile_flags = [
+    compile_flags = {TARGET_FLAGS} + [
         {GCC_TOOLCHAIN},
         "-fstack-protector",
         "-Wall",
         "-fno-omit-frame-pointer",
-    ],
+    ] + {FLOOR_FLAGS},
     compiler = "clang",
     coverage_compile_flags = ["--coverage"],
     coverage_link_flags = ["--coverage"],
-    cpu = "k8",
+    cpu = {CPU},
     cxx_builtin_include_directories = {INCLUDE_DIRS},
     cxx_flags = ["-std=c++17"],
     dbg_compile_flags = ["-g"],
     host_system_name = "x86_64-unknown-linux-gnu",
-    link_flags = [
+    link_flags = {TARGET_FLAGS} + [
         {GCC_TOOLCHAIN},
         "-fuse-ld=lld",
         "-Wl,-no-as-needed",
@@ -86,7 +87,7 @@ cc_toolchain_config(
     opt_link_flags = ["-Wl,--gc-sections"],
     supports_start_end_lib = False,
     target_libc = "glibc_" + {GLIBC},
-    target_system_name = "x86_64-unknown-linux-gnu",
+    target_system_name = {SYSTEM},
     tool_paths = {
         "ar": {TOOLS}["llvm-ar"],
         "cpp": {CLANG},
@@ -100,7 +101,7 @@ cc_toolchain_config(
         "objdump": {TOOLS}["llvm-objdump"],
         "strip": {TOOLS}["llvm-strip"],
     },
-    toolchain_identifier = "rocm_sysroot_" + {NAME},
+    toolchain_identifier = {IDENTIFIER},
     unfiltered_compile_flags = [
         "-no-canonical-prefixes",
         "-Wno-builtin-macro-redefined",
