@@ -170,7 +170,7 @@ pub fn to_human(resolutions: &[Resolution], env: &Environment) -> (String, bool)
         if let Some(machine) = &r.foreign {
             complete = false;
             out.push_str(&format!(
-                "{}: NOT LOADABLE (a {machine} ELF file; this environment is {})\n",
+                "{}: NOT LOADABLE (an ELF file for {machine}; this environment is {})\n",
                 r.member, env.arch
             ));
             continue;
@@ -324,7 +324,7 @@ mod tests {
         assert!(!complete);
         assert!(
             text.contains(
-                "pkg/_x86.so: NOT LOADABLE (a x86_64 ELF file; this environment is aarch64)"
+                "pkg/_x86.so: NOT LOADABLE (an ELF file for x86_64; this environment is aarch64)"
             ),
             "{text}"
         );

@@ -224,7 +224,7 @@ fn a_file_for_another_cpu_than_the_tag_is_foreign() {
     let f = only_error(&r, "foreign-architecture", "pkg/_e.so");
     assert!(
         f.message
-            .contains("is a aarch64 ELF file in a wheel checked for x86_64")
+            .contains("is an ELF file for aarch64, in a wheel checked for x86_64")
             && f.hint.contains("build it for x86_64"),
         "{f:?}"
     );
@@ -241,7 +241,7 @@ fn a_file_for_another_cpu_than_the_tag_is_foreign() {
     let f = only_error(&r, "foreign-architecture", "pkg/_x.so");
     assert!(
         f.message
-            .contains("x86_64 ELF file in a wheel checked for aarch64"),
+            .contains("is an ELF file for x86_64, in a wheel checked for aarch64"),
         "{f:?}"
     );
     // The aarch64 file alone decides the tag.

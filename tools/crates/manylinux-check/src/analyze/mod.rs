@@ -252,7 +252,7 @@ fn foreign_architecture_findings(wheel: &Wheel, arch: Arch) -> Findings {
             "foreign-architecture",
             Some(&member.name),
             format!(
-                "is a {} ELF file in a wheel checked for {arch}",
+                "is an ELF file for {}, in a wheel checked for {arch}",
                 facts.machine
             ),
             format!("build it for {arch} or remove it from the wheel"),
