@@ -66,6 +66,58 @@ impl ElfKind {
     }
 }
 
+/// A CPU whose Linux host code the tools know (64-bit, little endian), by
+/// the name Python's platform tags and `uname -m` give it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Arch {
+    X86_64,
+    Aarch64,
+}
+
+impl Arch {
+    pub const ALL: [Arch; 2] = [Arch::X86_64, Arch::Aarch64];
+
+    /// `x86_64`, `aarch64`: the platform tag suffix.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Arch::X86_64 => "x86_64",
+            Arch::Aarch64 => "aarch64",
+        }
+    }
+
+    /// The `e_machine` of its ELF files.
+    pub fn e_machine(self) -> u16 {
+        match self {
+            Arch::X86_64 => goblin::elf::header::EM_X86_64,
+            Arch::Aarch64 => goblin::elf::header::EM_AARCH64,
+        }
+    }
+
+    /// The architecture of an ELF header's host code; `None` for other
+    /// CPUs, 32-bit or big-endian files (aarch64_be is another platform)
+    /// and device code.
+    pub fn of_header(header: &Header) -> Option<Arch> {
+        use goblin::elf::header::{EI_CLASS, EI_DATA, ELFCLASS64, ELFDATA2LSB};
+        let host64 =
+            header.e_ident[EI_CLASS] == ELFCLASS64 && header.e_ident[EI_DATA] == ELFDATA2LSB;
+        Arch::ALL
+            .into_iter()
+            .find(|a| host64 && a.e_machine() == header.e_machine)
+    }
+
+    /// From its name (`x86_64`, `aarch64`).
+    pub fn from_name(name: &str) -> Option<Arch> {
+        Arch::ALL.into_iter().find(|a| a.as_str() == name)
+    }
+}
+
+impl fmt::Display for Arch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// What went wrong reading an ELF file.
 #[derive(Debug)]
 pub enum Error {
@@ -535,5 +587,30 @@ mod tests {
         let text = elf.section(&shdrs, ".text").unwrap().unwrap();
         assert_eq!(g.shdr_strtab.get_at(text.sh_name), Some(".text"));
         assert_eq!(elf.section_range(".no_such").unwrap(), None);
+        assert_eq!(Arch::of_header(&elf.header), Some(Arch::X86_64));
+    }
+
+    /// Only 64-bit little-endian host code has an [`Arch`].
+    #[test]
+    fn arch_of_a_header() {
+        use goblin::elf::header::{
+            EI_CLASS, EI_DATA, ELFCLASS32, ELFDATA2MSB, EM_AARCH64, EM_PPC64,
+        };
+        let data = std::fs::read("/usr/lib/x86_64-linux-gnu/libc.so.6").unwrap();
+        let mut h = Elf::open(&data[..]).unwrap().header;
+        h.e_machine = EM_AARCH64;
+        assert_eq!(Arch::of_header(&h), Some(Arch::Aarch64));
+        for (i, v) in [(EI_CLASS, ELFCLASS32), (EI_DATA, ELFDATA2MSB)] {
+            let mut other = h;
+            other.e_ident[i] = v;
+            assert_eq!(Arch::of_header(&other), None);
+        }
+        h.e_machine = EM_PPC64;
+        assert_eq!(Arch::of_header(&h), None);
+        h.e_machine = EM_AMDGPU;
+        assert_eq!(Arch::of_header(&h), None);
+        assert_eq!(Arch::from_name("aarch64"), Some(Arch::Aarch64));
+        assert_eq!(Arch::from_name("ppc64le"), None);
+        assert_eq!(Arch::X86_64.to_string(), "x86_64");
     }
 }

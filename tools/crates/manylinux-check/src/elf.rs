@@ -3,7 +3,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use anyhow::{bail, Result};
-use elf_read::{DynamicFacts, EM_AMDGPU};
+use elf_read::{Arch, DynamicFacts, EM_AMDGPU};
 use goblin::elf::{header, program_header, section_header, sym, Elf};
 use serde::Serialize;
 
@@ -21,9 +21,10 @@ pub struct ElfFacts {
     pub kind: ElfKind,
     /// Machine name (`x86_64`, `aarch64`, `amdgpu`, `e_machine=N`).
     pub machine: String,
-    /// Host code for x86_64 Linux (64-bit little endian EM_X86_64).
+    /// The CPU of its host code, if one the checker knows (64-bit little
+    /// endian x86_64 or aarch64); `None` for device code and other CPUs.
     #[serde(skip)]
-    pub is_x86_64: bool,
+    pub arch: Option<Arch>,
     /// AMDGPU device code object (a HIP kernel blob stored as a file).
     #[serde(skip)]
     pub is_device_code: bool,
@@ -77,11 +78,12 @@ fn check_bounds(elf: &Elf, len: usize) -> Result<()> {
     Ok(())
 }
 
-fn machine_name(m: u16) -> String {
+fn machine_name(m: u16, little_endian: bool) -> String {
     match m {
         header::EM_X86_64 => "x86_64".into(),
         header::EM_386 => "i686".into(),
-        header::EM_AARCH64 => "aarch64".into(),
+        header::EM_AARCH64 if little_endian => "aarch64".into(),
+        header::EM_AARCH64 => "aarch64_be".into(),
         header::EM_PPC64 => "ppc64".into(),
         header::EM_S390 => "s390x".into(),
         header::EM_ARM => "armv7l".into(),
@@ -163,7 +165,7 @@ pub fn read_elf(bytes: &[u8]) -> Result<ElfFacts> {
 
     let kind = ElfKind::of(elf.header.e_type, elf.interpreter.is_some());
     let m = elf.header.e_machine;
-    let is_x86_64 = m == header::EM_X86_64 && elf.is_64 && elf.little_endian;
+    let arch = Arch::of_header(&elf.header);
 
     let mut version_requirements: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     if let Some(verneed) = &elf.verneed {
@@ -208,8 +210,8 @@ pub fn read_elf(bytes: &[u8]) -> Result<ElfFacts> {
     } = elf_read::dynamic_facts(bytes)?;
     Ok(ElfFacts {
         kind,
-        machine: machine_name(m),
-        is_x86_64,
+        machine: machine_name(m, elf.little_endian),
+        arch,
         is_device_code: m == EM_AMDGPU,
         soname,
         needed,
@@ -217,7 +219,8 @@ pub fn read_elf(bytes: &[u8]) -> Result<ElfFacts> {
         runpath,
         version_requirements,
         undefined_symbols,
-        isa_needed: if is_x86_64 {
+        // The level note is x86-64's; other CPUs' notes mean other things.
+        isa_needed: if arch == Some(Arch::X86_64) {
             read_isa_needed(&elf, bytes)
         } else {
             None

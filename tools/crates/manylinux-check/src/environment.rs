@@ -5,13 +5,16 @@
 //! among the wheel's own files, or on the system (the manylinux policy's
 //! libraries). What the dynamic linker's default directories hold is not
 //! looked at: a ROCm library found only there would not be found where the
-//! wheel is meant to run.
+//! wheel is meant to run. ELF files for another CPU than the environment's
+//! are reported as such: its loader would not load them at all.
 
 use std::path::PathBuf;
 
+use anyhow::{anyhow, Result};
+
 use crate::elf::is_dynamic_loader;
 use crate::expand_origin;
-use crate::policy::Policies;
+use crate::policy::{Arch, Policies};
 use crate::wheel::{normalize, Wheel, SITE_PACKAGES};
 
 /// The environment the wheel is resolved against.
@@ -20,6 +23,22 @@ pub struct Environment {
     pub site_packages: PathBuf,
     /// Prefix of absolute RUNPATH entries (`/`, or a chroot / container root).
     pub root: PathBuf,
+    /// The environment's CPU: whose ELF files load there, and whose
+    /// policies' system libraries it provides ([`system_arch`] for the
+    /// running system).
+    pub arch: Arch,
+}
+
+/// The running system's CPU: the one this program was built for.
+pub fn system_arch() -> Result<Arch> {
+    Arch::from_name(std::env::consts::ARCH).ok_or_else(|| {
+        anyhow!(
+            "this system is {}, a CPU without manylinux policies here (known: {}); \
+             resolve the wheel on an x86_64 or aarch64 system",
+            std::env::consts::ARCH,
+            crate::analyze::known_arches()
+        )
+    })
 }
 
 /// How one needed library is found.
@@ -41,11 +60,15 @@ pub struct Resolution {
     /// The member's path in the wheel.
     pub member: String,
     pub needed: Vec<(String, Found)>,
+    /// The machine of a host ELF file for another CPU than the
+    /// environment's (its `needed` is then empty: nothing would load it).
+    pub foreign: Option<String>,
 }
 
-/// Resolves every ELF member's DT_NEEDED against `env`.
+/// Resolves every host ELF member's DT_NEEDED against `env` (device code
+/// needs nothing from the system).
 pub fn resolve(wheel: &Wheel, env: &Environment) -> Vec<Resolution> {
-    let policies = Policies::x86_64();
+    let policies = Policies::for_arch(env.arch);
     let system = |name: &str| {
         is_dynamic_loader(name)
             || policies
@@ -57,8 +80,15 @@ pub fn resolve(wheel: &Wheel, env: &Environment) -> Vec<Resolution> {
     wheel
         .elfs
         .iter()
-        .filter(|(_, facts)| facts.is_x86_64)
+        .filter(|(_, facts)| !facts.is_device_code)
         .map(|(member, facts)| {
+            if facts.arch != Some(env.arch) {
+                return Resolution {
+                    member: member.name.clone(),
+                    needed: Vec::new(),
+                    foreign: Some(facts.machine.clone()),
+                };
+            }
             let origin = crate::wheel::parent(&member.installed);
             let entries = if facts.runpath.is_empty() {
                 &facts.rpath
@@ -84,6 +114,7 @@ pub fn resolve(wheel: &Wheel, env: &Environment) -> Vec<Resolution> {
             Resolution {
                 member: member.name.clone(),
                 needed,
+                foreign: None,
             }
         })
         .collect()
@@ -136,6 +167,14 @@ pub fn to_human(resolutions: &[Resolution], env: &Environment) -> (String, bool)
     );
     let mut complete = true;
     for r in resolutions {
+        if let Some(machine) = &r.foreign {
+            complete = false;
+            out.push_str(&format!(
+                "{}: NOT LOADABLE (an ELF file for {machine}; this environment is {})\n",
+                r.member, env.arch
+            ));
+            continue;
+        }
         out.push_str(&format!("{}\n", r.member));
         for (lib, found) in &r.needed {
             let how = match found {
@@ -171,7 +210,7 @@ mod tests {
         let facts = ElfFacts {
             kind: ElfKind::SharedObject,
             machine: "x86_64".into(),
-            is_x86_64: true,
+            arch: Some(Arch::X86_64),
             is_device_code: false,
             soname: None,
             needed: needed.iter().map(|s| s.to_string()).collect(),
@@ -231,6 +270,7 @@ mod tests {
         let env = Environment {
             site_packages: site.path().to_path_buf(),
             root: root.path().to_path_buf(),
+            arch: Arch::X86_64,
         };
         let r = resolve(&w, &env);
         let got: Vec<&Found> = r[0].needed.iter().map(|(_, f)| f).collect();
@@ -260,5 +300,38 @@ mod tests {
         let (text, complete) = to_human(&r, &env);
         assert!(!complete);
         assert!(text.contains("libMIOpen.so.1 => NOT FOUND (searched: $ORIGIN/lib:$ORIGIN/../_rocm_sdk_core/lib:/opt/rocm/lib)"), "{text}");
+    }
+
+    /// Only the environment's CPU's ELF files are resolved (with its
+    /// loader and policies); one for another CPU cannot load there.
+    #[test]
+    fn another_cpus_file_is_not_loadable() {
+        let site = tempfile::tempdir().unwrap();
+        let (m, mut arm) = elf("pkg/_arm.so", &["libc.so.6", "ld-linux-aarch64.so.1"], &[]);
+        arm.arch = Some(Arch::Aarch64);
+        arm.machine = "aarch64".into();
+        let w = wheel(vec![(m, arm), elf("pkg/_x86.so", &["libc.so.6"], &[])]);
+        let mut env = Environment {
+            site_packages: site.path().to_path_buf(),
+            root: site.path().to_path_buf(),
+            arch: Arch::Aarch64,
+        };
+        let r = resolve(&w, &env);
+        let found: Vec<&Found> = r[0].needed.iter().map(|(_, f)| f).collect();
+        assert_eq!(found, [&Found::System, &Found::System]);
+        assert_eq!(r[1].foreign.as_deref(), Some("x86_64"));
+        let (text, complete) = to_human(&r, &env);
+        assert!(!complete);
+        assert!(
+            text.contains(
+                "pkg/_x86.so: NOT LOADABLE (an ELF file for x86_64; this environment is aarch64)"
+            ),
+            "{text}"
+        );
+        env.arch = Arch::X86_64;
+        let r = resolve(&w, &env);
+        assert_eq!(r[0].foreign.as_deref(), Some("aarch64"));
+        assert_eq!(r[1].needed, [("libc.so.6".to_string(), Found::System)]);
+        assert_eq!(system_arch().unwrap().as_str(), std::env::consts::ARCH);
     }
 }

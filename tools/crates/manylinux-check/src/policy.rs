@@ -1,19 +1,25 @@
-//! manylinux policies for x86_64 (PEP 513/571/599/600).
+//! manylinux policies for x86_64 and aarch64 (PEP 513/571/599/600).
 //!
-//! The facts live in `manylinux_x86_64.json` as deltas (each policy lists only
-//! what it adds to the one before it, or the forbidden symbols it lifts);
-//! [`Policies::x86_64`] expands them into full per-policy sets. A test compares
-//! the expansion with auditwheel's policy file so drift is caught.
+//! The facts live in `manylinux_<arch>.json` as deltas (each policy lists
+//! only what it adds to the one before it, or the forbidden symbols it
+//! lifts); [`Policies::for_arch`] expands one architecture's into full
+//! per-policy sets. A test compares each expansion with auditwheel's policy
+//! file so drift is caught.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use anyhow::{bail, Context, Result};
 use serde::Deserialize;
 
-const TABLE: &str = include_str!("manylinux_x86_64.json");
+pub use elf_read::Arch;
 
-/// Architecture suffix of every tag in the table.
-pub const ARCH: &str = "x86_64";
+/// The delta table of `arch`.
+fn table(arch: Arch) -> &'static str {
+    match arch {
+        Arch::X86_64 => include_str!("manylinux_x86_64.json"),
+        Arch::Aarch64 => include_str!("manylinux_aarch64.json"),
+    }
+}
 
 #[derive(Deserialize)]
 struct DeltaFile {
@@ -40,6 +46,8 @@ struct Delta {
 /// One fully expanded manylinux policy.
 #[derive(Debug, Clone)]
 pub struct Policy {
+    /// The CPU the policy is for; the suffix of its tag.
+    pub arch: Arch,
     /// PEP 600 name without architecture, e.g. `manylinux_2_17`.
     pub name: String,
     /// Legacy name without architecture, e.g. `manylinux2014`.
@@ -58,7 +66,7 @@ pub struct Policy {
 impl Policy {
     /// Full platform tag, e.g. `manylinux_2_17_x86_64`.
     pub fn tag(&self) -> String {
-        format!("{}_{ARCH}", self.name)
+        format!("{}_{}", self.name, self.arch)
     }
 
     /// Whether a symbol version requirement such as `GLIBC_2.17` is allowed.
@@ -94,22 +102,25 @@ pub fn compare_versions(a: &str, b: &str) -> std::cmp::Ordering {
     parse(a).cmp(&parse(b))
 }
 
-/// All policies, ordered from the most compatible (oldest glibc) to the
-/// least compatible.
+/// One architecture's policies, ordered from the most compatible (oldest
+/// glibc) to the least compatible.
 #[derive(Debug, Clone)]
 pub struct Policies {
+    pub arch: Arch,
     pub policies: Vec<Policy>,
 }
 
 impl Policies {
-    pub fn x86_64() -> Self {
-        Self::from_deltas(TABLE).expect("embedded manylinux_x86_64.json is valid")
+    /// The policies of `arch`, expanded from its embedded table.
+    pub fn for_arch(arch: Arch) -> Self {
+        Self::from_deltas(arch, table(arch))
+            .unwrap_or_else(|e| panic!("embedded manylinux_{arch}.json is invalid: {e:#}"))
     }
 
-    fn from_deltas(text: &str) -> Result<Self> {
+    fn from_deltas(arch: Arch, text: &str) -> Result<Self> {
         let file: DeltaFile = serde_json::from_str(text).context("parsing the policy table")?;
-        if file.arch != ARCH {
-            bail!("policy table is for {}, expected {ARCH}", file.arch);
+        if file.arch != arch.as_str() {
+            bail!("policy table is for {}, expected {arch}", file.arch);
         }
         let mut policies: Vec<Policy> = Vec::new();
         for delta in file.policies {
@@ -123,6 +134,7 @@ impl Policies {
                     prev.clone()
                 }
                 None => Policy {
+                    arch,
                     name: String::new(),
                     legacy_alias: None,
                     glibc,
@@ -153,13 +165,16 @@ impl Policies {
             p.forbidden_symbols.retain(|_, s| !s.is_empty());
             policies.push(p);
         }
-        Ok(Self { policies })
+        Ok(Self { arch, policies })
     }
 
     /// Look a policy up by any common spelling: `manylinux_2_28`,
     /// `manylinux_2_28_x86_64`, `manylinux2014`, `manylinux2014_x86_64`.
+    /// A name with another architecture's suffix is not found.
     pub fn find(&self, name: &str) -> Option<&Policy> {
-        let base = name.strip_suffix(&format!("_{ARCH}")).unwrap_or(name);
+        let base = name
+            .strip_suffix(&format!("_{}", self.arch))
+            .unwrap_or(name);
         self.policies
             .iter()
             .find(|p| p.name == base || p.legacy_alias.as_deref() == Some(base))
@@ -175,6 +190,28 @@ impl Policies {
     pub fn known_names(&self) -> Vec<String> {
         self.policies.iter().map(|p| p.name.clone()).collect()
     }
+
+    /// The known policies in words, for error messages: `x86_64:
+    /// manylinux_2_5, …, manylinux_2_41 (or manylinux1, manylinux2010,
+    /// manylinux2014)`.
+    pub fn describe(&self) -> String {
+        let aliases: Vec<&str> = (self.policies.iter())
+            .filter_map(|p| p.legacy_alias.as_deref())
+            .collect();
+        let mut out = format!("{}: {}", self.arch, self.known_names().join(", "));
+        if !aliases.is_empty() {
+            out.push_str(&format!(" (or {})", aliases.join(", ")));
+        }
+        out
+    }
+}
+
+/// The architecture a policy name's suffix names (`manylinux_2_28_aarch64`,
+/// `manylinux2014_x86_64`); `None` without a known suffix.
+pub fn arch_of_policy_name(name: &str) -> Option<Arch> {
+    Arch::ALL
+        .into_iter()
+        .find(|a| name.ends_with(&format!("_{a}")))
 }
 
 /// `manylinux_2_17` -> (2, 17); `manylinux2014` etc. are not parsed here.
@@ -247,15 +284,22 @@ mod tests {
 
     #[test]
     fn expansion_is_monotone_and_ordered() {
-        let ps = Policies::x86_64();
-        assert_eq!(ps.policies.first().unwrap().name, "manylinux_2_5");
-        for w in ps.policies.windows(2) {
-            assert!(w[0].glibc < w[1].glibc);
-            assert!(w[0].system_libraries.is_subset(&w[1].system_libraries));
-            for (fam, vers) in &w[0].symbol_versions {
-                assert!(vers.is_subset(&w[1].symbol_versions[fam]), "{fam} shrinks");
+        for arch in Arch::ALL {
+            let ps = Policies::for_arch(arch);
+            assert_eq!(ps.arch, arch);
+            for w in ps.policies.windows(2) {
+                assert!(w[0].glibc < w[1].glibc);
+                assert!(w[0].system_libraries.is_subset(&w[1].system_libraries));
+                for (fam, vers) in &w[0].symbol_versions {
+                    assert!(vers.is_subset(&w[1].symbol_versions[fam]), "{fam} shrinks");
+                }
             }
+            assert!(ps.policies.iter().all(|p| p.arch == arch));
+            assert!(ps.find("manylinux_2_39").is_some());
+            assert!(ps.find("manylinux2014").is_some());
         }
+        let ps = Policies::for_arch(Arch::X86_64);
+        assert_eq!(ps.policies.first().unwrap().name, "manylinux_2_5");
         let p17 = ps.find("manylinux2014_x86_64").unwrap();
         assert_eq!(p17.name, "manylinux_2_17");
         assert!(p17.allows_version("GLIBC_2.17"));
@@ -283,6 +327,47 @@ mod tests {
             .unwrap()
             .forbidden_symbols
             .contains_key("libc.so.6"));
+    }
+
+    /// aarch64 starts at manylinux_2_17 (manylinux2014): no manylinux1 or
+    /// manylinux2010, and tags carry its own suffix.
+    #[test]
+    fn aarch64_policies() {
+        let ps = Policies::for_arch(Arch::Aarch64);
+        let first = ps.policies.first().unwrap();
+        assert_eq!(first.name, "manylinux_2_17");
+        assert_eq!(first.tag(), "manylinux_2_17_aarch64");
+        assert_eq!(
+            ps.find("manylinux2014_aarch64").unwrap().name,
+            "manylinux_2_17"
+        );
+        assert!(ps.find("manylinux_2_5").is_none());
+        assert!(ps.find("manylinux1").is_none());
+        // Another architecture's suffix is not this table's policy.
+        assert!(ps.find("manylinux_2_28_x86_64").is_none());
+        assert!(Policies::for_arch(Arch::X86_64)
+            .find("manylinux_2_28_aarch64")
+            .is_none());
+        assert!(first.allows_version("GLIBC_2.17"));
+        assert!(!first.allows_version("GLIBC_2.28"));
+        assert!(ps
+            .find("manylinux_2_28")
+            .unwrap()
+            .allows_version("GLIBC_2.28"));
+        assert!(first.system_libraries.contains("libc.so.6"));
+        assert_eq!(
+            ps.describe(),
+            "aarch64: manylinux_2_17, manylinux_2_24, manylinux_2_26, manylinux_2_27, manylinux_2_28, manylinux_2_31, manylinux_2_34, manylinux_2_35, manylinux_2_36, manylinux_2_37, manylinux_2_38, manylinux_2_39, manylinux_2_40, manylinux_2_41 (or manylinux2014)"
+        );
+        assert_eq!(
+            arch_of_policy_name("manylinux2014_aarch64"),
+            Some(Arch::Aarch64)
+        );
+        assert_eq!(
+            arch_of_policy_name("manylinux_2_28_x86_64"),
+            Some(Arch::X86_64)
+        );
+        assert_eq!(arch_of_policy_name("manylinux_2_28"), None);
     }
 
     #[test]
@@ -326,10 +411,11 @@ mod tests {
         })
     }
 
-    /// Drift check: the expanded table must equal auditwheel's policy file for
-    /// x86_64 (when the project venv is present; `make setup` creates it).
+    /// Drift check: each architecture's expanded table must equal
+    /// auditwheel's policy file for it (the project venv's; `make setup`
+    /// creates it).
     #[test]
-    fn table_matches_auditwheel() {
+    fn tables_match_auditwheel() {
         let Some(path) = auditwheel_policy_json() else {
             panic!(
                 "auditwheel's manylinux-policy.json not found in the venv: run `make setup` first"
@@ -337,47 +423,57 @@ mod tests {
         };
         let text = std::fs::read_to_string(&path).unwrap();
         let theirs: serde_json::Value = serde_json::from_str(&text).unwrap();
-        let ours = Policies::x86_64();
+        for arch in Arch::ALL {
+            table_matches(&theirs, &Policies::for_arch(arch));
+        }
+    }
+
+    /// One architecture's table against auditwheel's file (`theirs`).
+    fn table_matches(theirs: &serde_json::Value, ours: &Policies) {
+        let arch = ours.arch;
         let mut seen = 0;
         for entry in theirs.as_array().unwrap() {
             let name = entry["name"].as_str().unwrap();
             if name == "linux" {
                 continue;
             }
-            let Some(sv) = entry["symbol_versions"].get(ARCH) else {
+            let Some(sv) = entry["symbol_versions"].get(arch.as_str()) else {
                 continue;
             };
             let p = ours
                 .find(name)
-                .unwrap_or_else(|| panic!("auditwheel has {name}, our table does not"));
+                .unwrap_or_else(|| panic!("auditwheel has {name} for {arch}, our table does not"));
             seen += 1;
             let alias = entry["aliases"]
                 .as_array()
                 .unwrap()
                 .first()
                 .map(|a| a.as_str().unwrap().to_string());
-            assert_eq!(p.legacy_alias, alias, "{name}: alias");
+            assert_eq!(p.legacy_alias, alias, "{arch} {name}: alias");
             let their_sv: BTreeMap<String, BTreeSet<String>> =
                 serde_json::from_value(sv.clone()).unwrap();
             assert_eq!(
                 p.symbol_versions, their_sv,
-                "{name}: symbol versions differ"
+                "{arch} {name}: symbol versions differ"
             );
             let their_libs: BTreeSet<String> =
                 serde_json::from_value(entry["lib_whitelist"].clone()).unwrap();
             assert_eq!(
                 p.system_libraries, their_libs,
-                "{name}: library whitelist differs"
+                "{arch} {name}: library whitelist differs"
             );
             let mut their_bl: BTreeMap<String, BTreeSet<String>> =
                 serde_json::from_value(entry["blacklist"].clone()).unwrap();
             their_bl.retain(|_, s| !s.is_empty());
-            assert_eq!(p.forbidden_symbols, their_bl, "{name}: blacklist differs");
+            assert_eq!(
+                p.forbidden_symbols, their_bl,
+                "{arch} {name}: blacklist differs"
+            );
         }
         assert_eq!(
             seen,
             ours.policies.len(),
-            "our table has policies auditwheel does not"
+            "our {arch} table has policies auditwheel does not"
         );
     }
 }

@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 use crate::elf::ElfKind;
+use crate::policy::Arch;
 
 /// Bumped on any incompatible change of the JSON output.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -62,7 +63,8 @@ pub struct ElfReport {
     pub unresolved: Vec<String>,
     pub isa_needed: Option<String>,
     /// Most compatible platform tag this ELF alone satisfies
-    /// (`linux_x86_64` if none; `null` for non-x86_64 ELFs).
+    /// (`linux_<arch>` if none; `null` for ELFs of another CPU than the
+    /// wheel's and device code).
     pub platform_tag: Option<String>,
 }
 
@@ -77,6 +79,9 @@ pub struct Summary {
 pub struct Report {
     pub schema_version: u32,
     pub wheel: String,
+    /// The CPU the wheel is judged for (`x86_64`, `aarch64`): the one its
+    /// platform tags name, else the one of its host ELF files.
+    pub arch: Arch,
     /// Platform tags from the wheel's file name (or `WHEEL` if the name
     /// does not parse).
     pub claimed_platform_tags: Vec<String>,
@@ -84,9 +89,9 @@ pub struct Report {
     /// Policy the ELFs were checked against (`--policy`, else the most
     /// compatible claimed manylinux tag), e.g. `manylinux_2_28_x86_64`.
     pub target_policy: Option<String>,
-    /// Most compatible platform tag all x86_64 ELFs satisfy, like
-    /// `auditwheel show`'s "consistent with"; `linux_x86_64` if no manylinux
-    /// policy fits; `null` if the wheel has no x86_64 ELF.
+    /// Most compatible platform tag all host ELFs (of `arch`) satisfy, like
+    /// `auditwheel show`'s "consistent with"; `linux_<arch>` if no manylinux
+    /// policy fits; `null` if the wheel has no host ELF of `arch`.
     pub platform_tag: Option<String>,
     pub elfs: Vec<ElfReport>,
     pub findings: Vec<Finding>,
@@ -156,10 +161,8 @@ impl Report {
                 f.hint
             );
         }
-        let tag = self
-            .platform_tag
-            .as_deref()
-            .unwrap_or("none (no x86_64 ELF files)");
+        let none = format!("none (no {} ELF files)", self.arch);
+        let tag = self.platform_tag.as_deref().unwrap_or(&none);
         let claimed = if self.claimed_platform_tags.is_empty() {
             "nothing".to_string()
         } else {

@@ -7,8 +7,10 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::{build_so, make_wheel, read, test_cache, venv_bin};
-use manylinux_check::{check_wheel_file, Options};
+use common::{
+    build_so, build_so_for, glibc_stub, make_wheel, read, stub_lib_for, test_cache, venv_bin,
+};
+use manylinux_check::{check_wheel_file, Arch, Options};
 
 /// (requirement, --platform, --python-version): varied on purpose — a
 /// manylinux1 wheel, manylinux2014 ones (Rust/C), a manylinux_2_28 one, and
@@ -167,20 +169,67 @@ fn agrees_with_auditwheel_on_synthetic_wheels() {
         let refs: Vec<&str> = extra.iter().map(String::as_str).collect();
         let src = format!("{body}\nint PyInit__{name}(void){{return 0;}}\n");
         let built = build_so(d, &so, &src, &refs);
-        let member = format!("pkg/{so}");
-        let wheel = make_wheel(
-            d,
-            &format!("syn{name}-1.0-cp312-cp312-linux_x86_64.whl"),
-            false,
-            &[(&member, read(&built))],
-        );
-        let ours = check_wheel_file(&wheel, &Options::default()).unwrap();
-        let theirs = auditwheel_tag(&wheel);
-        assert_eq!(
-            ours.platform_tag.as_deref(),
-            Some(theirs.as_str()),
-            "{name}\n{}",
-            ours.to_human()
-        );
+        let wheel = format!("syn{name}-1.0-cp312-cp312-linux_x86_64.whl");
+        agreed_tag(d, &wheel, &so, &built);
     }
+}
+
+/// Packs the extension `built` as `pkg/<so>` into a wheel `file_name` in
+/// `dir`, asserts that `check` and `auditwheel show` give it the same
+/// platform tag, and returns that tag.
+fn agreed_tag(dir: &Path, file_name: &str, so: &str, built: &Path) -> String {
+    let member = format!("pkg/{so}");
+    let wheel = make_wheel(dir, file_name, false, &[(&member, read(built))]);
+    let ours = check_wheel_file(&wheel, &Options::default()).unwrap();
+    let theirs = auditwheel_tag(&wheel);
+    assert_eq!(
+        ours.platform_tag.as_deref(),
+        Some(theirs.as_str()),
+        "{file_name}\n{}",
+        ours.to_human()
+    );
+    theirs
+}
+
+/// And on aarch64 wheels (built with clang and lld) needing glibc 2.17,
+/// 2.28 and a newer GLIBCXX: auditwheel's aarch64 policies against ours.
+#[test]
+fn agrees_with_auditwheel_on_aarch64_wheels() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let arm = Arch::Aarch64;
+    let libc = glibc_stub(arm, d);
+    let cxx = stub_lib_for(
+        arm,
+        d,
+        "libstdc++.so.6",
+        "int cxx_fn(void){return 1;}\n",
+        Some("GLIBCXX_3.4.30 { global: cxx_fn; local: *; };\n"),
+    );
+    let cases = [
+        (
+            "old",
+            "int old_fn(void); int f(void){return old_fn();}",
+            &libc,
+        ),
+        (
+            "new",
+            "int new_fn(void); int f(void){return new_fn();}",
+            &libc,
+        ),
+        (
+            "cxx",
+            "int cxx_fn(void); int f(void){return cxx_fn();}",
+            &cxx,
+        ),
+    ];
+    let mut tags = std::collections::BTreeSet::new();
+    for (name, body, lib) in cases {
+        let so = format!("_{name}.cpython-312-aarch64-linux-gnu.so");
+        let src = format!("{body}\nint PyInit__{name}(void){{return 0;}}\n");
+        let built = build_so_for(arm, d, &so, &src, &[&lib.display().to_string()]);
+        let wheel = format!("arm{name}-1.0-cp312-cp312-linux_aarch64.whl");
+        tags.insert(agreed_tag(d, &wheel, &so, &built));
+    }
+    assert_eq!(tags.len(), 3, "{tags:?}");
 }

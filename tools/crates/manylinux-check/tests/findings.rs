@@ -6,7 +6,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use common::{build_so, make_wheel, read, stub_lib};
+use common::{build_so, errors_and_warnings, make_wheel, read, stub_lib};
 use manylinux_check::{check_wheel_file, Options, Report, Severity};
 
 /// Shared ELF fixtures, built once per test binary.
@@ -118,14 +118,6 @@ fn codes(r: &Report, file_contains: &str, severity: Severity) -> Vec<&'static st
         .collect()
 }
 
-fn errors_and_warnings(r: &Report) -> Vec<String> {
-    r.findings
-        .iter()
-        .filter(|f| f.severity != Severity::Info)
-        .map(|f| format!("{:?} {} {:?}: {}", f.severity, f.code, f.file, f.message))
-        .collect()
-}
-
 const M17: &str = "manylinux_2_17_x86_64";
 
 #[test]
@@ -139,6 +131,7 @@ fn clean_wheel_has_no_findings() {
     assert_eq!(errors_and_warnings(&r), Vec::<String>::new());
     assert_eq!(r.platform_tag.as_deref(), Some(M17));
     assert_eq!(r.target_policy.as_deref(), Some(M17));
+    assert_eq!(r.arch, manylinux_check::Arch::X86_64);
     let dep = r.elfs.iter().find(|e| e.path.contains("ext_dep")).unwrap();
     assert_eq!(
         dep.bundled.get("libdep.so.1").map(String::as_str),
@@ -643,20 +636,21 @@ fn device_code_and_foreign_architecture() {
     // The x86_64 files alone decide the tag.
     assert_eq!(r.platform_tag.as_deref(), Some(M17));
 
-    // A wheel for another CPU is out of scope: an input error, not findings.
-    let mut arm = fixtures().ext("ext_old");
-    arm[18..20].copy_from_slice(&183u16.to_le_bytes());
+    // A wheel for a CPU without known policies is out of scope: an input
+    // error, not findings (EM_PPC64 = 21).
+    let mut ppc = fixtures().ext("ext_old");
+    ppc[18..20].copy_from_slice(&21u16.to_le_bytes());
     let (_t, w) = wheel_of(
-        "arm-1.0-cp312-cp312-manylinux_2_17_aarch64.whl",
+        "ppc-1.0-cp312-cp312-manylinux_2_17_ppc64le.whl",
         &[],
-        &[("pkg/_arm.so", arm)],
+        &[("pkg/_ppc.so", ppc)],
     );
     let e = format!(
         "{:#}",
         check_wheel_file(&w, &Options::default()).unwrap_err()
     );
     assert!(
-        e.contains("aarch64") && e.contains("x86_64 manylinux policies only"),
+        e.contains("a wheel for ppc64le") && e.contains("policies of x86_64 and aarch64 only"),
         "{e}"
     );
 }

@@ -7,9 +7,9 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
-use manylinux_check::policy::{classify_platform_tag, PlatformTag, Policies, ARCH};
+use manylinux_check::policy::{classify_platform_tag, Arch, PlatformTag, Policies};
 use manylinux_check::wheel::{open_wheel, parent, read_open_wheel, Wheel};
-use manylinux_check::{check_wheel, Options, Report, Severity};
+use manylinux_check::{check_wheel, wheel_arch, Options, Report, Severity};
 use wheel_format::WheelName;
 use wheel_read::{WheelReader, WHOLE_MAX};
 
@@ -40,23 +40,32 @@ impl Plan {
 /// the claimed manylinux tag if it holds, else the one the check proves).
 /// Returns the open wheel too, for [`crate::apply`] to write from.
 pub fn plan(input: &Path, plat: Option<&str>) -> Result<(Plan, WheelReader)> {
-    let policies = Policies::x86_64();
-    let plat = match plat {
-        Some(p) => Some(
-            policies
-                .find(p)
-                .map(|p| p.tag())
-                .with_context(|| unknown_plat(p, &policies))?,
-        ),
-        None => None,
-    };
+    // A typo is reported before the wheel is read.
+    if let Some(p) = plat {
+        let all: Vec<Policies> = Arch::ALL.into_iter().map(Policies::for_arch).collect();
+        if all.iter().all(|ps| ps.find(p).is_none()) {
+            bail!("--plat {p}: unknown platform tag; {}", known_tags(&all));
+        }
+    }
     let mut open = open_wheel(input)?;
     let mut wheel = read_open_wheel(&mut open, WHOLE_MAX)?;
+    let arch = wheel_arch(&wheel, plat)?;
+    let policies = Policies::for_arch(arch);
+    let plat = match plat {
+        Some(p) => Some(policies.find(p).map(|p| p.tag()).with_context(|| {
+            format!(
+                "--plat {p}: not a platform tag for {arch}, the CPU of {}; {}",
+                wheel.file_name,
+                known_tags(std::slice::from_ref(&policies))
+            )
+        })?),
+        None => None,
+    };
     let input_name = wheel.file_name.clone();
     let tags_before = wheel.claimed_platform_tags();
-    let elfs = fix_search_paths(&mut wheel);
+    let elfs = fix_search_paths(&mut wheel, arch);
     let purelib_before = wheel.root_is_purelib;
-    let has_native = wheel.elfs.iter().any(|(_, f)| f.is_x86_64);
+    let has_native = wheel.elfs.iter().any(|(_, f)| f.arch == Some(arch));
     let set_platlib = has_native && purelib_before == Some(true);
     if set_platlib {
         wheel.root_is_purelib = Some(false);
@@ -86,21 +95,21 @@ pub fn plan(input: &Path, plat: Option<&str>) -> Result<(Plan, WheelReader)> {
     Ok((plan, open))
 }
 
-fn unknown_plat(p: &str, policies: &Policies) -> String {
-    format!(
-        "--plat {p}: unknown platform tag; known: {} (legacy names manylinux2014 etc. work too)",
-        policies.known_names().join(", ")
-    )
+/// The tags `--plat` takes among `policies`, for messages.
+fn known_tags(policies: &[Policies]) -> String {
+    let known: Vec<String> = policies.iter().map(Policies::describe).collect();
+    format!("known: {}", known.join("; "))
 }
 
-/// Judges every x86_64 ELF file's search path and sets the model's to
-/// the kept entries; returns the files whose search path changes.
-fn fix_search_paths(wheel: &mut Wheel) -> Vec<ElfChange> {
+/// Judges the search path of every ELF file for `arch` (the wheel's) and
+/// sets the model's to the kept entries; returns the files whose search
+/// path changes.
+fn fix_search_paths(wheel: &mut Wheel, arch: Arch) -> Vec<ElfChange> {
     let installed: Vec<String> = wheel.members.iter().map(|m| m.installed.clone()).collect();
     let installed: BTreeSet<&str> = installed.iter().map(String::as_str).collect();
     let mut changes = Vec::new();
     for (member, facts) in &mut wheel.elfs {
-        if !facts.is_x86_64 {
+        if facts.arch != Some(arch) {
             continue;
         }
         let runpath = !facts.runpath.is_empty();
@@ -142,14 +151,16 @@ fn fix_search_paths(wheel: &mut Wheel) -> Vec<ElfChange> {
     changes
 }
 
-/// The claimed tags hold `proven`: one of them is an x86_64 manylinux tag
-/// no more compatible than it.
+/// The claimed tags hold `proven`: one of them is a manylinux tag of
+/// `policies`' architecture no more compatible than it.
 fn claim_holds(claimed: &[String], proven: &str, policies: &Policies) -> bool {
     let Some(needed) = policies.find(proven).map(|p| p.glibc) else {
         return false;
     };
     claimed.iter().any(|t| match classify_platform_tag(t) {
-        PlatformTag::Manylinux { glibc, arch, .. } => arch == ARCH && glibc >= needed,
+        PlatformTag::Manylinux { glibc, arch, .. } => {
+            arch == policies.arch.as_str() && glibc >= needed
+        }
         _ => false,
     })
 }
@@ -205,7 +216,7 @@ mod tests {
 
     #[test]
     fn a_claim_holds_when_it_is_no_more_compatible_than_the_proven_tag() {
-        let p = Policies::x86_64();
+        let p = Policies::for_arch(Arch::X86_64);
         let holds = |claimed: &[&str], proven: &str| {
             let claimed: Vec<String> = claimed.iter().map(|s| s.to_string()).collect();
             claim_holds(&claimed, proven, &p)

@@ -121,7 +121,7 @@ impl Report {
             "  rocm-wheel check: platform tag {}; 0 errors, {} warning(s), {} note(s)",
             self.proven_platform_tag
                 .as_deref()
-                .unwrap_or("none (no x86_64 ELF files)"),
+                .unwrap_or("none (no host ELF files)"),
             self.check.warnings,
             self.check.infos
         );

@@ -1,24 +1,28 @@
 //! The checks themselves, as steps that each return data:
-//! [`resolve`] finds which libraries the wheel itself provides and the
-//! most compatible policy each ELF file meets; [`violations`] and [`rpath`]
-//! turn each ELF file's problems into findings; [`tags`] compares what the
-//! wheel claims with what its ELF files need. [`check_wheel`] runs them in
-//! that order and assembles the report.
+//! [`arch`] decides the CPU the wheel is judged for; [`resolve`] finds
+//! which libraries the wheel itself provides and the most compatible
+//! policy each ELF file meets; [`violations`] and [`rpath`] turn each ELF
+//! file's problems into findings; [`tags`] compares what the wheel claims
+//! with what its ELF files need. [`check_wheel`] runs them in that order
+//! and assembles the report.
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use anyhow::{bail, Result};
+use anyhow::Result;
 
-use crate::policy::{Policies, ARCH};
+use crate::policy::{Arch, Policies};
 use crate::report::{ElfReport, Finding, Report, Severity, SCHEMA_VERSION};
 use crate::wheel::{read_wheel, Wheel};
 
+mod arch;
 mod resolve;
 mod rpath;
 mod tags;
 mod violations;
 
+pub(crate) use arch::known_arches;
+pub use arch::wheel_arch;
 pub use resolve::expand_origin;
 use resolve::{ElfEval, Resolution};
 pub use rpath::is_build_tree_rpath;
@@ -64,7 +68,8 @@ pub const DEFAULT_ALLOWED_RPATHS: &[&str] = &["/opt/rocm/lib"];
 #[derive(Debug, Clone)]
 pub struct Options {
     /// Policy to check against (`manylinux_2_28`, `manylinux2014_x86_64`,
-    /// ...). `None`: the most compatible manylinux tag the wheel claims.
+    /// ...), in the wheel's architecture. `None`: the most compatible
+    /// manylinux tag the wheel claims.
     pub policy: Option<String>,
     /// Glob patterns of sonames that may stay external (not bundled).
     pub allow_external: Vec<String>,
@@ -111,15 +116,9 @@ impl Default for Options {
 /// Check a wheel file. `Err` means the input could not be read (or the
 /// options are invalid); findings, however severe, are in the `Report`.
 pub fn check_wheel_file(path: &Path, opts: &Options) -> Result<Report> {
-    let policies = Policies::x86_64();
     // Validate options before doing any work.
     if let Some(name) = &opts.policy {
-        if policies.find(name).is_none() {
-            bail!(
-                "unknown policy {name:?}; known x86_64 policies: {} (legacy names manylinux1, manylinux2010, manylinux2014 work too)",
-                policies.known_names().join(", ")
-            );
-        }
+        arch::check_policy_name(name)?;
     }
     let wheel = read_wheel(path)?;
     check_wheel(&wheel, opts)
@@ -127,19 +126,14 @@ pub fn check_wheel_file(path: &Path, opts: &Options) -> Result<Report> {
 
 /// Check an already read wheel.
 pub fn check_wheel(wheel: &Wheel, opts: &Options) -> Result<Report> {
-    let policies = Policies::x86_64();
+    let arch = wheel_arch(wheel, opts.policy.as_deref())?;
+    let policies = Policies::for_arch(arch);
     let target_override = match &opts.policy {
-        Some(name) => match policies.index_of(name) {
-            Some(i) => Some(i),
-            None => bail!(
-                "unknown policy {name:?}; known: {}",
-                policies.known_names().join(", ")
-            ),
-        },
+        Some(name) => Some(arch::policy_index(&policies, name, &wheel.file_name)?),
         None => None,
     };
 
-    let bundled = resolve::bundled_libraries(wheel);
+    let bundled = resolve::bundled_libraries(wheel, arch);
     let mut evals = resolve::evaluate(wheel, &bundled, opts);
     for e in &mut evals {
         e.best = (0..policies.policies.len())
@@ -147,7 +141,7 @@ pub fn check_wheel(wheel: &Wheel, opts: &Options) -> Result<Report> {
     }
     let wheel_best = wheel_best(&evals);
     let needed_tag = (!evals.is_empty()).then(|| tag_of(&policies, wheel_best));
-    let claims = tags::claims(wheel, &evals)?;
+    let claims = tags::claims(wheel, arch);
     let target = target_override.or_else(|| {
         let (_, glibc) = claims.manylinux.as_ref()?;
         // A claim between two known policies is checked against the older one.
@@ -161,11 +155,11 @@ pub fn check_wheel(wheel: &Wheel, opts: &Options) -> Result<Report> {
         findings.extend(violations::policy_findings(e, &against, &policies, wheel));
         findings.extend(rpath::rpath_findings(e, &installed, opts));
     }
-    findings.extend(foreign_architecture_findings(wheel));
+    findings.extend(foreign_architecture_findings(wheel, arch));
     // Wheel-level findings; the tags are only judged against binaries.
     let has_binaries = !evals.is_empty();
     if has_binaries {
-        let found = tags::placement_findings(wheel, &evals, &claims.classified, &needed_tag);
+        let found = tags::placement_findings(wheel, &evals, &claims, &needed_tag);
         findings.extend(found);
     }
     findings.extend(tags::name_findings(wheel));
@@ -177,6 +171,7 @@ pub fn check_wheel(wheel: &Wheel, opts: &Options) -> Result<Report> {
     let mut report = Report {
         schema_version: SCHEMA_VERSION,
         wheel: wheel.file_name.clone(),
+        arch,
         claimed_platform_tags: claims.claimed,
         root_is_purelib: wheel.root_is_purelib,
         target_policy: target.map(|k| policies.policies[k].tag()),
@@ -226,11 +221,11 @@ fn wheel_best(evals: &[ElfEval]) -> Option<usize> {
     }
 }
 
-/// The platform tag of policy `best`, `linux_x86_64` for none.
+/// The platform tag of policy `best`, `linux_<arch>` for none.
 fn tag_of(policies: &Policies, best: Option<usize>) -> String {
     match best {
         Some(k) => policies.policies[k].tag(),
-        None => format!("linux_{ARCH}"),
+        None => format!("linux_{}", policies.arch),
     }
 }
 
@@ -245,11 +240,11 @@ fn against(policies: &Policies, target: Option<usize>) -> Against<'_> {
     Against { policy, label }
 }
 
-/// ELF files for another CPU than x86_64 (AMDGPU code objects aside).
-fn foreign_architecture_findings(wheel: &Wheel) -> Findings {
+/// ELF files for another CPU than the wheel's (AMDGPU code objects aside).
+fn foreign_architecture_findings(wheel: &Wheel, arch: Arch) -> Findings {
     let mut out = Findings::default();
     for (member, facts) in &wheel.elfs {
-        if facts.is_x86_64 || facts.is_device_code {
+        if facts.arch == Some(arch) || facts.is_device_code {
             continue;
         }
         out.add(
@@ -257,10 +252,10 @@ fn foreign_architecture_findings(wheel: &Wheel) -> Findings {
             "foreign-architecture",
             Some(&member.name),
             format!(
-                "is a {} ELF file in a wheel checked for {ARCH}",
+                "is an ELF file for {}, in a wheel checked for {arch}",
                 facts.machine
             ),
-            "build it for x86_64 or remove it from the wheel".into(),
+            format!("build it for {arch} or remove it from the wheel"),
         );
     }
     out

@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::elf::{is_dynamic_loader, ElfFacts};
 use crate::glob;
+use crate::policy::Arch;
 use crate::wheel::{normalize, parent, Member, Wheel};
 
 use super::Options;
@@ -32,8 +33,8 @@ pub(super) struct ElfEval<'a> {
     pub best: Option<usize>,
 }
 
-/// The wheel's host (x86_64) ELF files and the libraries they find inside
-/// the wheel.
+/// The wheel's host ELF files (those of its architecture) and the
+/// libraries they find inside the wheel.
 pub(super) struct Bundled<'a> {
     /// Indexes into `wheel.elfs` of the host ELFs.
     pub host: Vec<usize>,
@@ -43,10 +44,11 @@ pub(super) struct Bundled<'a> {
     pub found: BTreeMap<usize, BTreeMap<String, String>>,
 }
 
-/// Resolves every host ELF's DT_NEEDED entries that the wheel satisfies.
-pub(super) fn bundled_libraries(wheel: &Wheel) -> Bundled<'_> {
+/// Resolves the DT_NEEDED entries that the wheel satisfies of every host
+/// ELF for `arch`; a library for another CPU satisfies none.
+pub(super) fn bundled_libraries(wheel: &Wheel, arch: Arch) -> Bundled<'_> {
     let host: Vec<usize> = (0..wheel.elfs.len())
-        .filter(|&i| wheel.elfs[i].1.is_x86_64)
+        .filter(|&i| wheel.elfs[i].1.arch == Some(arch))
         .collect();
     let by_path: BTreeMap<&str, usize> = host
         .iter()

@@ -3,9 +3,7 @@
 
 use std::collections::BTreeSet;
 
-use anyhow::{bail, Result};
-
-use crate::policy::{classify_platform_tag, PlatformTag, Policies, ARCH};
+use crate::policy::{classify_platform_tag, Arch, PlatformTag, Policies};
 use crate::report::Severity;
 use crate::wheel::Wheel;
 
@@ -14,56 +12,36 @@ use super::Findings;
 
 /// The platform tags a wheel claims, read once.
 pub(super) struct Claims {
+    /// The CPU the wheel is judged for ([`super::wheel_arch`]).
+    pub arch: Arch,
     /// As written (file name, else `WHEEL`).
     pub claimed: Vec<String>,
     pub classified: Vec<PlatformTag>,
-    /// The most compatible x86_64 manylinux tag claimed, and its glibc.
+    /// The most compatible manylinux tag claimed for `arch`, and its glibc.
     pub manylinux: Option<(String, (u32, u32))>,
 }
 
-/// What the wheel claims. A wheel for another CPU (every tag for another
-/// architecture, ELF files but no x86_64 one) cannot be judged with
-/// x86_64 policies: that is an error instead of a report flagging every
-/// file as foreign.
-pub(super) fn claims(wheel: &Wheel, evals: &[ElfEval]) -> Result<Claims> {
+/// What the wheel judged for `arch` claims.
+pub(super) fn claims(wheel: &Wheel, arch: Arch) -> Claims {
     let claimed = wheel.claimed_platform_tags();
     let classified: Vec<PlatformTag> = claimed.iter().map(|t| classify_platform_tag(t)).collect();
     let manylinux: Option<(String, (u32, u32))> = classified
         .iter()
         .filter_map(|c| match c {
-            PlatformTag::Manylinux { tag, glibc, arch } if arch == ARCH => {
-                Some((tag.clone(), *glibc))
-            }
+            PlatformTag::Manylinux {
+                tag,
+                glibc,
+                arch: a,
+            } if a == arch.as_str() => Some((tag.clone(), *glibc)),
             _ => None,
         })
         .min_by_key(|(_, g)| *g);
-    let other_arch: Vec<&str> = classified
-        .iter()
-        .filter_map(|c| match c {
-            PlatformTag::Manylinux { arch, .. } | PlatformTag::Linux { arch, .. }
-                if arch != ARCH =>
-            {
-                Some(arch.as_str())
-            }
-            _ => None,
-        })
-        .collect();
-    if evals.is_empty()
-        && !wheel.elfs.is_empty()
-        && !other_arch.is_empty()
-        && other_arch.len() == classified.len()
-    {
-        bail!(
-            "{} is a wheel for {}; rocm-wheel check knows the {ARCH} manylinux policies only",
-            wheel.file_name,
-            other_arch[0]
-        );
-    }
-    Ok(Claims {
+    Claims {
+        arch,
         claimed,
         classified,
         manylinux,
-    })
+    }
 }
 
 /// Binaries (`evals`, not empty) in a pure (`any`) wheel or installed as
@@ -71,18 +49,19 @@ pub(super) fn claims(wheel: &Wheel, evals: &[ElfEval]) -> Result<Claims> {
 pub(super) fn placement_findings(
     wheel: &Wheel,
     evals: &[ElfEval],
-    classified: &[PlatformTag],
+    claims: &Claims,
     needed_tag: &Option<String>,
 ) -> Findings {
     let mut out = Findings::default();
-    if classified.contains(&PlatformTag::Any) {
+    if claims.classified.contains(&PlatformTag::Any) {
         out.add(
             Severity::Error,
             "pure-wheel-with-binaries",
             None,
             format!(
-                "has platform tag 'any' but contains {} x86_64 ELF file(s)",
-                evals.len()
+                "has platform tag 'any' but contains {} {} ELF file(s)",
+                evals.len(),
+                claims.arch
             ),
             format!(
                 "build a platform wheel (tag {})",
@@ -150,6 +129,7 @@ pub(super) fn tag_findings(
     policies: &Policies,
 ) -> Findings {
     let mut out = Findings::default();
+    let arch = claims.arch;
     let classified = &claims.classified;
     let claimed_manylinux = &claims.manylinux;
     for c in classified {
@@ -164,11 +144,11 @@ pub(super) fn tag_findings(
                     _ => "fix the per-file errors, then retag as manylinux".into(),
                 },
             ),
-            PlatformTag::Manylinux { tag, arch, .. } if arch != ARCH => out.add(
+            PlatformTag::Manylinux { tag, arch: a, .. } if a != arch.as_str() => out.add(
                 Severity::Error,
                 "platform-tag",
                 None,
-                format!("claims {tag}, but its ELF files are {ARCH}"),
+                format!("claims {tag}, but its ELF files are {arch}"),
                 format!("tag the wheel {}", needed_tag.clone().unwrap_or_default()),
             ),
             PlatformTag::Other(tag) => out.add(
@@ -176,7 +156,8 @@ pub(super) fn tag_findings(
                 "platform-tag",
                 None,
                 format!(
-                    "claims {tag}, which this checker cannot verify (it knows manylinux {ARCH})"
+                    "claims {tag}, which this checker cannot verify (it knows manylinux {})",
+                    super::arch::known_arches()
                 ),
                 "check it with a tool for that platform".into(),
             ),
@@ -189,8 +170,8 @@ pub(super) fn tag_findings(
                 Severity::Error,
                 "platform-tag",
                 None,
-                format!("claims {tag}, but its ELF files fit no manylinux policy (linux_{ARCH}); see the per-file errors"),
-                "fix the per-file errors (or tag it linux_x86_64 for local use only)".into(),
+                format!("claims {tag}, but its ELF files fit no manylinux policy (linux_{arch}); see the per-file errors"),
+                format!("fix the per-file errors (or tag it linux_{arch} for local use only)"),
             ),
             Some(k) if policies.policies[k].glibc > *glibc => out.add(
                 Severity::Error,

@@ -1,11 +1,13 @@
 //! Shared helpers for the integration tests: building small ELF files with
-//! gcc (and AMDGPU ones with the build root's LLVM) and packing them into wheels.
+//! gcc (aarch64 and AMDGPU ones with the build root's LLVM) and packing them
+//! into wheels.
 #![allow(dead_code)]
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use manylinux_check::{Arch, Report, Severity};
 use wheel_format::Digest;
 
 #[allow(unused_imports)] // each test binary uses its own subset
@@ -15,23 +17,51 @@ pub use test_support::*;
 /// host's glibc out of the result, so its version requirements are exactly
 /// the ones the test creates.
 pub fn build_so(dir: &Path, out: &str, src: &str, extra: &[&str]) -> PathBuf {
+    build_so_for(Arch::X86_64, dir, out, src, extra)
+}
+
+/// [`build_so`] for the CPU `arch`.
+pub fn build_so_for(arch: Arch, dir: &Path, out: &str, src: &str, extra: &[&str]) -> PathBuf {
+    let mut args = vec!["-shared", "-fPIC"];
+    args.extend(extra);
+    build_elf(arch, dir, out, src, &args)
+}
+
+/// Compile and link C source for `arch` without the host's C library
+/// (`-nostdlib`), with `args` (`-shared`, `-pie`, libraries, ...): gcc for
+/// x86_64, the build root's own CPU; clang and lld for aarch64, for which
+/// the build root has no gcc.
+pub fn build_elf(arch: Arch, dir: &Path, out: &str, src: &str, args: &[&str]) -> PathBuf {
     let c = dir.join(format!("{out}.c"));
     std::fs::write(&c, src).unwrap();
     let o = dir.join(out);
-    let status = Command::new("gcc")
-        .args(["-shared", "-fPIC", "-nostdlib", "-o"])
-        .arg(&o)
-        .arg(&c)
-        .args(extra)
-        .status()
-        .expect("gcc must be installed");
-    assert!(status.success(), "gcc failed for {out}");
+    let mut cmd = match arch {
+        Arch::X86_64 => Command::new("gcc"),
+        Arch::Aarch64 => {
+            let mut c = Command::new(llvm("clang"));
+            c.args(["--target=aarch64-linux-gnu", "-fuse-ld=lld"]);
+            c
+        }
+    };
+    // Libraries after the source, so that they resolve its symbols.
+    run(cmd.arg("-nostdlib").arg("-o").arg(&o).arg(&c).args(args));
     o
 }
 
 /// A stub library with the given soname; `version_script` (if any) defines
 /// its symbol versions.
 pub fn stub_lib(dir: &Path, soname: &str, src: &str, version_script: Option<&str>) -> PathBuf {
+    stub_lib_for(Arch::X86_64, dir, soname, src, version_script)
+}
+
+/// [`stub_lib`] for the CPU `arch`.
+pub fn stub_lib_for(
+    arch: Arch,
+    dir: &Path,
+    soname: &str,
+    src: &str,
+    version_script: Option<&str>,
+) -> PathBuf {
     let mut args = vec![format!("-Wl,-soname,{soname}")];
     if let Some(script) = version_script {
         let v = dir.join(format!("{soname}.map"));
@@ -39,7 +69,29 @@ pub fn stub_lib(dir: &Path, soname: &str, src: &str, version_script: Option<&str
         args.push(format!("-Wl,--version-script={}", v.display()));
     }
     let refs: Vec<&str> = args.iter().map(String::as_str).collect();
-    build_so(dir, soname, src, &refs)
+    build_so_for(arch, dir, soname, src, &refs)
+}
+
+/// A glibc stand-in for `arch`: `old_fn` at GLIBC_2.17, `new_fn` first at
+/// GLIBC_2.28.
+pub fn glibc_stub(arch: Arch, dir: &Path) -> PathBuf {
+    stub_lib_for(
+        arch,
+        dir,
+        "libc.so.6",
+        "int old_fn(void){return 1;}\nint new_fn(void){return 2;}\n",
+        Some("GLIBC_2.17 { global: old_fn; local: *; };\nGLIBC_2.28 { global: new_fn; } GLIBC_2.17;\n"),
+    )
+}
+
+/// A report's errors and warnings, one line each, for comparing with a
+/// list (notes left out).
+pub fn errors_and_warnings(r: &Report) -> Vec<String> {
+    r.findings
+        .iter()
+        .filter(|f| f.severity != Severity::Info)
+        .map(|f| format!("{:?} {} {:?}: {}", f.severity, f.code, f.file, f.message))
+        .collect()
 }
 
 /// Pack members into a wheel named `file_name` under `dir`. The `WHEEL`

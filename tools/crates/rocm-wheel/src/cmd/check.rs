@@ -13,9 +13,10 @@ use manylinux_check::{
 pub struct Args {
     /// Wheel to check.
     pub wheel: PathBuf,
-    /// Policy to check the ELF files against (manylinux_2_17 … manylinux_2_39,
-    /// or manylinux2014 etc.). Default: the most compatible manylinux tag the
-    /// wheel claims.
+    /// Policy to check the ELF files against, in the wheel's architecture
+    /// (manylinux_2_17 … manylinux_2_41, or manylinux2014 etc.; x86_64 also
+    /// has manylinux_2_5 and manylinux_2_12). Default: the most compatible
+    /// manylinux tag the wheel claims.
     #[arg(long)]
     pub policy: Option<String>,
     /// soname glob that may stay external instead of being bundled
@@ -65,6 +66,7 @@ fn resolve(args: &Args, site: &std::path::Path, out: &mut dyn Write) -> anyhow::
     let env = environment::Environment {
         site_packages: site.to_path_buf(),
         root: args.root.clone(),
+        arch: environment::system_arch()?,
     };
     let (text, complete) = environment::to_human(&environment::resolve(&wheel, &env), &env);
     out.write_all(text.as_bytes())?;

@@ -93,6 +93,7 @@ fn assert_check_schema(v: &Value) {
         &[
             ("schema_version", "n"),
             ("wheel", "s"),
+            ("arch", "s"),
             ("claimed_platform_tags", "a"),
             ("root_is_purelib", "b?"),
             ("target_policy", "s?"),
