@@ -13,7 +13,7 @@ cd "$(dirname "$0")/../.."
 source tests/lib/common.sh
 source tests/lib/pypi_wheel.sh
 dist=${1:-dist}
-tool=$(ls "$dist"/rocm_wheel-*.whl) || fail "no rocm_wheel-*.whl in $dist: run make wheels"
+tool=$(ls "$dist"/rocm_wheel-*_x86_64.whl) || fail "no rocm_wheel-*_x86_64.whl in $dist: run make wheels"
 VENV=$PWD/.venv
 pjrt=$(cached_pjrt_wheel)
 tmp=$(mktemp -d "$HOME/.cache/rules_rocm/pip_repair.XXXXXX")

@@ -4,7 +4,7 @@ The binary is built under tool_reset_transition (transitions.bzl), which
 sets every rules_rocm setting to a constant: one compile per build.
 """
 
-load(":transitions.bzl", "ALLOWLIST_ATTRS", "tool_reset_transition")
+load(":transitions.bzl", "ALLOWLIST_ATTRS", "tool_platform_transition", "tool_reset_transition")
 
 def _forward_binary_impl(ctx):
     # A Starlark transition makes the attribute a list; the exec one does not.
@@ -38,4 +38,18 @@ exec_binary = rule(
     doc = "A binary built for the execution platform, as rule actions run the tool: through a " +
           "tool_in_one_configuration it is the toolchain's configuration, so its library crates are " +
           "the toolchain's (a tool's release wheel is built on the platform it is for).",
+)
+
+tool_for_platform = rule(
+    implementation = _forward_binary_impl,
+    attrs = ALLOWLIST_ATTRS | {
+        "binary": attr.label(
+            mandatory = True,
+            executable = True,
+            cfg = tool_platform_transition,
+        ),
+        "platform": attr.label(mandatory = True, doc = "The target platform, e.g. //platforms:linux_aarch64."),
+    },
+    executable = True,
+    doc = "The binary cross-built for `platform`, in the tool's configuration otherwise (its wheel for that platform).",
 )

@@ -41,7 +41,7 @@ def _rocm_wheel_unavailable_impl(ctx):
     if ctx.attr.unreleased:
         fail(("rules_rocm: rocm-wheel {version} has no release to download yet, so a module using rules_rocm " +
               "declares the binary it runs. Get one from a rules_rocm checkout: `make wheels` writes " +
-              "dist/rocm_wheel-{version}-*.whl (`pip install` it: the binary is <venv>/bin/rocm-wheel), or " +
+              "dist/rocm_wheel-{version}-*_<cpu>.whl (`pip install` it: the binary is <venv>/bin/rocm-wheel), or " +
               "`cargo build --release --locked --manifest-path <rules_rocm>/tools/Cargo.toml` " +
               "(target/release/rocm-wheel). Then in MODULE.bazel: " +
               "rocm = use_extension(\"@rules_rocm//rules:extensions.bzl\", \"rules_rocm\"); " +

@@ -18,7 +18,8 @@ GPU:
   (per generic target with --//:gfx_generic).
 - all_families_transition: --//:gfx set to a family_wheels target's families.
 Tools:
-- tool_reset_transition: the configuration rocm-wheel is built in.
+- tool_reset_transition: the configuration rocm-wheel is built in;
+  tool_platform_transition: the same for another target platform.
 """
 
 load(
@@ -193,6 +194,17 @@ tool_reset_transition = transition(
     implementation = _tool_reset_impl,
     inputs = [],
     outputs = list(_TOOL_CONSTANTS),
+)
+
+def _tool_platform_impl(_settings, attr):
+    return _TOOL_CONSTANTS | {"//command_line_option:platforms": [str(attr.platform)]}
+
+# The tool's configuration for another target platform (its aarch64 wheel):
+# the same constants, cross-compiled for `platform`.
+tool_platform_transition = transition(
+    implementation = _tool_platform_impl,
+    inputs = [],
+    outputs = list(_TOOL_CONSTANTS) + ["//command_line_option:platforms"],
 )
 
 ALLOWLIST_ATTRS = {

@@ -110,7 +110,7 @@ if grep -q '^    wheels = {},$' "$root/rules/private/prebuilt_tool_release.bzl";
   v=$(sed -n 's/^    version = "\(.*\)",$/\1/p' "$root/rules/private/prebuilt_tool_release.bzl")
   expect_build_failure "$ws/none.log" --nobuild //:pure
   expect_in "$ws/none.log" "rocm-wheel $v has no release to download yet" \
-    "make wheels\` writes dist/rocm_wheel-$v-*.whl" "rocm.prebuilt_tool(path = \"/abs/path/rocm-wheel\")"
+    "make wheels\` writes dist/rocm_wheel-$v-*_<cpu>.whl" "rocm.prebuilt_tool(path = \"/abs/path/rocm-wheel\")"
   ! grep -qE 'Downloading|releases/download|github\.com|pythonhosted' "$ws/none.log" ||
     { cat "$ws/none.log" >&2; fail "a module that declares nothing tried to download"; }
 else

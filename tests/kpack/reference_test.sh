@@ -56,7 +56,7 @@ runtime=$tmp/runtime/runtime/librocm_kpack.so
 [[ -f $runtime ]] || fail "no $runtime after the CMake build"
 
 # rocm-wheel as users get it (its wheel from the same build).
-tool=("$kpack"/rocm_wheel-*.whl)
+tool=("$kpack"/rocm_wheel-*_x86_64.whl)
 ((${#tool[@]} == 1)) || fail "want one rocm_wheel wheel in $kpack, found ${#tool[@]}"
 python3 -m venv "$tmp/tool"
 "$tmp/tool/bin/pip" install -q --disable-pip-version-check --no-index "${tool[0]}" || fail "pip install ${tool[0]##*/}"

@@ -17,10 +17,11 @@ DT_NEEDED of each ELF file (patchelf --remove-needed, RECORD rewritten by
 and `rocm-wheel check` must pass on the original wheel.
 Wheels that load no ROCm library are judged by auditwheel as they are.
 
-With FLOOR (e.g. manylinux_2_28_x86_64, the oldest system the wheels are
-for), the declared tag must be no newer than it, and pip must accept the
-wheel for that platform (`pip install --dry-run --platform FLOOR`): what a
-user of that system's pip would see.
+With FLOOR (e.g. manylinux_2_28, the oldest glibc the wheels are for, on
+the wheel's own CPU), the declared tag must be no newer than it, and pip
+must accept the wheel for that system's platforms (`pip install --dry-run
+--platform manylinux_2_28_<cpu> --platform ...`): what a user of that
+system's pip would see.
 """
 
 import json
@@ -50,14 +51,15 @@ def run(*args, check=True):
 
 
 def manylinux_minor(tag):
-    m = re.fullmatch(r"manylinux_2_([0-9]+)_x86_64", tag or "")
+    m = re.fullmatch(r"manylinux_2_([0-9]+)(?:_(?:x86_64|aarch64))?", tag or "")
     return int(m.group(1)) if m else None
 
 
-m = re.search(r"-(manylinux_2_[0-9]+_x86_64)\.whl$", name)
+m = re.search(r"-(manylinux_2_[0-9]+_(x86_64|aarch64))\.whl$", name)
 if not m:
-    fail("no manylinux_2_N_x86_64 tag in the file name")
+    fail("no manylinux_2_N_x86_64 or manylinux_2_N_aarch64 tag in the file name")
 declared = manylinux_minor(m.group(1))
+cpu = m.group(2)
 
 # rocm-wheel check's report names the allowed-external libraries; its
 # verdict is checked last, so that auditwheel's judgement stands on its own.
@@ -104,7 +106,7 @@ for lib, versions in re.findall(r"(\S+) with versions \{([^}]*)\}", flat):
 for s in dropped:
     if s in rest:
         fail(f"auditwheel still sees {s} after it was removed from DT_NEEDED", out)
-m = re.search(r'consistent with the following platform tag: "(manylinux_2_[0-9]+_x86_64)"', flat)
+m = re.search(rf'consistent with the following platform tag: "(manylinux_2_[0-9]+_{cpu})"', flat)
 if not m:
     fail("auditwheel gave no manylinux tag", out)
 needed = manylinux_minor(m.group(1))
@@ -119,7 +121,7 @@ if needed != ours:
 if floor:
     floor_minor = manylinux_minor(floor)
     if floor_minor is None:
-        fail(f"FLOOR {floor} is not a manylinux_2_N_x86_64 tag")
+        fail(f"FLOOR {floor} is not a manylinux_2_N policy")
     if declared > floor_minor:
         fail(f"tagged manylinux_2_{declared}: newer than {floor}, which every wheel must install on")
     # The wheel's Python: cp312-cp312 gives 3.12; py3-none any Python 3.
@@ -128,8 +130,11 @@ if floor:
         fail("no Python and ABI tag in the file name")
     # What pip on a glibc 2.N system accepts: manylinux_2_N down to
     # manylinux_2_5, and the legacy aliases (pip takes --platform literally).
-    platforms = [f"manylinux_2_{m}_x86_64" for m in range(floor_minor, 4, -1)]
-    platforms += [f"{alias}_x86_64" for m, alias in ((17, "manylinux2014"), (12, "manylinux2010"), (5, "manylinux1")) if m <= floor_minor]
+    # (aarch64 starts at manylinux_2_17, manylinux2014.)
+    oldest = 5 if cpu == "x86_64" else 17
+    platforms = [f"manylinux_2_{m}_{cpu}" for m in range(floor_minor, oldest - 1, -1)]
+    aliases = ((17, "manylinux2014"), (12, "manylinux2010"), (5, "manylinux1"))
+    platforms += [f"{alias}_{cpu}" for m, alias in aliases if oldest <= m <= floor_minor]
     pip = [f"{venv}/bin/pip", "install", "--dry-run", "--quiet", "--no-deps", "--no-index",
            "--only-binary=:all:", "--target", f"{scratch}/floor"]
     for p in platforms:
@@ -141,5 +146,5 @@ how = f"without DT_NEEDED {', '.join(dropped)}" if dropped else "as built"
 print(
     f"ok: {name}: rocm-wheel check passes; auditwheel ({how}) and rocm-wheel check: "
     f"manylinux_2_{needed}, tagged manylinux_2_{declared}"
-    + (f"; pip installs it on {floor}" if floor else "")
+    + (f"; pip installs it on {floor}_{cpu}" if floor else "")
 )

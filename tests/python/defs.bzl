@@ -39,7 +39,7 @@ def _manylinux_test_impl(ctx):
 manylinux_test = rule(
     implementation = _manylinux_test_impl,
     attrs = {
-        "floor": attr.string(doc = "The oldest platform every wheel must install on (e.g. manylinux_2_28_x86_64): no wheel's tag is newer, and pip accepts each for it."),
+        "floor": attr.string(doc = "The oldest platform every wheel must install on (e.g. manylinux_2_28, on each wheel's CPU): no wheel's tag is newer, and pip accepts each for it."),
         "venv": attr.string(mandatory = True, doc = "Venv with auditwheel (make setup)."),
         "wheels": attr.label_list(allow_files = [".whl"]),
         "_oracle": attr.label(default = Label("//tests/python:auditwheel_oracle.py"), allow_single_file = True),

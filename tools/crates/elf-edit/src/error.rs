@@ -13,8 +13,8 @@ pub enum EditError {
     Not64Bit,
     /// ELFDATA2MSB.
     BigEndian,
-    /// e_machine other than EM_X86_64.
-    WrongMachine(u16),
+    /// e_machine other than those the edit supports (named, e.g. `x86_64`).
+    WrongMachine(u16, String),
     /// e_type other than ET_EXEC / ET_DYN (object files, core dumps).
     WrongType(u16),
     /// No PT_DYNAMIC: a static executable has no run-time search path.
@@ -52,9 +52,9 @@ impl fmt::Display for EditError {
                 f,
                 "big-endian ELF (ELFDATA2MSB) is not supported; only little-endian x86-64 files can be edited"
             ),
-            EditError::WrongMachine(m) => write!(
+            EditError::WrongMachine(m, supported) => write!(
                 f,
-                "ELF machine {m} ({}) is not supported; only x86-64 (EM_X86_64 = 62) files can be edited",
+                "ELF machine {m} ({}) is not supported; this edit takes {supported} files only",
                 goblin::elf::header::machine_to_str(*m)
             ),
             EditError::WrongType(t) => write!(

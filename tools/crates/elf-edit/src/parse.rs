@@ -83,10 +83,18 @@ fn check_ident<S: ReadAt + ?Sized>(src: &S) -> Result<()> {
     Ok(())
 }
 
+/// An x86-64 file: what the rpath edits, which may grow the file and move
+/// segments (page sizes, alignment), are written and tested for.
 pub fn parse<S: ReadAt + ?Sized>(src: &S) -> Result<Parsed> {
+    parse_for(src, &[elf_read::Arch::X86_64])
+}
+
+/// A file of any of `machines`: for edits that move no byte (the symbol
+/// version tables of the glibc floor), which do not depend on the CPU.
+pub fn parse_for<S: ReadAt + ?Sized>(src: &S, machines: &[elf_read::Arch]) -> Result<Parsed> {
     check_ident(src)?;
     let file_len = src.size();
-    let header = read_header(src)?;
+    let header = read_header(src, machines)?;
     let elf = elf_read::Elf::open(src)?;
     let phdrs = elf.program_headers()?;
     let shdrs = read_section_headers(src, &header)?;
@@ -126,13 +134,20 @@ pub fn parse<S: ReadAt + ?Sized>(src: &S) -> Result<Parsed> {
     })
 }
 
-/// The ELF header of an x86-64 executable or shared library.
-fn read_header<S: ReadAt + ?Sized>(src: &S) -> Result<Header> {
+/// The ELF header of an executable or shared library for one of `machines`.
+fn read_header<S: ReadAt + ?Sized>(src: &S, machines: &[elf_read::Arch]) -> Result<Header> {
     let hbytes = read_range(src, 0, EHDR_SIZE, "ELF header")?;
     let header =
         Header::parse(&hbytes).map_err(|e| EditError::Malformed(format!("ELF header: {e}")))?;
-    if header.e_machine != goblin::elf::header::EM_X86_64 {
-        return Err(EditError::WrongMachine(header.e_machine));
+    if !machines.iter().any(|m| m.e_machine() == header.e_machine) {
+        return Err(EditError::WrongMachine(
+            header.e_machine,
+            machines
+                .iter()
+                .map(|m| m.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+        ));
     }
     if header.e_type != goblin::elf::header::ET_EXEC && header.e_type != goblin::elf::header::ET_DYN
     {

@@ -243,7 +243,9 @@ pub fn plan_glibc_floor<S: ReadAt + ?Sized>(
     src: &S,
     max: (u32, u32),
 ) -> Result<(Plan, FloorReport)> {
-    let p = parse::parse(src)?;
+    // The edit rewrites version indexes and links in place: the same on
+    // every CPU the tool's wheels are built for.
+    let p = parse::parse_for(src, &elf_read::Arch::ALL)?;
     let mut report = FloorReport::default();
     let Some(t) = read_tables(src, &p)? else {
         let plan = Plan {

@@ -112,7 +112,7 @@ fn big_endian() {
 fn not_x86_64() {
     assert_rejected(
         &fixture("aarch64.so"),
-        |e| matches!(e, EditError::WrongMachine(183)),
+        |e| matches!(e, EditError::WrongMachine(183, _)),
         "AARCH64",
     );
 }
@@ -224,4 +224,16 @@ fn unwritable_destination_leaves_nothing() {
         elf_edit::edit_file(&lib, Some(&missing), &set("$ORIGIN", RpathKind::Runpath)).unwrap_err();
     assert!(format!("{err:#}").contains("temporary file"), "{err:#}");
     assert_eq!(std::fs::read(&lib).unwrap(), before);
+}
+
+/// The glibc floor moves no byte and reads only version tables: it takes
+/// aarch64 files too (the tool's arm64 wheel), which the rpath edits refuse.
+#[test]
+fn glibc_floor_takes_aarch64() {
+    let d = scratch();
+    let out = d.path().join("aarch64.so");
+    let report = elf_edit::lower_glibc_floor(&fixture("aarch64.so"), &out, (2, 17))
+        .expect("an aarch64 library's glibc floor");
+    assert!(report.unversioned.is_empty(), "{report:?}");
+    assert!(out.exists());
 }
