@@ -2,12 +2,17 @@
 //! pip SDK next to site-packages (`rocm-sdk-core` in `_rocm_sdk_core/lib`,
 //! `rocm-sdk-libraries[-<family>]` in `_rocm_sdk_libraries[_<family>]/lib`)
 //! and an `/opt/rocm` install. One table for the RUNPATH a built ELF file
-//! gets ([`rocm_runpath`]) and for the entries `repair` keeps
-//! ([`is_rocm_sdk_dir`]).
+//! gets ([`rocm_runpath`]), for the entries `repair` keeps
+//! ([`is_rocm_sdk_dir`]) and for the SDK packages a built wheel requires
+//! ([`sdk_requirements`]).
+
+mod requirements;
 
 use std::path::Path;
 
 use anyhow::{Context, Result};
+
+pub use requirements::{sdk_requirements, SdkRequest};
 
 /// The ROCm install outside any Python environment.
 pub const OPT_ROCM_LIB: &str = "/opt/rocm/lib";
