@@ -10,7 +10,7 @@ use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 
-use crate::{sdk_package, SdkPackage};
+use crate::packages::{sdk_package, SdkPackage};
 
 /// What a `build` manifest's `rocm_sdk` object asks for.
 #[derive(Debug, Clone, Copy)]
