@@ -242,3 +242,19 @@ pub fn rocm_kpack_src() -> PathBuf {
             )
         })
 }
+
+/// `n` deterministic, semi-compressible bytes (text-like with noise): input
+/// for the deflate tests of the zip writer and the wheel rewriter.
+pub fn sample(n: usize) -> Vec<u8> {
+    let mut x: u32 = 12345;
+    (0..n)
+        .map(|i| {
+            x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+            if (x >> 16) & 3 == 0 {
+                (x >> 8) as u8
+            } else {
+                b"the quick brown fox jumps over the lazy dog\n"[i % 44]
+            }
+        })
+        .collect()
+}

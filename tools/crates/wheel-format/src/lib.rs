@@ -6,17 +6,30 @@
 //! - member-name rules (what pip installs);
 //! - RECORD: CSV rows with `sha256=` urlsafe-base64 hashes, read, written,
 //!   rewritten, and checked against members as they stream;
-//! - the `.dist-info` directory and its METADATA / WHEEL headers.
+//! - the `.dist-info` directory; METADATA and WHEEL read, edited and
+//!   rendered (one module each), `entry_points.txt` rendered;
+//! - PEP 508 requirements and SPDX license expressions, parsed to check
+//!   them.
 //!
 //! No zip or compression code: callers bring the bytes, so a reader does
 //! not pull in the writer's deflate.
 
 mod csv;
 mod dist_info;
+mod entry_points;
 mod hash;
+mod headers;
+mod license;
 mod member_names;
 mod metadata;
 mod names;
+// The packaging oracle test reaches the parser's list of valid
+// requirements, so it is a unit test kept where the integration tests
+// would be (autotests is off).
+#[cfg(test)]
+#[path = "../tests/packaging.rs"]
+mod packaging;
+mod pep508;
 mod record;
 mod tags;
 mod version;
@@ -24,16 +37,23 @@ mod wheel_file;
 mod wheel_name;
 
 pub use dist_info::{dist_info_path, find_dist_info, DistInfoError};
+pub use entry_points::render_entry_points;
 pub use hash::{record_hash, Digest, HashingReader, HashingWriter};
+pub use headers::Headers;
+pub use license::validate_license_expression;
 pub use member_names::{
     member_name_problem, normalize_components, validate_member_name, MemberSet,
 };
-pub use metadata::{read_text_member, rename_metadata, wheel_identity, Headers, MAX_TEXT_MEMBER};
+pub use metadata::{
+    append_description, read_text_member, rename_metadata, render_metadata, wheel_identity,
+    CoreMetadata, MAX_TEXT_MEMBER,
+};
 pub use names::{canonical_name, dist_info_stem, normalize_name, validate_name};
+pub use pep508::{parse_requirement, validate_specifiers, Requirement};
 pub use record::{
     parse_record, rewrite_record, Expected, Record, RecordEdits, RecordRow, RecordWriter,
 };
 pub use tags::{parse_tags, wheel_file_name, Tag};
 pub use version::{normalize_version, validate_version};
-pub use wheel_file::{retag_wheel_file, set_wheel_field, WheelFile};
+pub use wheel_file::{render_wheel, retag_wheel_file, set_wheel_field, WheelFile};
 pub use wheel_name::WheelName;

@@ -12,7 +12,7 @@ use elf_edit::{Edit, Method, RpathKind};
 use tempfile::NamedTempFile;
 use wheel_format::{dist_info_path, find_dist_info, set_wheel_field};
 use wheel_read::WheelReader;
-use wheel_writer::rewrite::{Source, WheelRewriter};
+use wheel_rewrite::{Source, WheelRewriter};
 
 use crate::plan::Plan;
 use crate::report::ElfChange;

@@ -1,7 +1,7 @@
 //! `rocm-wheel thin`: a wheel with device code for some GPU families only.
 //!
 //! The steps are kept apart as in `wheel-repair`: [`plan`] opens the wheel
-//! once (through the wheel rewriter, [`wheel_writer::rewrite`]), renames
+//! once (through the wheel rewriter, [`wheel_rewrite`]), renames
 //! it if asked, unpacks every ELF member whose `.hip_fatbin` holds device
 //! code into a temporary file next to the output and refuses what cannot
 //! be thinned, before anything is written; [`apply`] thins each such

@@ -10,7 +10,7 @@ use offload_bundle::families::{describe_target, expand, gfx_sort_key, has_code_f
 use offload_bundle::thin::{find_hip_fatbin, read_hip_fatbin, section_targets};
 use offload_bundle::Limits;
 use tempfile::NamedTempFile;
-use wheel_writer::rewrite::WheelRewriter;
+use wheel_rewrite::WheelRewriter;
 
 use crate::{file_name, output_dir, Request};
 

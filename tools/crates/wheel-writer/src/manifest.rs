@@ -19,9 +19,24 @@ pub struct Manifest {
     #[serde(default, deserialize_with = "null_default")]
     pub entry_points: BTreeMap<String, BTreeMap<String, String>>,
     pub files: Vec<FileEntry>,
-    /// Requires-Dist for TheRock's pip SDK from what the files need.
+    /// Asks for `Requires-Dist` on TheRock's pip SDK, from what the files
+    /// need. The writer does not look at it: the caller computes them
+    /// (`rocm_layout::sdk_requirements`) and adds them
+    /// ([`Manifest::add_requirements`]).
     #[serde(default)]
-    pub rocm_sdk: Option<crate::rocm_sdk::RocmSdk>,
+    pub rocm_sdk: Option<RocmSdk>,
+}
+
+/// The manifest's `rocm_sdk` object.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RocmSdk {
+    /// The extra the requirements are under (`rocm`).
+    pub extra: String,
+    /// The toolkit's ROCm version, `major.minor` (`7.2`).
+    pub version: String,
+    /// TheRock gfx families of the build (`gfx120X-all`).
+    pub families: Vec<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -84,6 +99,15 @@ impl Manifest {
             .with_context(|| format!("cannot read the manifest {}", path.display()))?;
         Self::from_json(&text).with_context(|| format!("in {}", path.display()))
     }
+
+    /// Adds requirements the caller computed, under `extra`, which the
+    /// wheel then provides (declared once).
+    pub fn add_requirements(&mut self, extra: &str, requires_dist: Vec<String>) {
+        self.metadata.requires_dist.extend(requires_dist);
+        if !self.metadata.provides_extra.iter().any(|e| e == extra) {
+            self.metadata.provides_extra.push(extra.to_string());
+        }
+    }
 }
 
 #[cfg(test)]
@@ -123,6 +147,21 @@ mod tests {
             Manifest::from_json(r#"{"distribution":"a","version":"1","tags":[]}"#).unwrap_err()
         );
         assert!(e.contains("missing field `files`"), "{e}");
+    }
+
+    #[test]
+    fn added_requirements_declare_their_extra_once() {
+        let mut m = Manifest::from_json(
+            r#"{"distribution":"a","version":"1","tags":["py3-none-any"],"files":[],
+                "metadata":{"requires_dist":["b"],"provides_extra":["test"]},
+                "rocm_sdk":{"extra":"rocm","version":"7.2","families":["gfx120X-all"]}}"#,
+        )
+        .unwrap();
+        assert_eq!(m.rocm_sdk.as_ref().unwrap().families, ["gfx120X-all"]);
+        m.add_requirements("rocm", vec!["c; extra == \"rocm\"".into()]);
+        m.add_requirements("rocm", Vec::new());
+        assert_eq!(m.metadata.requires_dist, ["b", "c; extra == \"rocm\""]);
+        assert_eq!(m.metadata.provides_extra, ["test", "rocm"]);
     }
 
     #[test]

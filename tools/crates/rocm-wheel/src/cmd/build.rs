@@ -1,4 +1,6 @@
-//! `rocm-wheel build`: thin shell over `wheel_writer::build`.
+//! `rocm-wheel build`: thin shell over `wheel_writer::build`, adding the
+//! ROCm SDK requirements the manifest's `rocm_sdk` asks for (computed by
+//! rocm-layout from what the files need).
 
 use std::path::PathBuf;
 
@@ -19,8 +21,17 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let mut manifest = wheel_writer::manifest::Manifest::load(&args.manifest)?;
-    wheel_writer::rocm_sdk::add_requirements(&mut manifest)?;
+    let mut manifest = wheel_writer::Manifest::load(&args.manifest)?;
+    if let Some(sdk) = manifest.rocm_sdk.clone() {
+        let request = rocm_layout::SdkRequest {
+            extra: &sdk.extra,
+            version: &sdk.version,
+            families: &sdk.families,
+        };
+        let files = manifest.files.iter().map(|f| f.src.as_str());
+        let requires = rocm_layout::sdk_requirements(files, &request)?;
+        manifest.add_requirements(&sdk.extra, requires);
+    }
     let mut opts = wheel_writer::Options {
         compression_level: args.compression_level,
         source_date_epoch: wheel_writer::Options::source_date_epoch_from_env()?,

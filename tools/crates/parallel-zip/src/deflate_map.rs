@@ -200,3 +200,23 @@ pub fn inflate_mapped(src: &mut dyn Read, dst: &mut dyn Write) -> Result<Deflate
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn corrupt_and_truncated_streams_are_refused_when_mapping() {
+        let mut enc = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::new(6));
+        enc.write_all(&test_support::sample(300_000)).unwrap();
+        let raw = enc.finish().unwrap();
+        let e = inflate_mapped(&mut &raw[..raw.len() / 2], &mut std::io::sink()).unwrap_err();
+        assert!(
+            format!("{e:#}").contains("truncated deflate stream"),
+            "{e:#}"
+        );
+        let bad = vec![0xffu8; 1000];
+        let e = inflate_mapped(&mut &bad[..], &mut std::io::sink()).unwrap_err();
+        assert!(format!("{e:#}").contains("corrupt deflate stream"), "{e:#}");
+    }
+}

@@ -2,8 +2,9 @@
 //! recursive-descent parser: name, extras, version specifiers or a URL, and
 //! an environment-marker expression.
 
+use crate::names::validate_name;
+use crate::version::normalize_version;
 use anyhow::{anyhow, bail, Result};
-use wheel_format::{normalize_version, validate_name};
 
 /// What a valid requirement refers to; used to cross-check extras.
 #[derive(Debug, Default)]
@@ -332,7 +333,7 @@ enum Var {
 pub(crate) mod tests {
     use super::*;
 
-    /// Valid requirements, also checked against `packaging` (tests/oracles.rs).
+    /// Valid requirements, also checked against `packaging` (tests/packaging.rs).
     pub(crate) const VALID: &[&str] = &[
         "jax-rocm7-pjrt==0.7.1",
         "numpy>=1.26; python_version >= \"3.12\"",

@@ -1,4 +1,4 @@
-//! `Requires-Dist` for TheRock's pip SDK, from what the wheel's ELF files
+//! `Requires-Dist` for TheRock's pip SDK, from what a wheel's ELF files
 //! need: `rocm-sdk-core` when one needs the HIP runtime (or another core
 //! library), `rocm-sdk-libraries-<family>` per gfx family when one needs a
 //! math or ML library, each `~=` the toolkit's ROCm version, under an extra
@@ -6,63 +6,55 @@
 //! it out.
 
 use std::collections::BTreeSet;
+use std::path::Path;
 
 use anyhow::{bail, Context, Result};
-use rocm_layout::SdkPackage;
-use serde::Deserialize;
 
-use crate::manifest::Manifest;
+use crate::packages::{sdk_package, SdkPackage};
 
-/// The manifest's `rocm_sdk` object.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RocmSdk {
+/// What a `build` manifest's `rocm_sdk` object asks for.
+#[derive(Debug, Clone, Copy)]
+pub struct SdkRequest<'a> {
     /// The extra the requirements are under (`rocm`).
-    pub extra: String,
+    pub extra: &'a str,
     /// The toolkit's ROCm version, `major.minor` (`7.2`).
-    pub version: String,
+    pub version: &'a str,
     /// TheRock gfx families of the build (`gfx120X-all`).
-    pub families: Vec<String>,
+    pub families: &'a [String],
 }
 
 const ELF_MAGIC: &[u8; 4] = b"\x7fELF";
 
-/// Adds the requirements (and the extra) to `m`'s metadata when it asks
-/// for them; reads the DT_NEEDED of every payload file that is ELF.
-pub fn add_requirements(m: &mut Manifest) -> Result<()> {
-    let Some(sdk) = m.rocm_sdk.clone() else {
-        return Ok(());
-    };
+/// The requirements (each with the marker `extra == "<extra>"`) for the
+/// ROCm libraries that the ELF files among `files` need (their DT_NEEDED);
+/// files that are not ELF are skipped.
+pub fn sdk_requirements<P: AsRef<Path>>(
+    files: impl IntoIterator<Item = P>,
+    sdk: &SdkRequest,
+) -> Result<Vec<String>> {
     let mut packages = BTreeSet::new();
-    for f in &m.files {
-        for soname in needed(&f.src)? {
-            packages.extend(rocm_layout::sdk_package(&soname));
+    for f in files {
+        for soname in needed(f.as_ref())? {
+            packages.extend(sdk_package(&soname));
         }
     }
-    let version = compatible_version(&sdk.version)?;
+    let version = compatible_version(sdk.version)?;
     let marker = format!("extra == \"{}\"", sdk.extra);
+    let mut requires = Vec::new();
     for package in packages {
         match package {
-            SdkPackage::Core => m
-                .metadata
-                .requires_dist
-                .push(format!("rocm-sdk-core~={version}; {marker}")),
+            SdkPackage::Core => requires.push(format!("rocm-sdk-core~={version}; {marker}")),
             SdkPackage::Libraries => {
                 if sdk.families.is_empty() {
                     bail!("a file needs a ROCm math library (rocm-sdk-libraries-<family>), but --//:gfx names no TheRock family (gfx120X-all, gfx94X-dcgpu, ...) to name the package by; build for a family, or drop rocm_sdk_extra");
                 }
-                for family in &sdk.families {
-                    m.metadata
-                        .requires_dist
-                        .push(format!("rocm-sdk-libraries-{family}~={version}; {marker}"));
+                for family in sdk.families {
+                    requires.push(format!("rocm-sdk-libraries-{family}~={version}; {marker}"));
                 }
             }
         }
     }
-    if !m.metadata.provides_extra.contains(&sdk.extra) {
-        m.metadata.provides_extra.push(sdk.extra);
-    }
-    Ok(())
+    Ok(requires)
 }
 
 /// `7.2` -> `7.2.0`: `~=7.2.0` allows 7.2.x, not 7.3 (ROCm's ABI changes
@@ -83,8 +75,10 @@ fn compatible_version(v: &str) -> Result<String> {
     })
 }
 
-fn needed(src: &str) -> Result<Vec<String>> {
-    let file = std::fs::File::open(src).with_context(|| format!("cannot open {src}"))?;
+/// The DT_NEEDED of `src`; none if it is not an ELF file.
+fn needed(src: &Path) -> Result<Vec<String>> {
+    let file =
+        std::fs::File::open(src).with_context(|| format!("cannot open {}", src.display()))?;
     let source = elf_read::FileSource::new(file)?;
     let mut magic = [0u8; 4];
     if source.len < 4 {
@@ -94,8 +88,8 @@ fn needed(src: &str) -> Result<Vec<String>> {
     if &magic != ELF_MAGIC {
         return Ok(Vec::new());
     }
-    let facts =
-        elf_read::dynamic_facts(&source).with_context(|| format!("{src}: unreadable ELF file"))?;
+    let facts = elf_read::dynamic_facts(&source)
+        .with_context(|| format!("{}: unreadable ELF file", src.display()))?;
     Ok(facts.needed)
 }
 
@@ -117,28 +111,37 @@ mod tests {
         let hip = test_support_elf(dir.path(), &["libamdhip64.so.7", "libhipblas.so.3"]);
         let text = dir.path().join("a.py");
         std::fs::write(&text, "print()\n").unwrap();
-        let mut m = Manifest::from_json(&format!(
-            r#"{{"distribution":"a","version":"1","tags":["py3-none-any"],
-                "rocm_sdk":{{"extra":"rocm","version":"7.2","families":["gfx120X-all","gfx94X-dcgpu"]}},
-                "files":[{{"path":"a/x.so","src":"{}"}},{{"path":"a/a.py","src":"{}"}}]}}"#,
-            hip.display(),
-            text.display()
-        ))
-        .unwrap();
-        add_requirements(&mut m).unwrap();
+        let families = ["gfx120X-all".to_string(), "gfx94X-dcgpu".to_string()];
+        let sdk = SdkRequest {
+            extra: "rocm",
+            version: "7.2",
+            families: &families,
+        };
         assert_eq!(
-            m.metadata.requires_dist,
+            sdk_requirements([&hip, &text], &sdk).unwrap(),
             [
                 "rocm-sdk-core~=7.2.0; extra == \"rocm\"",
                 "rocm-sdk-libraries-gfx120X-all~=7.2.0; extra == \"rocm\"",
                 "rocm-sdk-libraries-gfx94X-dcgpu~=7.2.0; extra == \"rocm\"",
             ]
         );
-        assert_eq!(m.metadata.provides_extra, ["rocm"]);
+        assert!(sdk_requirements([&text], &sdk).unwrap().is_empty());
+        let e = sdk_requirements(
+            [&hip],
+            &SdkRequest {
+                families: &[],
+                ..sdk
+            },
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("names no TheRock family"), "{e}");
+        let e = sdk_requirements([dir.path().join("gone.so")], &sdk).unwrap_err();
+        assert!(format!("{e:#}").contains("cannot open"), "{e:#}");
     }
 
     /// A shared library linked by the system's cc with these DT_NEEDED.
-    fn test_support_elf(dir: &std::path::Path, needed: &[&str]) -> std::path::PathBuf {
+    fn test_support_elf(dir: &Path, needed: &[&str]) -> std::path::PathBuf {
         let mut args = vec!["-shared".to_string(), "-nostdlib".to_string(), "-o".into()];
         let out = dir.join("x.so");
         args.push(out.display().to_string());

@@ -1,9 +1,9 @@
-//! `*.dist-info/WHEEL`: the wheel format version, the generator, whether
-//! the root installs to purelib, and the tags.
+//! Reading `*.dist-info/WHEEL`: the wheel format version, the generator,
+//! whether the root installs to purelib, and the tags.
 
 use anyhow::{bail, Result};
 
-use crate::metadata::Headers;
+use crate::headers::Headers;
 
 /// The fields of a WHEEL file, as written (parsing never fails, so `check`
 /// can report what is missing as findings; [`WheelFile::check`] is what a
@@ -68,66 +68,9 @@ impl WheelFile {
     }
 }
 
-/// WHEEL `text` with the header `key` set to `value` (where it was, else
-/// at the end of the headers); every other line as it was.
-pub fn set_wheel_field(text: &str, key: &str, value: &str) -> String {
-    replace_headers(text, key, &format!("{key}: {value}\n"))
-}
-
-/// WHEEL `text` with its `Tag` headers replaced by `tags` (where the first
-/// one was, or at the end of the headers); every other line as it was.
-pub fn retag_wheel_file(text: &str, tags: &[String]) -> String {
-    let new_tags: String = tags.iter().map(|t| format!("Tag: {t}\n")).collect();
-    replace_headers(text, "Tag", &new_tags)
-}
-
-/// `text` with every header line named `key` replaced by `lines` (where
-/// the first was, else at the end of the headers).
-fn replace_headers(text: &str, key: &str, lines: &str) -> String {
-    let mut out = String::with_capacity(text.len() + lines.len());
-    let mut placed = false;
-    let mut rest = text;
-    while let Some(line) = rest.split_inclusive('\n').next() {
-        if line.trim_end_matches(['\r', '\n']).is_empty() {
-            break;
-        }
-        rest = &rest[line.len()..];
-        let is_key = line
-            .split_once(':')
-            .is_some_and(|(k, _)| k.trim().eq_ignore_ascii_case(key));
-        if !is_key {
-            out.push_str(line);
-        } else if !placed {
-            out.push_str(lines);
-            placed = true;
-        }
-    }
-    if !placed {
-        if !out.is_empty() && !out.ends_with('\n') {
-            out.push('\n');
-        }
-        out.push_str(lines);
-    }
-    out.push_str(rest);
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn set_a_field_in_place_or_at_the_end() {
-        let w = "Wheel-Version: 1.0\nroot-is-purelib: true\nTag: py3-none-any\n\nbody\n";
-        assert_eq!(
-            set_wheel_field(w, "Root-Is-Purelib", "false"),
-            "Wheel-Version: 1.0\nRoot-Is-Purelib: false\nTag: py3-none-any\n\nbody\n"
-        );
-        assert_eq!(
-            set_wheel_field("Wheel-Version: 1.0", "Root-Is-Purelib", "false"),
-            "Wheel-Version: 1.0\nRoot-Is-Purelib: false\n"
-        );
-    }
 
     #[test]
     fn fields() {
@@ -148,22 +91,6 @@ mod tests {
         let w = WheelFile::parse("Root-Is-Purelib: false\n");
         assert_eq!(w.root_is_purelib, Some(false));
         assert_eq!(WheelFile::parse("").root_is_purelib, None);
-    }
-
-    #[test]
-    fn retagging_keeps_the_other_lines() {
-        let text = "Wheel-Version: 1.0\nTag: py3-none-any\nRoot-Is-Purelib: true\n\
-                    tag: py2-none-any\n\nTag: body\n";
-        let tags = ["py3-none-manylinux_2_28_x86_64".to_string()];
-        assert_eq!(
-            retag_wheel_file(text, &tags),
-            "Wheel-Version: 1.0\nTag: py3-none-manylinux_2_28_x86_64\n\
-             Root-Is-Purelib: true\n\nTag: body\n"
-        );
-        assert_eq!(
-            retag_wheel_file("Wheel-Version: 1.0", &tags),
-            "Wheel-Version: 1.0\nTag: py3-none-manylinux_2_28_x86_64\n"
-        );
     }
 
     #[test]
