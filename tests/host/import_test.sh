@@ -140,6 +140,8 @@ for v in 3.11 3.12 3.13; do
   cp=cp${v/./}
   mine=()
   for w in "${wheels[@]}"; do
+    # Another CPU's wheels (the aarch64 tool wheel) are not for this host.
+    [[ $w == *-any.whl || $w == *_"$(uname -m)".whl ]] || continue
     [[ $w == *-py3-none-* || $w == *-$cp-$cp-* ]] && mine+=("$w")
   done
   venv=$tmp/venv$v
