@@ -19,7 +19,7 @@
 # Each build writes a JSON --profile; bench/cold_wheels/profile_parts.py
 # splits its wall time into Bazel's phases, the cargo repository fetch and
 # the Rustc actions. The output bases are shut down and removed at the end.
-# Prints a Markdown table (results go to docs/benchmarks-cold-wheels.md) and
+# Prints a Markdown table (results go to bench/cold_wheels/README.md) and
 # writes bench/out/cold_wheels.json.
 set -euo pipefail
 cd "$(dirname "$0")/../.."

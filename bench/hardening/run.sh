@@ -6,9 +6,9 @@
 # the wheel, anchored on `auditwheel show` of the same wheel, and of
 # `rocm-wheel build` of its unpacked payload, anchored on `wheel pack` of the
 # same tree (deflate level 6 for both, sizes compared). Runs alternate
-# between the tools; each figure is the fastest of RUNS. Writes
-# docs/benchmarks-hardening.md. Needs the venv (`make setup`) and cargo;
-# runs as it is inside scripts/buildroot.
+# between the tools; each figure is the fastest of RUNS. Writes the numbers
+# of bench/hardening/README.md (its findings kept). Needs the venv (`make
+# setup`) and cargo; runs as it is inside scripts/buildroot.
 set -euo pipefail
 runs=${1:-3}
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -83,7 +83,7 @@ so_size=$(stat -c %s "$tree/jax_plugins/xla_rocm7/xla_rocm_plugin.so")
   "$(stat -c %s "$out/ours/$whl")" "$(stat -c %s "$out/theirs/$whl")" \
   "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')" "$(nproc)" \
   "$("$tool" --version)" "$("$venv/bin/wheel" version)" "$("$venv/bin/auditwheel" --version | head -1 | cut -d' ' -f1-2)" \
-  "$load_before" "$load_after" > "$repo/docs/benchmarks-hardening.md" <<'PY'
+  "$load_before" "$load_after" > "$out/numbers.md" <<'PY'
 import datetime, sys
 (results, runs, so, whl, ours, theirs, cpu, ncpu, tool, wheel, aw, lb, la) = sys.argv[1:]
 rows = {}
@@ -132,8 +132,10 @@ before, {la} after). {tool}, {wheel}, {aw}.
 Measured {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC.
 
 Reproduce: `scripts/buildroot bench/hardening/run.sh {runs}` (the wheel and
-outputs in `bench/out/hardening/`; this file is rewritten).""")
+outputs in `bench/out/hardening/`; the numbers are rewritten, the findings
+kept).""")
 PY
-# Hand-written findings live next to the script and follow the numbers.
-cat "$repo/bench/hardening/analysis.md" >> "$repo/docs/benchmarks-hardening.md"
-cat "$repo/docs/benchmarks-hardening.md"
+# The hand-written findings below the numbers stay.
+source "$repo/bench/lib/readme.sh"
+write_readme "$repo/bench/hardening/README.md" <"$out/numbers.md"
+cat "$repo/bench/hardening/README.md"

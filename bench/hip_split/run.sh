@@ -14,7 +14,7 @@
 # gfx950 and clang 21's device library had nothing for gfx1250; ROCm 7.2 /
 # rocPRIM 4.2 on clang 22 builds both, and the sets stay as they are so that
 # runs compare across stacks.)
-# Prints a Markdown table; results go to docs/benchmarks-hip.md.
+# Prints a Markdown table; results go to bench/hip_split/README.md.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source bench/hip_split/lib.sh

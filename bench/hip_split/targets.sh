@@ -9,7 +9,7 @@
 # longest chain of actions weighted by their measured times,
 # bench/scale/critical_path.py; for hipcc, the action itself).
 # Run inside the build root: scripts/buildroot bash bench/hip_split/targets.sh
-# Results go to docs/benchmarks-hip.md.
+# Results go to bench/hip_split/README.md.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source bench/hip_split/lib.sh

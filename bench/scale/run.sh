@@ -18,7 +18,7 @@
 # action at its measured time). --analysis-only skips execution (minutes
 # instead of hours) for the growth rows; its wall column is then the
 # --nobuild invocation on a fresh server (start, loading and analysis).
-# Prints a Markdown table (results go to docs/benchmarks-scale.md) and keeps
+# Prints a Markdown table (results go to bench/scale/README.md) and keeps
 # each row's build output, profile and execution log in bench/out/scale/.
 set -euo pipefail
 cd "$(dirname "$0")/../.."

@@ -7,7 +7,7 @@
 # `zip -6` it again (Info-ZIP, one thread), and a plain `cp` of the wheel.
 # Peak RSS and CPU time from wait4; each figure the fastest of RUNS, runs
 # alternating. Writes
-# docs/benchmarks-thin.md. Run inside scripts/buildroot after `make setup`.
+# bench/thin/README.md. Run inside scripts/buildroot after `make setup`.
 BENCH=thin
 source "$(dirname "$0")/../lib/pjrt_wheel_bench.sh"
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -21,7 +21,7 @@ done
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 "$venv/bin/python" - "$results" "$runs" "$(stat -c %s "$fat")" "$(stat -c %s "$out/thin/$whl")" \
   "$(stat -c %s "$out/rezip.whl")" "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')" \
-  "$(nproc)" "$("$tool" --version)" "$load_before" "$load_after" >"$repo/docs/benchmarks-thin.md" <<'PY'
+  "$(nproc)" "$("$tool" --version)" "$load_before" "$load_after" >"$repo/bench/thin/README.md" <<'PY'
 import datetime, sys
 results, runs, fat, thin, rezip, cpu, ncpu, tool, lb, la = sys.argv[1:]
 rows = {}
@@ -80,4 +80,4 @@ the output, not into memory, and the other members are copied as
 compressed bytes.
 """)
 PY
-cat "$repo/docs/benchmarks-thin.md"
+cat "$repo/bench/thin/README.md"

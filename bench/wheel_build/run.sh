@@ -3,7 +3,7 @@
 # `wheel pack` on the same unpacked wheel (a >=MIB MiB shared library plus a
 # small Python package), both at deflate level 6 (wheel pack's zipfile
 # default). Runs alternate so both see the same machine load; the medians of
-# RUNS runs go into docs/benchmarks-wheel-build.md.
+# RUNS runs go into bench/wheel_build/README.md (its analysis kept).
 set -euo pipefail
 runs=${1:-5}; mib=${2:-420}
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -82,7 +82,7 @@ wheel_ver=$("$venv/bin/python" -c 'import importlib.metadata as m; print(m.versi
 py_ver=$("$venv/bin/python" -c 'import sys; print(sys.version.split()[0])')
 "$venv/bin/python" - "$results" "$runs" "$so_size" "$ours_size" "$ours3_size" "$theirs_size" "$cpu" "$(nproc)" \
   "$wheel_ver" "$py_ver" "$("$tool" --version)" "$load_before" "$load_after" \
-  > "$repo/docs/benchmarks-wheel-build.md" <<'PY'
+  > "$out/numbers.md" <<'PY'
 import statistics, sys, datetime
 (results, runs, so, ours, ours3, theirs, cpu, ncpu, wheel_ver, py_ver, tool_ver, lb, la) = sys.argv[1:]
 rows = {}
@@ -121,9 +121,9 @@ much less so). {tool_ver} (zlib-rs deflate, 1 MiB chunks compressed on
 Measured {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC.
 
 Reproduce: `bench/wheel_build/run.sh {runs}` (inputs and wheels in
-`bench/out/wheel_build/`; this file is rewritten).
-""")
+`bench/out/wheel_build/`; the numbers are rewritten, the analysis kept).""")
 PY
-# Hand-written analysis lives next to the script and follows the numbers.
-cat "$repo/bench/wheel_build/analysis.md" >> "$repo/docs/benchmarks-wheel-build.md"
-cat "$repo/docs/benchmarks-wheel-build.md"
+# The hand-written analysis below the numbers stays.
+source "$repo/bench/lib/readme.sh"
+write_readme "$repo/bench/wheel_build/README.md" <"$out/numbers.md"
+cat "$repo/bench/wheel_build/README.md"
