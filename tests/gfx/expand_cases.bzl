@@ -1,7 +1,7 @@
 """--//:gfx / `rocm-wheel --gfx` expansion cases: the one table both sides are tested with.
 
 The Starlark expansion (rules/private/gfx_families.bzl, //tests/gfx:families_test)
-and the Rust one (tools/crates/offload-bundle/src/families.rs, its
+and the Rust one (tools/crates/gfx-targets/src/lib.rs, its
 tests/expand_cases.rs reads the JSON between the triple quotes) must give
 each `value` the same `targets` (as a set), or an error containing every
 `error` needle. A name must be in the table on both sides: the build needs a

@@ -18,7 +18,6 @@
 
 mod amdgpu;
 mod elf_layout;
-pub mod families;
 #[cfg(feature = "elf")]
 pub mod kernels;
 mod partial;

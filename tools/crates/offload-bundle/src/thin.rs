@@ -121,7 +121,7 @@ fn plan(heads: &[Bundle], keep: &Keep<'_>) -> Result<Vec<ThinnedBundle>> {
                 b.start,
                 dropped
                     .iter()
-                    .map(|t| crate::families::describe_target(t))
+                    .map(|t| gfx_targets::describe_target(t))
                     .collect::<Vec<_>>()
                     .join(", ")
             );

@@ -84,7 +84,7 @@ use std::io::Read;
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
-use offload_bundle::families::generic_covers;
+use gfx_targets::generic_covers;
 use serde::Serialize;
 use wheel_format::dist_info_path;
 use wheel_read::{Content as Got, How, ImageOptions, Member, OpenError, WheelReader, KEEP_MAX};

@@ -7,7 +7,7 @@ use std::io::{Seek, SeekFrom, Write};
 use std::path::Path;
 
 use anyhow::{Context, Result};
-use offload_bundle::families::keeps;
+use gfx_targets::keeps;
 use offload_bundle::thin::{read_hip_fatbin, thin_section};
 
 use crate::plan::Plan;

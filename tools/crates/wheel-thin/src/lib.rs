@@ -34,7 +34,7 @@ pub struct Request<'a> {
     /// file name (or the renamed distribution's).
     pub output: &'a Path,
     /// Families and/or targets to keep, comma-separated
-    /// ([`offload_bundle::families::expand`]).
+    /// ([`gfx_targets::expand`]).
     pub gfx: &'a str,
     /// Renames the distribution to `NAME-SUFFIX`.
     pub name_suffix: Option<&'a str>,

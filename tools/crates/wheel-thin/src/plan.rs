@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
-use offload_bundle::families::{describe_target, expand, gfx_sort_key, has_code_for, Requested};
+use gfx_targets::{describe_target, expand, gfx_sort_key, has_code_for, Requested};
 use offload_bundle::thin::{find_hip_fatbin, read_hip_fatbin, section_targets};
 use offload_bundle::Limits;
 use tempfile::NamedTempFile;

@@ -9,8 +9,8 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
+use gfx_targets::{describe_target, expand, gfx_sort_key, has_code_for, Requested};
 use kpack::wheel::{check_set, read, read_devices, KpackWheel};
-use offload_bundle::families::{describe_target, expand, gfx_sort_key, has_code_for, Requested};
 
 use crate::report::{DeviceWheelChoice, Report};
 use crate::{file_name, output_dir, Request};

@@ -27,7 +27,7 @@ pub fn run(
         );
     }
     let targets: Vec<String> = match gfx {
-        Some(value) => offload_bundle::families::expand(value)?
+        Some(value) => gfx_targets::expand(value)?
             .into_iter()
             .flat_map(|r| r.targets)
             .collect(),

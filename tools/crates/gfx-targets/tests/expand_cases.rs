@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use offload_bundle::families::expand;
+use gfx_targets::expand;
 use serde_json::Value;
 
 fn cases() -> Vec<Value> {
