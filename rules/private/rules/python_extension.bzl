@@ -11,10 +11,20 @@ through the build tree. Static libraries that do not depend on Python
 and are linked into every version's module, compiled once. A version script
 exports `PyInit_<module>` alone: the static code linked in (abseil,
 nanobind, a NumPy API table) stays private to the module.
+
+The rule checks its attributes and coordinates; the compile, link and
+symlink actions are in rules/private/actions/python_extension.bzl.
 """
 
-load("@bazel_tools//tools/cpp:toolchain_utils.bzl", "find_cpp_toolchain")
 load("//rules/private:providers.bzl", "PythonExtensionInfo")
+load(
+    "//rules/private/actions:python_extension.bzl",
+    "extension_cc_setup",
+    "extension_compile",
+    "extension_link",
+    "extension_module",
+    "extension_version_script",
+)
 load("//rules/private/settings:transitions.bzl", "ALLOWLIST_ATTRS", "python_reset_transition")
 load(
     ":python_toolchain.bzl",
@@ -24,9 +34,8 @@ load(
     "python_toolchains",
 )
 
-# Bazel >= 8 users get these from @rules_cc; on Bazel 7 they are globals.
+# Bazel >= 8 users get this from @rules_cc; on Bazel 7 it is a global.
 _CcInfo = CcInfo  # buildifier: disable=native-cc-info
-_cc_common = cc_common  # buildifier: disable=native-cc-common
 
 def _shared_lib_files(targets, owner):
     libs = []
@@ -52,109 +61,15 @@ def _module_name(ctx):
         fail("{}: module_name '{}' must be a bare module name (the package comes from the wheel layout)".format(ctx.label, module))
     return module
 
-def _cc_setup(ctx):
-    """The C++ toolchain and its features (position-independent code always)."""
-    cc_toolchain = find_cpp_toolchain(ctx)
-    features = _cc_common.configure_features(
-        ctx = ctx,
-        cc_toolchain = cc_toolchain,
-        requested_features = ctx.features + ["pic"],
-        unsupported_features = ctx.disabled_features,
-    )
-    return struct(toolchain = cc_toolchain, features = features)
-
-def _compile(ctx, cc, py):
-    """Compiles srcs against the selected interpreter's headers (its ABI); returns the outputs."""
-    compilation_contexts = [py.headers.compilation_context]
-    for d in ctx.attr.deps + ctx.attr.python_independent_deps + ctx.attr.shared_libs:
-        if _CcInfo in d:
-            compilation_contexts.append(d[_CcInfo].compilation_context)
-    _, outputs = _cc_common.compile(
-        name = ctx.label.name,
-        actions = ctx.actions,
-        feature_configuration = cc.features,
-        cc_toolchain = cc.toolchain,
-        srcs = ctx.files.srcs,
-        private_hdrs = ctx.files.hdrs,
-        compilation_contexts = compilation_contexts,
-        user_compile_flags = ["-fvisibility=hidden"] + ctx.attr.copts,
-        defines = ctx.attr.defines,
-    )
-    return outputs
-
-def _link_flags(runpath, shared_libs, linkopts):
-    """The module's linker flags: RUNPATH entries, then shared_libs by file name.
-
-    Python-independent libraries are linked by file name (-l:), so DT_NEEDED
-    is their SONAME or base name, never a build-tree path.
-    """
-    link_flags = ["-Wl,--enable-new-dtags"]
-    for r in runpath:
-        link_flags.append("-Wl,-rpath," + r)
-    lib_dirs = []
-    for f in shared_libs:
-        if f.dirname not in lib_dirs:
-            lib_dirs.append(f.dirname)
-    link_flags += ["-L" + d for d in lib_dirs]
-    link_flags += ["-l:" + f.basename for f in shared_libs]
-    return link_flags + linkopts
-
-def _linking_contexts(ctx):
-    """deps' and python_independent_deps' linking contexts, each library once.
-
-    A library both lists reach (abseil under a per-Python helper and under
-    the kernels) is linked from its Python-independent build only, so its
-    per-Python copy is never compiled. python_independent_deps' contexts go
-    to the link as they are (cc_common.link orders every library after its
-    users); per-Python deps' inputs, filtered, come first.
-    """
-    independent = [d[_CcInfo].linking_context for d in ctx.attr.python_independent_deps]
-    owners = {}
-    for c in independent:
-        for i in c.linker_inputs.to_list():
-            owners[str(i.owner)] = True
-    per_python = depset(
-        order = "topological",
-        transitive = [d[_CcInfo].linking_context.linker_inputs for d in ctx.attr.deps],
-    ).to_list()
-    kept = [i for i in per_python if str(i.owner) not in owners]
-    return [_cc_common.create_linking_context(linker_inputs = depset(kept, order = "topological"))] + independent
-
-def _version_script(ctx, module):
-    """A linker version script exporting PyInit_<module> only."""
-    script = ctx.actions.declare_file(ctx.label.name + ".exports.lds")
-    ctx.actions.write(script, "{\n  global: PyInit_%s;\n  local: *;\n};\n" % module)
-    return script
-
-def _link(ctx, cc, compilation_outputs, shared_libs, exports):
-    """Links the module as a shared library; returns the linked File."""
-    linking = _cc_common.link(
-        name = ctx.label.name,
-        actions = ctx.actions,
-        feature_configuration = cc.features,
-        cc_toolchain = cc.toolchain,
-        compilation_outputs = compilation_outputs,
-        linking_contexts = _linking_contexts(ctx),
-        user_link_flags = _link_flags(ctx.attr.runpath, shared_libs, ctx.attr.linkopts) +
-                          ["-Wl,--version-script=" + exports.path],
-        additional_inputs = shared_libs + [exports],
-        output_type = "dynamic_library",
-        link_deps_statically = True,
-    )
-    return linking.library_to_link.resolved_symlink_dynamic_library or linking.library_to_link.dynamic_library
-
 def _python_extension_impl(ctx):
     py = python_facts(ctx)
     module = _module_name(ctx)
-    cc = _cc_setup(ctx)
+    cc = extension_cc_setup(ctx)
     shared_libs = _shared_lib_files(ctx.attr.shared_libs, ctx.label)
     _validate_runpath(ctx.attr.runpath, ctx.label)
-    linked = _link(ctx, cc, _compile(ctx, cc, py), shared_libs, _version_script(ctx, module))
-
-    # cc_common.link names its output lib<name>.so; the import system needs
-    # <module><EXT_SUFFIX>.
-    out = ctx.actions.declare_file(module + py.ext_suffix)
-    ctx.actions.symlink(output = out, target_file = linked)
+    objects = extension_compile(ctx, cc, py)
+    linked = extension_link(ctx, cc, objects, shared_libs, extension_version_script(ctx, module))
+    out = extension_module(ctx, module, py.ext_suffix, linked)
     return [
         DefaultInfo(files = depset([out])),
         PythonExtensionInfo(
