@@ -25,13 +25,13 @@ load(
     _WheelFilesInfo = "WheelFilesInfo",
     _WheelInfo = "WheelInfo",
 )
-load("//rules/private/actions:stamp.bzl", _python_version_module = "python_version_module")
 load("//rules/private/data:gfx_families.bzl", _DEFAULT_GFX = "DEFAULT_GFX", _GFX_FAMILIES = "FAMILIES")
 load("//rules/private/rules:family_wheels.bzl", _family_wheels = "family_wheels")
 load("//rules/private/rules:hip_library.bzl", _hip_library = "hip_library")
 load("//rules/private/rules:hip_toolchain.bzl", _hip_toolchain = "hip_toolchain")
 load("//rules/private/rules:python_extension.bzl", _python_extension = "python_extension")
 load("//rules/private/rules:python_toolchain.bzl", _rocm_python_toolchain = "rocm_python_toolchain")
+load("//rules/private/rules:python_version_module.bzl", _python_version_module = "python_version_module")
 load("//rules/private/rules:python_wheel.bzl", _python_wheels = "python_wheels", _rocm_python_wheel = "rocm_python_wheel")
 load("//rules/private/rules:rocm_wheel_toolchain.bzl", _rocm_wheel_toolchain = "rocm_wheel_toolchain")
 load("//rules/private/rules:wheel.bzl", _rocm_wheel = "rocm_wheel", _wheel_files = "wheel_files")
@@ -73,7 +73,7 @@ rocm_python_wheel = _rocm_python_wheel
 # See rules/private/rules/python_wheel.bzl: per-Python wheels for every --//:python_versions, the rest once.
 python_wheels = _python_wheels
 
-# See rules/private/actions/stamp.bzl: __version__ and, with --stamp, the commits.
+# See rules/private/rules/python_version_module.bzl: __version__ and, with --stamp, the commits.
 python_version_module = _python_version_module
 
 # Testing: wheels pip-installed into a venv and imported.
