@@ -24,15 +24,15 @@ XLA's and JAX's BUILD files name `@local_config_rocm`; the extension's
 (docs/porting.md, "Using XLA/JAX BUILD files unchanged").
 """
 
-load("//rules/private:hip_repository.bzl", "rocm_archive_toolkit_repository", "rocm_hip_repository", "rocm_path_toolkit_repository")
-load("//rules/private:local_config_rocm.bzl", "local_config_rocm_repository")
-load("//rules/private:prebuilt_tool_release.bzl", "ROCM_WHEEL_RELEASE")
-load("//rules/private:prebuilt_tool_repository.bzl", "PREBUILT_TOOL_TAG", "declare_prebuilt_tool")
-load("//rules/private:python_repository.bzl", "rocm_python_versions_repository")
-load("//rules/private:python_versions.bzl", "DEFAULT_PYTHON_VERSIONS", "check_python_versions")
-load("//rules/private:sysroot_repository.bzl", "rocm_sysroot_repository")
-load("//rules/private:sysroot_selection.bzl", "SYSROOT_TAG", "declare_sysroots", "rocm_sysroots_repository")
-load("//rules/private:toolkit_selection.bzl", "LOCAL_TOOLKIT", "TOOLKIT_TAG", "declare_toolkits", "rocm_toolkits_repository")
+load("//rules/private/data:rocm_wheel_release.bzl", "ROCM_WHEEL_RELEASE")
+load("//rules/private/repositories:hip_repository.bzl", "rocm_archive_toolkit_repository", "rocm_hip_repository", "rocm_path_toolkit_repository")
+load("//rules/private/repositories:local_config_rocm_repository.bzl", "local_config_rocm_repository")
+load("//rules/private/repositories:python_versions_repository.bzl", "rocm_python_versions_repository")
+load("//rules/private/repositories:rocm_wheel_prebuilt_repository.bzl", "PREBUILT_TOOL_TAG", "declare_prebuilt_tool")
+load("//rules/private/repositories:sysroot_hub.bzl", "SYSROOT_TAG", "declare_sysroots", "rocm_sysroots_repository")
+load("//rules/private/repositories:sysroot_repository.bzl", "rocm_sysroot_repository")
+load("//rules/private/repositories:toolkit_hub.bzl", "LOCAL_TOOLKIT", "TOOLKIT_TAG", "declare_toolkits", "rocm_toolkits_repository")
+load("//rules/private/util:python_versions.bzl", "DEFAULT_PYTHON_VERSIONS", "check_python_versions")
 
 def _python_versions(module_ctx):
     """The root module's rules_rocm.python_versions, else the default list."""

@@ -16,15 +16,15 @@ is a prebuilt binary here (rules_rocm_dependencies(rocm_wheel = ...) or
 $ROCM_WHEEL); bzlmod builds it with rules_rust instead.
 """
 
-load("//rules/private:hip_repository.bzl", "rocm_archive_toolkit_repository", "rocm_hip_repository", "rocm_path_toolkit_repository")
-load("//rules/private:local_config_rocm.bzl", "local_config_rocm_repository")
-load("//rules/private:prebuilt_tool_repository.bzl", "rocm_wheel_prebuilt_repository")
-load("//rules/private:python_repository.bzl", "rocm_python_versions_repository")
-load("//rules/private:python_versions.bzl", "DEFAULT_PYTHON_VERSIONS", "check_python_versions")
-load("//rules/private:sysroot_debian11.bzl", "DEBIAN11_DEBS", "DEBIAN11_GLIBC_FLOOR", "DEBIAN11_SYSROOT")
-load("//rules/private:sysroot_repository.bzl", _rocm_sysroot_repository = "rocm_sysroot_repository")
-load("//rules/private:sysroot_selection.bzl", "rocm_sysroots_repository")
-load("//rules/private:toolkit_selection.bzl", "LOCAL_TOOLKIT", "rocm_toolkits_repository")
+load("//rules/private/data:debian11_packages.bzl", "DEBIAN11_DEBS", "DEBIAN11_GLIBC_FLOOR", "DEBIAN11_SYSROOT")
+load("//rules/private/repositories:hip_repository.bzl", "rocm_archive_toolkit_repository", "rocm_hip_repository", "rocm_path_toolkit_repository")
+load("//rules/private/repositories:local_config_rocm_repository.bzl", "local_config_rocm_repository")
+load("//rules/private/repositories:python_versions_repository.bzl", "rocm_python_versions_repository")
+load("//rules/private/repositories:rocm_wheel_prebuilt_repository.bzl", "rocm_wheel_prebuilt_repository")
+load("//rules/private/repositories:sysroot_hub.bzl", "rocm_sysroots_repository")
+load("//rules/private/repositories:sysroot_repository.bzl", _rocm_sysroot_repository = "rocm_sysroot_repository")
+load("//rules/private/repositories:toolkit_hub.bzl", "LOCAL_TOOLKIT", "rocm_toolkits_repository")
+load("//rules/private/util:python_versions.bzl", "DEFAULT_PYTHON_VERSIONS", "check_python_versions")
 
 def rocm_toolkit_repository(name, urls = [], sha256 = "", strip_prefix = "", path = "", clang = "", **kwargs):
     """A ROCm toolkit: a HIP toolchain and the ROCm libraries of one ROCm.

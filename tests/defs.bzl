@@ -1,7 +1,7 @@
 """Test rules used by this repository's own tests."""
 
 # buildifier: disable=bzl-visibility
-load("//rules/private:shell.bzl", "shell_quote")
+load("//rules/private/util:shell.bzl", "shell_quote")
 
 def _wheel_tools_test_impl(ctx):
     script = ctx.actions.declare_file(ctx.label.name + ".sh")

@@ -2,7 +2,7 @@
 # Bazel workspace status for stamped builds:
 #   bazel build --stamp --workspace_status_command=tools/workspace_status.sh //:wheels
 # STABLE_* keys reach outputs only through rules_rocm's stamping actions
-# (rules/private/stamp.bzl); unstamped builds never read them.
+# (rules/private/actions/stamp.bzl); unstamped builds never read them.
 # Commits of other source trees (e.g. XLA) are listed in
 # ROCM_WHEEL_STAMP_COMMITS="xla=/path/to/xla rocm_jax=/path/to/rocm-jax" and
 # printed as STABLE_COMMIT_<NAME>.

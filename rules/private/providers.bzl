@@ -8,7 +8,7 @@ between the rules in rules/private and are documented here all the same.
 
 SettingInfo = provider(
     doc = "The value of a rules_rocm build setting, validated by the setting's rule " +
-          "(rules/private/flags.bzl); rules read settings through it, never through " +
+          "(rules/private/settings/flags.bzl); rules read settings through it, never through " +
           "the raw flag.",
     fields = {
         "value": "the setting's value (string or bool, as the setting declares)",

@@ -7,13 +7,13 @@ device configuration) at analysis time; nothing is compiled.
 load("@bazel_skylib//lib:unittest.bzl", "analysistest", "asserts")
 
 # buildifier: disable=bzl-visibility
-load("//rules/private:flags.bzl", "GFX_FLAG", "GFX_GENERIC_FLAG", "HIP_COMPRESSION_FLAG", "HIP_COPTS_FLAG", "HIP_DEVICE_COPTS_FLAG")
-
-# buildifier: disable=bzl-visibility
-load("//rules/private:gfx_families.bzl", "GFX_TARGETS")
-
-# buildifier: disable=bzl-visibility
 load("//rules/private:providers.bzl", "HipInfo")
+
+# buildifier: disable=bzl-visibility
+load("//rules/private/data:gfx_families.bzl", "GFX_TARGETS")
+
+# buildifier: disable=bzl-visibility
+load("//rules/private/settings:flags.bzl", "GFX_FLAG", "GFX_GENERIC_FLAG", "HIP_COMPRESSION_FLAG", "HIP_COPTS_FLAG", "HIP_DEVICE_COPTS_FLAG")
 load(":failure_test.bzl", "failure_test")
 
 # Public: the sysroot tests read the same actions.

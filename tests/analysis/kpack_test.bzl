@@ -9,10 +9,10 @@ each device compile's output once per target under that key.
 load("@bazel_skylib//lib:unittest.bzl", "analysistest", "asserts")
 
 # buildifier: disable=bzl-visibility
-load("//rules/private:flags.bzl", "DEVICE_WHEEL_LEVEL_FLAG", "GFX_FLAG", "HIP_COMPRESSION_FLAG", "HIP_DEVICE_CODE_FLAG")
+load("//rules/private:providers.bzl", "HipInfo")
 
 # buildifier: disable=bzl-visibility
-load("//rules/private:providers.bzl", "HipInfo")
+load("//rules/private/settings:flags.bzl", "DEVICE_WHEEL_LEVEL_FLAG", "GFX_FLAG", "HIP_COMPRESSION_FLAG", "HIP_DEVICE_CODE_FLAG")
 load(":failure_test.bzl", "failure_test")
 load(":hip_test.bzl", "HipActionsInfo", "hip_actions_aspect")
 

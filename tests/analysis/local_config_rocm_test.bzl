@@ -11,7 +11,7 @@ load("@bazel_skylib//lib:unittest.bzl", "analysistest", "asserts")
 load("@local_config_rocm//rocm:build_defs.bzl", "rocm_version_number")
 
 # buildifier: disable=bzl-visibility
-load("//rules/private:flags.bzl", "GFX_FLAG")
+load("//rules/private/settings:flags.bzl", "GFX_FLAG")
 load(":failure_test.bzl", "failure_test")
 
 _CcInfo = CcInfo  # buildifier: disable=native-cc-info

@@ -9,10 +9,10 @@ run the rules on real and fixture installations.
 load("@bazel_skylib//lib:unittest.bzl", "asserts", "unittest")
 
 # buildifier: disable=bzl-visibility
-load("//rules/private:repository_utils.bzl", "attr_or_env", "expand")
+load("//rules/private/data:rocm_library_table.bzl", "ROCM_LIBRARIES", "library_version", "parse_version_header", "refused_targets")
 
 # buildifier: disable=bzl-visibility
-load("//rules/private:rocm_library_table.bzl", "ROCM_LIBRARIES", "library_version", "parse_version_header", "refused_targets")
+load("//rules/private/repositories:repository_utils.bzl", "attr_or_env", "expand")
 
 def _fake_rctx(environ):
     return struct(os = struct(environ = environ))

@@ -219,8 +219,8 @@ class Loader:
             return os.path.join(pkg, name)
         if label.startswith(":"):
             # Relative to the package, which may be a parent of the loading
-            # file's directory (rules/private/actions/x.bzl is in
-            # //rules/private when actions/ has no BUILD file).
+            # file's directory (a .bzl file in a subdirectory without a
+            # BUILD file belongs to the package above it).
             d = os.path.dirname(current)
             while d and not os.path.exists(os.path.join(self.root, d, label[1:])):
                 d = os.path.dirname(d)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The HIP repository rule (rules/private/hip_repository.bzl, hip_detect.bzl) on ROCm
+# The HIP repository rule (rules/private/repositories/hip_repository.bzl, hip_detect.bzl) on ROCm
 # installations other than this machine's /usr: fixtures made here in the
 # /opt/rocm / TheRock layout (include/hip, share/hip/version, lib/libamdhip64.so, lib/llvm/bin
 # with wrapper scripts that run the build root's clang tools, lib/llvm/amdgcn/bitcode,

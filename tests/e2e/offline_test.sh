@@ -5,7 +5,7 @@
 # crates from crates.io (rocm-wheel's, pinned by tools/Cargo.lock, and
 # rules_rust's process_wrapper's tinyjson, pinned by rules_rust) and the
 # selected sysroot's Debian packages (.bazelrc selects debian11, whose nine
-# .deb files rules/private/sysroot_debian11.bzl pins by sha256).
+# .deb files rules/private/data/debian11_packages.bzl pins by sha256).
 #   1. prefetch: `bazel fetch //:example_wheels` with the network, into a scratch
 #      repository cache; everything it downloaded must be such a crate.
 #   2. a second repository cache gets exactly the files whose sha256 are
@@ -40,7 +40,7 @@ trap cleanup EXIT
 allowed=$base/allowed.txt
 {
   sed -n 's/^checksum = "\([0-9a-f]\{64\}\)"$/\1/p' tools/Cargo.lock
-  sed -n 's/^ *"[^"]*\.deb": "\([0-9a-f]\{64\}\)",$/\1/p' rules/private/sysroot_debian11.bzl
+  sed -n 's/^ *"[^"]*\.deb": "\([0-9a-f]\{64\}\)",$/\1/p' rules/private/data/debian11_packages.bzl
   rr=$(bazel info output_base 2>/dev/null)/external/rules_rust~
   [[ -d $rr ]] || rr=/usr/share/bazel/rules/rust
   grep -A6 'name = "rules_rust_tinyjson"' "$rr/rust/private/repository_utils.bzl" |

@@ -103,17 +103,17 @@ expect_in "$ws/arm.log" "no prebuilt rocm-wheel for this execution platform (pre
   "rocm.prebuilt_tool(platform = ..., path = "
 # The release declaration lists no wheel until one is uploaded; once it
 # does, a module that declares nothing downloads it (step 2's path).
-if grep -q '^    wheels = {},$' "$root/rules/private/prebuilt_tool_release.bzl"; then
+if grep -q '^    wheels = {},$' "$root/rules/private/data/rocm_wheel_release.bzl"; then
   echo "--- 4. a module that declares no binary (no release yet)"
   sed -i '/^rocm.prebuilt_tool(/,/^)/d' MODULE.bazel
   ! grep -q prebuilt_tool MODULE.bazel || fail "the scratch module still declares a prebuilt tool"
-  v=$(sed -n 's/^    version = "\(.*\)",$/\1/p' "$root/rules/private/prebuilt_tool_release.bzl")
+  v=$(sed -n 's/^    version = "\(.*\)",$/\1/p' "$root/rules/private/data/rocm_wheel_release.bzl")
   expect_build_failure "$ws/none.log" --nobuild //:pure
   expect_in "$ws/none.log" "rocm-wheel $v has no release to download yet" \
     "make wheels\` writes dist/rocm_wheel-$v-*_<cpu>.whl" "rocm.prebuilt_tool(path = \"/abs/path/rocm-wheel\")"
   ! grep -qE 'Downloading|releases/download|github\.com|pythonhosted' "$ws/none.log" ||
     { cat "$ws/none.log" >&2; fail "a module that declares nothing tried to download"; }
 else
-  echo "--- 4. skipped: rules/private/prebuilt_tool_release.bzl declares a release"
+  echo "--- 4. skipped: rules/private/data/rocm_wheel_release.bzl declares a release"
 fi
 echo "PASS"

@@ -3,7 +3,7 @@
 # one configuration, whatever rules_rocm's flags say: Bazel 7 carries
 # Starlark settings (--//:gfx, the per-gfx device setting, the Python version
 # of each per-Python wheel) into the exec configuration, and without
-# tool_reset_transition (rules/private/tool_configuration.bzl) every Python
+# tool_reset_transition (rules/private/rules/tool_configuration.bzl) every Python
 # version and gfx target would compile the crates again.
 #
 # aquery, no build: every Rustc action of //:wheels (all Python versions,

@@ -11,13 +11,13 @@ wrong expansion fails `bazel test //...`. Other values (tests run with
 load("//rules:defs.bzl", "DEFAULT_GFX")
 
 # buildifier: disable=bzl-visibility
-load("//rules/private:gfx_families.bzl", "expand_gfx", "families_json")
-
-# buildifier: disable=bzl-visibility
 load("//rules/private:providers.bzl", "GfxInfo")
 
 # buildifier: disable=bzl-visibility
-load("//rules/private:shell.bzl", "shell_quote")
+load("//rules/private/data:gfx_families.bzl", "expand_gfx", "families_json")
+
+# buildifier: disable=bzl-visibility
+load("//rules/private/util:shell.bzl", "shell_quote")
 
 # Flag value -> its targets, written out by hand.
 LITERAL_EXPECTATIONS = {

@@ -3,7 +3,7 @@ cases of expand_cases.bzl), reported by a generated test script (fails
 listing every mismatch)."""
 
 # buildifier: disable=bzl-visibility
-load("//rules/private:gfx_families.bzl", "FAMILIES", "GENERIC_TARGETS", "GFX_TARGETS", "LEGACY_FAMILIES", "compile_targets", "expand_gfx", "sort_gfx_targets")
+load("//rules/private/data:gfx_families.bzl", "FAMILIES", "GENERIC_TARGETS", "GFX_TARGETS", "LEGACY_FAMILIES", "compile_targets", "expand_gfx", "sort_gfx_targets")
 load(":expand_cases.bzl", "EXPAND_CASES")
 
 # (targets, compile targets with --//:gfx_generic)

@@ -1,7 +1,7 @@
 """kernels_test: a HIP shared library's code objects hold the kernels its host code registers."""
 
 # buildifier: disable=bzl-visibility
-load("//rules/private:shell.bzl", "shell_quote")
+load("//rules/private/util:shell.bzl", "shell_quote")
 
 def _kernels_test_impl(ctx):
     script = ctx.actions.declare_file(ctx.label.name + ".sh")

@@ -1,10 +1,10 @@
 """Test rules for tests/python (not public API)."""
 
 # buildifier: disable=bzl-visibility
-load("//rules/private:shell.bzl", "shell_quote")
+load("//rules/private/rules:rocm_wheel_toolchain.bzl", "ROCM_WHEEL_TOOLCHAIN_TYPE", "rocm_wheel_tool")
 
 # buildifier: disable=bzl-visibility
-load("//rules/private:toolchain.bzl", "ROCM_WHEEL_TOOLCHAIN_TYPE", "rocm_wheel_tool")
+load("//rules/private/util:shell.bzl", "shell_quote")
 
 def _manylinux_test_impl(ctx):
     wheels = [f for f in ctx.files.wheels if "-manylinux_" in f.basename]

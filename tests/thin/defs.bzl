@@ -4,10 +4,10 @@ and installs with pip."""
 load("//rules:defs.bzl", "FamilyWheelsInfo")
 
 # buildifier: disable=bzl-visibility
-load("//rules/private:shell.bzl", "shell_quote")
+load("//rules/private/rules:rocm_wheel_toolchain.bzl", "ROCM_WHEEL_TOOLCHAIN_TYPE", "rocm_wheel_tool")
 
 # buildifier: disable=bzl-visibility
-load("//rules/private:toolchain.bzl", "ROCM_WHEEL_TOOLCHAIN_TYPE", "rocm_wheel_tool")
+load("//rules/private/util:shell.bzl", "shell_quote")
 
 def _family_wheels_test_impl(ctx):
     by_family = ctx.attr.wheels[FamilyWheelsInfo].by_family

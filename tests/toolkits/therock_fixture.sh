@@ -182,7 +182,7 @@ need "$multiarch/libhsa-runtime64.so.1" libhsa-runtime64-1
 cp -a "$multiarch"/libamdhip64.so* "$multiarch"/libhsa-runtime64.so* "$d/lib/"
 
 # Debian has no rocm-core package, so its version header is written here, in
-# the form TheRock's rocm-core installs (what rules/private/hip_detect.bzl
+# the form TheRock's rocm-core installs (what rules/private/repositories/hip_detect.bzl
 # reads first for the ROCm release).
 cat >"$d/include/rocm-core/rocm_version.h" <<EOF
 // Written by rules_rocm's tests/toolkits/therock_fixture.sh (Debian sid's ROCm

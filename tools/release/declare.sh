@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bazel run --config=release //tools/release:declare -- URL [URL...]
-# Writes rules/private/prebuilt_tool_release.bzl from the wheels just built
+# Writes rules/private/data/rocm_wheel_release.bzl from the wheels just built
 # (one per CPU): the version, and per execution platform the URLs naming
 # that platform's wheel (where it was uploaded: PyPI's file URL first, then
 # mirrors) and its sha256. Each URL must end in one of the wheels' own file
@@ -33,7 +33,7 @@ for url in "$@"; do
   [[ -n $found ]] || { echo "declare: $url names none of the wheels just built: $(for w in "${wheels[@]}"; do basename "$w"; done | paste -sd' ')" >&2; exit 1; }
   urls[$found]+="\"$url\", "
 done
-out=$BUILD_WORKSPACE_DIRECTORY/rules/private/prebuilt_tool_release.bzl
+out=$BUILD_WORKSPACE_DIRECTORY/rules/private/data/rocm_wheel_release.bzl
 tmp=$(mktemp "$out.XXXXXX")
 trap 'rm -f "$tmp"' EXIT
 {

@@ -3,13 +3,13 @@
 load("@bazel_skylib//rules:common_settings.bzl", "BuildSettingInfo")
 
 # buildifier: disable=bzl-visibility
-load("//rules/private:actions/rocm_wheel.bzl", "rocm_wheel_glibc_floor")
+load("//rules/private/actions:rocm_wheel.bzl", "rocm_wheel_glibc_floor")
 
 # buildifier: disable=bzl-visibility
-load("//rules/private:stamp.bzl", "stamp_template")
+load("//rules/private/actions:stamp.bzl", "stamp_template")
 
 # buildifier: disable=bzl-visibility
-load("//rules/private:toolchain.bzl", "ROCM_WHEEL_TOOLCHAIN_TYPE")
+load("//rules/private/rules:rocm_wheel_toolchain.bzl", "ROCM_WHEEL_TOOLCHAIN_TYPE")
 
 def _revision_env_impl(ctx):
     out = ctx.actions.declare_file(ctx.label.name + ".env")

@@ -7,7 +7,7 @@ symlinks, which is an include path of the target and its dependents; the
 repository root is a quote include path, as in cc_library.
 """
 
-load(":labels.bzl", "label_as_typed")
+load("//rules/private/util:labels.bzl", "label_as_typed")
 
 # The global rules_cc re-exports (rules_cc 0.0.11 has no cc/common yet).
 _cc_common = cc_common  # buildifier: disable=native-cc-common

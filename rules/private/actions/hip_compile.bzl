@@ -1,6 +1,6 @@
 """The actions of hip_library, one function per kind; each declares its outputs and returns them.
 
-Per source file `src` of a target `name` (rules/private/hip_library.bzl):
+Per source file `src` of a target `name` (rules/private/rules/hip_library.bzl):
 
   device_compile  clang++ --cuda-device-only --offload-arch=<gfx>  -> <key>.<gfx>.co    HipDeviceCompile
   host_compile    clang++ --cuda-host-only, embeds a placeholder   -> <key>.host.o      HipHostCompile
@@ -26,8 +26,8 @@ directory (another package or repository) goes under `_hip_other/<name>/` by
 its short path (`../` spelled `_up/`), apart from the package's own.
 """
 
-load(":actions/rocm_wheel.bzl", "rocm_wheel_bundle", "rocm_wheel_kernels_check", "rocm_wheel_kpack_marker")
-load(":labels.bzl", "label_as_typed", "repo_relative_path")
+load("//rules/private/util:labels.bzl", "label_as_typed", "repo_relative_path")
+load(":rocm_wheel.bzl", "rocm_wheel_bundle", "rocm_wheel_kernels_check", "rocm_wheel_kpack_marker")
 
 _HOST_TRIPLE = "x86_64-unknown-linux-gnu"
 _HIP_OFFLOAD_KIND = "hipv4-amdgcn-amd-amdhsa--"

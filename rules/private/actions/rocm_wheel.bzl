@@ -2,10 +2,10 @@
 
 One function per subcommand: it builds the arguments and declares the
 action; callers decide outputs, inputs and messages. The tool comes from the
-resolved rocm_wheel toolchain (rules/private/toolchain.bzl).
+resolved rocm_wheel toolchain (rules/private/rules/rocm_wheel_toolchain.bzl).
 """
 
-load(":toolchain.bzl", "rocm_wheel_tool")
+load("//rules/private/rules:rocm_wheel_toolchain.bzl", "rocm_wheel_tool")
 
 def _run(ctx, args, inputs, out, mnemonic, progress_message):
     ctx.actions.run(

@@ -10,7 +10,7 @@ release's runtime, so generated code and runtime always agree.
 load("@rules_cc//cc:defs.bzl", "cc_library")
 
 # buildifier: disable=bzl-visibility
-load("//rules/private:transitions.bzl", "ALLOWLIST_ATTRS", "python_reset_transition")
+load("//rules/private/settings:transitions.bzl", "ALLOWLIST_ATTRS", "python_reset_transition")
 
 _CcInfo = CcInfo  # buildifier: disable=native-cc-info
 _cc_common = cc_common  # buildifier: disable=native-cc-common

@@ -1,7 +1,7 @@
 //! TheRock's amdgpu_family names (`gfx120X-all`, …), as `--//:gfx` takes
 //! them, and the generic targets (code-object version 6: one code object
 //! for several GPUs, e.g. `gfx12-generic` for gfx1200 and gfx1201). The
-//! table lives in `rules/private/gfx_families.bzl`; the JSON embedded here
+//! table lives in `rules/private/data/gfx_families.bzl`; the JSON embedded here
 //! is generated from it, and `//tests/gfx:families_json_test` fails when the
 //! two differ.
 

@@ -1,5 +1,5 @@
 //! `--help` of every subcommand exits 0 and documents the flags the Bazel
-//! rules pass (rules/private/wheel.bzl, rules/private/actions/hip_compile.bzl).
+//! rules pass (rules/private/rules/wheel.bzl, rules/private/actions/hip_compile.bzl).
 
 use crate::*;
 
