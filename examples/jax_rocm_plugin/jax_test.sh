@@ -39,7 +39,11 @@ for py in ${JAX_TEST_PYTHONS:-python3.13 python3.14}; do
   # Python-independent ones in one pip command with jax; pip resolves each
   # wheel's Requires-Dist (the examples' among dist/, jax-rocm7-pjrt 0.10.2
   # from PyPI) and refuses two wheels of one distribution.
-  set=("$dist"/*-"$tag"-"$tag"-*.whl "$dist"/*-py3-none-*.whl)
+  # Wheels for another CPU (the aarch64 tool wheel) are not for this one.
+  set=()
+  for w in "$dist"/*-"$tag"-"$tag"-*.whl "$dist"/*-py3-none-*.whl; do
+    [[ $w == *-any.whl || $w == *_"$(uname -m)".whl ]] && set+=("$w")
+  done
   "$venv/bin/pip" install -q "${set[@]}" jax==0.10.2 >"$work/$tag.pip.log" 2>&1 ||
     fail "pip install of dist/'s ${#set[@]} wheels for $tag with jax==0.10.2: $(tail -5 "$work/$tag.pip.log")"
   site=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_path("purelib"))')
