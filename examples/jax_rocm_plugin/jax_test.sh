@@ -42,7 +42,7 @@ for py in ${JAX_TEST_PYTHONS:-python3.13 python3.14}; do
   # Wheels for another CPU (the aarch64 tool wheel) are not for this one.
   set=()
   for w in "$dist"/*-"$tag"-"$tag"-*.whl "$dist"/*-py3-none-*.whl; do
-    [[ $w == *-any.whl || $w == *_"$(uname -m)".whl ]] && set+=("$w")
+    for_this_cpu "$w" && set+=("$w")
   done
   "$venv/bin/pip" install -q "${set[@]}" jax==0.10.2 >"$work/$tag.pip.log" 2>&1 ||
     fail "pip install of dist/'s ${#set[@]} wheels for $tag with jax==0.10.2: $(tail -5 "$work/$tag.pip.log")"

@@ -141,7 +141,7 @@ for v in 3.11 3.12 3.13; do
   mine=()
   for w in "${wheels[@]}"; do
     # Another CPU's wheels (the aarch64 tool wheel) are not for this host.
-    [[ $w == *-any.whl || $w == *_"$(uname -m)".whl ]] || continue
+    for_this_cpu "$w" || continue
     [[ $w == *-py3-none-* || $w == *-$cp-$cp-* ]] && mine+=("$w")
   done
   venv=$tmp/venv$v

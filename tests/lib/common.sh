@@ -54,6 +54,10 @@ expect_grep() {
   done
 }
 
+# for_this_cpu WHEEL: whether WHEEL installs on this machine's CPU (a pure
+# wheel, or one tagged for `uname -m`; not the aarch64 tool wheel on x86_64).
+for_this_cpu() { [[ $1 == *-any.whl || $1 == *_"$(uname -m)".whl ]]; }
+
 # expect_in LOG NEEDLE...: every needle occurs in LOG (fixed strings).
 expect_in() { expect_grep -F lacks "$@"; }
 

@@ -9,6 +9,7 @@ struct) and then written from templates/sysroot.*.tpl.
 """
 
 load("//rules/private/util:labels.bzl", "abs_label")
+load("//rules/private/util:python_versions.bzl", "version_key")
 load(":hip_detect.bzl", "find_clang")
 load(":repository_utils.bzl", "exists", "stdout_or_fail", "write_template")
 
@@ -127,9 +128,6 @@ def _gcc_version(rctx, triple):
         fail("rocm.sysroot(name = \"{}\"): no usr/lib/gcc/{}/<version>/crtbegin.o: the sysroot lacks gcc's runtime (Debian: libgcc-<N>-dev, libstdc++-<N>-dev)".format(rctx.attr.sysroot, triple))
     return sorted(versions, key = lambda v: [int(p) if p.isdigit() else 0 for p in v.split(".")])[-1]
 
-def _version_key(version):
-    return [int(p) for p in version.split(".")]
-
 def _floor_pins(rctx, nm, glibc, triple):
     """{function: version}: each _SAME_ABI_FUNCTIONS function whose default version in the sysroot's libm is newer than glibc_floor, bound to its newest version at or below it."""
     floor = rctx.attr.glibc_floor
@@ -137,7 +135,7 @@ def _floor_pins(rctx, nm, glibc, triple):
         return {}
     if not floor.replace(".", "").isdigit() or floor.count(".") != 1:
         fail("rocm.sysroot(name = \"{}\"): glibc_floor = \"{}\" is not a glibc version; give major.minor, e.g. \"2.28\"".format(rctx.attr.sysroot, floor))
-    if _version_key(floor) >= _version_key(glibc):
+    if version_key(floor) >= version_key(glibc):
         return {}
     libm = rctx.path("{}/lib/{}/libm.so.6".format(_ROOT, triple))
     if not libm.exists:
@@ -151,12 +149,12 @@ def _floor_pins(rctx, nm, glibc, triple):
             continue
         if version.startswith("@GLIBC_"):
             defaults[name] = version[len("@GLIBC_"):]
-        elif version.startswith("GLIBC_") and _version_key(version[len("GLIBC_"):]) <= _version_key(floor):
+        elif version.startswith("GLIBC_") and version_key(version[len("GLIBC_"):]) <= version_key(floor):
             older.setdefault(name, []).append(version[len("GLIBC_"):])
     pins = {}
     for name in _SAME_ABI_FUNCTIONS:
-        if name in defaults and _version_key(defaults[name]) > _version_key(floor) and older.get(name):
-            pins[name] = "GLIBC_" + sorted(older[name], key = _version_key)[-1]
+        if name in defaults and version_key(defaults[name]) > version_key(floor) and older.get(name):
+            pins[name] = "GLIBC_" + sorted(older[name], key = version_key)[-1]
     return pins
 
 def _detect(rctx):

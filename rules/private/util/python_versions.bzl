@@ -4,7 +4,7 @@
 DEFAULT_PYTHON_VERSIONS = ["3.11", "3.12", "3.13", "3.14"]
 
 def version_key(v):
-    """Sort key of a minor version: "3.9" before "3.10"."""
+    """Sort key of a dotted numeric version: "3.9" before "3.10" (glibc's "2.2.5" before "2.28" too)."""
     return [int(p) for p in v.split(".")]
 
 def is_minor_version(v):
