@@ -17,7 +17,7 @@ DISK_CACHE_FLAGS ?= --disk_cache=$(DISK_CACHE) --experimental_disk_cache_gc_max_
 # WORKSPACE macros (register_toolchains) take no name.
 BUILDIFIER_WARNINGS ?= -warnings=-function-docstring-args,-function-docstring-return,-unnamed-macro
 
-.PHONY: setup wheels test rust-test bazel-test workspace-test e2e dist-test import-test jax-test kpack-test setup-test lint
+.PHONY: setup wheels test rust-test real-wheel-test bazel-test workspace-test e2e dist-test import-test jax-test kpack-test setup-test lint
 setup:
 	scripts/setup.sh
 
@@ -29,6 +29,12 @@ rust-test: setup
 	$(CARGO) fmt --manifest-path tools/Cargo.toml --all -- --check
 	$(CARGO) clippy $(CARGO_FLAGS) --workspace --all-targets -- -D warnings
 	$(CARGO) test $(CARGO_FLAGS) --workspace
+
+# The tool on PyPI's real JAX ROCm wheels (downloaded once, sha256-checked):
+# they test no rule, only `rocm-wheel` (Bazel's, already built by e2e).
+real-wheel-test: setup
+	$(BUILDROOT) tests/real_wheels/thin_real_wheel_test.sh
+	$(BUILDROOT) tests/real_wheels/repair_real_wheel_test.sh
 
 bazel-test: setup
 	$(BAZEL) test $(DISK_CACHE_FLAGS) //...
@@ -62,7 +68,7 @@ jax-test: wheels
 
 # The kpack build of //:wheels (--config=kpack) judged by rocm-kpack's own
 # loader and bundle parser against the fat wheels of `make wheels`, on the
-# host: host and device wheels pip-installed together (tests/kpack). Python
+# host: host and device wheels pip-installed together (tests/host/kpack). Python
 # 3.12 only, the one the test installs: per-Python configurations do not
 # depend on the list, so nothing else is rebuilt. Then per-family device
 # wheels, whose execution log shows that only wheels were written.
@@ -70,7 +76,7 @@ kpack-test: wheels
 	$(BAZEL) run --config=kpack --//:python_versions=3.12 //:copy_wheels -- $(CURDIR)/dist-kpack
 	$(BAZEL) run --config=kpack --//:python_versions=3.12 --//:device_wheel_level=family \
 	  --execution_log_json_file=$(CURDIR)/bazel-kpack-family.exec.json //:copy_wheels -- $(CURDIR)/dist-kpack-family
-	tests/kpack/reference_test.sh $(CURDIR)/dist $(CURDIR)/dist-kpack $(CURDIR)/dist-kpack-family $(CURDIR)/bazel-kpack-family.exec.json
+	tests/host/kpack/reference_test.sh $(CURDIR)/dist $(CURDIR)/dist-kpack $(CURDIR)/dist-kpack-family $(CURDIR)/bazel-kpack-family.exec.json
 
 setup-test: setup
 	tests/host/setup_idempotent_test.sh
@@ -83,4 +89,4 @@ lint: setup
 
 # e2e before bazel-test: its clean builds pay the cold //:wheels once and
 # leave it (and the shared disk cache) to everything after them.
-test: lint rust-test e2e bazel-test workspace-test dist-test import-test jax-test kpack-test setup-test
+test: lint rust-test e2e real-wheel-test bazel-test workspace-test dist-test import-test jax-test kpack-test setup-test

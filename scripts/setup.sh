@@ -18,7 +18,7 @@ shared_rules_python=../shared/modules/rules_python-2.0.3
 
 # gcc, binutils and unzip: tests/host/import_test.sh builds loadable ROCm
 # stand-ins on the host and reads the wheels' ELF files there. cmake, g++,
-# msgpack-cxx and zstd: tests/kpack builds rocm-kpack's reference loader.
+# msgpack-cxx and zstd: tests/host/kpack builds rocm-kpack's reference loader.
 APT_PACKAGES=(mmdebstrap bubblewrap ca-certificates gcc binutils unzip cmake g++ libmsgpack-cxx-dev libzstd-dev)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do

@@ -5,7 +5,7 @@
 #      cache: its parts (parts.py: abseil, nanobind, HIP device compiles,
 #      per-Python work) and the execution-log check that Python-independent
 #      work (abseil, the HIP kernels and their device compiles) ran once for
-#      all four versions (tests/python/exec_log_once.py);
+#      all four versions (tests/lib/exec_log_once.py);
 #   2. anchor: the same build for one Python version (3.12), cold, in another
 #      fresh output base;
 #   3. anchor: upstream's way for the HIP sources, one clang action per
@@ -63,5 +63,5 @@ python3 bench/jax_rocm_plugin/monolithic.py "$out/exec.json" "$(bazel --output_b
   "${BENCH_JOBS:-2}" | tee "$out/monolithic.txt"
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 python3 bench/jax_rocm_plugin/parts.py "$out/exec.json" "$out/profile.json" | tee "$out/parts.txt"
-python3 tests/python/exec_log_once.py --needles=.hipfb,/external/abseil-cpp,libhip_linalg_kernels_impl \
+python3 tests/lib/exec_log_once.py --needles=.hipfb,/external/abseil-cpp,libhip_linalg_kernels_impl \
   --mnemonics=HipDeviceCompile,CppCompile,CppArchive "$out/exec.json" 3.11 3.12 3.13 3.14

@@ -71,7 +71,7 @@ mkdir -p "$work/in"
 unzip -q "$wheel" 'jax_rocm7_plugin/*' -d "$work/in"
 echo jax_rocm7_plugin >"$work/in/artifact_manifest.txt"
 start=$(date +%s.%N)
-PYTHONPATH=/opt/rules_rocm_shared/third_party/rocm-kpack-e348328/python "$py" tests/kpack/split_reference.py "$work/in" "$work/split" >"$work/split.log" 2>&1
+PYTHONPATH=/opt/rules_rocm_shared/third_party/rocm-kpack-e348328/python "$py" tests/host/kpack/split_reference.py "$work/in" "$work/split" >"$work/split.log" 2>&1
 ref_s=$(elapsed "$start" "$(date +%s.%N)")
 ref_bytes=$(du -sb "$work/split" | cut -f1)
 # What the build runs for the same package: its host objects' markers and

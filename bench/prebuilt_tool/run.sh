@@ -43,7 +43,7 @@ module() {
     cd "$1"
     scratch_module tool_user "$2"
     printf '%s\n' "${@:3}" >>MODULE.bazel
-    cp "$root/tests/gfx/vadd.hip" .
+    cp "$root/tests/outputs/gfx/vadd.hip" .
     cat >BUILD.bazel <<'BUILD'
 load("@rules_rocm//rules:defs.bzl", "hip_library", "rocm_wheel")
 
@@ -69,7 +69,7 @@ measure() {
   t1=$(date +%s.%N)
   (cd "$work/m-$arm" && drop_output_base "$ob")
   procs=$(sed -n 's/^INFO: \([0-9]*\) processes.*/\1/p' "$logs/$arm.$rep.out" | tail -1)
-  rustc=$(python3 tests/python/exec_log_count.py "$logs/$arm.$rep.exec.json" Rustc . | cut -d' ' -f1)
+  rustc=$(python3 tests/lib/exec_log_count.py "$logs/$arm.$rep.exec.json" Rustc . | cut -d' ' -f1)
   echo "$(python3 -c "print(round($t1 - $t0, 2))") ${procs:-0} $rustc"
 }
 

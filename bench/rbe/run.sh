@@ -17,7 +17,7 @@
 # with real workers. Prints a Markdown table (results go to
 # bench/rbe/README.md) and writes bench/out/rbe.json.
 set -euo pipefail
-source "$(dirname "$0")/../../tests/remote/lib.sh"
+source "$(dirname "$0")/../../tests/e2e/remote/lib.sh"
 cd "$E2E_ROOT"
 reps=${BENCH_REPEAT:-1}
 mkdir -p bench/out/rbe "$E2E_TMP"
@@ -58,7 +58,7 @@ for ((r = 1; r <= reps; r++)); do
   rm -rf "$RUN/round"
   mkdir -p "$RUN/round"
   e2e_start_postgres "$RUN/round" >&2
-  e2e_start_buildgrid "$RUN/round" "$E2E_ROOT/tests/remote/buildgrid-rbe.yml.in" "s|@SQL@|$E2E_PG_URL|" >&2
+  e2e_start_buildgrid "$RUN/round" "$E2E_ROOT/tests/e2e/remote/buildgrid-rbe.yml.in" "s|@SQL@|$E2E_PG_URL|" >&2
   e2e_start_worker "$RUN/round" "$E2E_CACHE_PORT" OSFamily=Linux ISA=x86-64 >&2
   rbe=(--config=rbe "--remote_executor=grpc://127.0.0.1:$E2E_CACHE_PORT")
   read -r remote_s remote_n < <(timed "remote-$r" "${rbe[@]}")

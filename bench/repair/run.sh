@@ -78,7 +78,7 @@ auditwheel judges the ROCm libraries the plugin loads through its RUNPATH
 (`/opt/rocm/lib`: ROCm 7.2.4 in the build root), whose glibc requirements
 are newer; the wheel's own code needs manylinux_2_27 only, which auditwheel
 agrees with once the ROCm libraries are out of DT_NEEDED
-(`tests/e2e/repair_real_wheel_test.sh`).
+(`tests/real_wheels/repair_real_wheel_test.sh`).
 So the anchor is the manual repair the same result takes without
 `rocm-wheel`.
 

@@ -4,7 +4,7 @@
 #
 #   scripts/buildroot [env BENCH_REPEAT=3] bash bench/toolkits/run.sh
 #
-# The toolkits test's scratch module (tests/toolkits/probe/BUILD.in: a HIP
+# The toolkits test's scratch module (tests/e2e/fixtures/toolkits/probe/BUILD.in: a HIP
 # library, a ROCm-dependent extension wheel per Python and a pjrt-style
 # wheel per toolkit, a ROCm-independent extension wheel per Python; Pythons
 # 3.12 and 3.14, gfx1100) next to two toolkits: the build root's ROCm 7.2
@@ -44,8 +44,8 @@ scratch_module toolkits_bench "$root"
 use_prebuilt_tool "$root" || fail "no rocm-wheel to use as a prebuilt tool"
 declare_therock_toolkit
 local_pythons_module "$py312" /usr/bin/python3.14
-cp "$root/tests/gfx/rocprim_sum.hip" "$root/tests/gfx/vadd.hip" "$root"/tests/toolkits/probe/*.c .
-cp "$root/tests/toolkits/probe/BUILD.in" BUILD.bazel
+cp "$root/tests/outputs/gfx/rocprim_sum.hip" "$root/tests/outputs/gfx/vadd.hip" "$root"/tests/e2e/fixtures/toolkits/probe/*.c .
+cp "$root/tests/e2e/fixtures/toolkits/probe/BUILD.in" BUILD.bazel
 FLAGS=(--disk_cache= --remote_cache= --@rules_rocm//:gfx=gfx1100)
 both=(--@rules_rocm//rocm:toolkits=local,therock_6_4)
 # Fetch everything once (both toolkits, the Pythons, rules_rocm's repositories).

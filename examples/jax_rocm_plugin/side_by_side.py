@@ -11,7 +11,7 @@ module by module:
   registers: name -> kind of value);
 - for gfx1200 and gfx1201, the same kernels in the module's code objects
   (`<kernel>.kd` descriptors), read by the repository's independent oracles
-  (tests/gfx/bundle_targets.py, tests/hip/check_kernels.py), not by the
+  (tests/lib/bundle_targets.py, tests/outputs/hip/check_kernels.py), not by the
   rocm-wheel tool under test.
 Sizes are printed for the record (docs/porting.md has the table).
 """
@@ -50,7 +50,7 @@ def runfile(rel):
     return os.path.join(os.environ["INSTALL_TEST_RUNFILES"], rel)
 
 
-sys.path[:0] = [runfile("tests/gfx"), runfile("tests/hip"), runfile("examples/jax_rocm_plugin")]
+sys.path[:0] = [runfile("tests/lib"), runfile("tests/outputs/hip"), runfile("examples/jax_rocm_plugin")]
 import bundle_targets  # noqa: E402
 import check_kernels  # noqa: E402
 from check_plugin import dynamic_exports  # noqa: E402

@@ -344,12 +344,12 @@ def hip_analysis_tests(name):
     same_view_test(
         name = name + "_deps_reach_device",
         size = "small",
-        target_under_test = "//tests/hip:status_kernels",
+        target_under_test = "//tests/outputs/hip:status_kernels",
         want_flags = [
             "-DEIGENISH_SCALE=3",
-            "-isystem tests/hip/third_party/eigenish",
-            "/tests/hip/_virtual_includes/abslish",
-            "/tests/hip/_virtual_includes/scale_ops",
+            "-isystem tests/outputs/hip/third_party/eigenish",
+            "/tests/outputs/hip/_virtual_includes/abslish",
+            "/tests/outputs/hip/_virtual_includes/scale_ops",
         ],
         want_inputs = [
             "_virtual_includes/abslish/absl/status/status.h",
@@ -357,25 +357,25 @@ def hip_analysis_tests(name):
             "third_party/eigenish/Eigen/Core",
         ],
         # scale_ops's implementation_deps stay its own.
-        unwanted_inputs = ["tests/hip/gen/block_size.h"],
+        unwanted_inputs = ["tests/outputs/hip/gen/block_size.h"],
     )
     same_view_test(
         name = name + "_implementation_deps_reach_device",
         size = "small",
-        target_under_test = "//tests/hip:scale_ops",
+        target_under_test = "//tests/outputs/hip:scale_ops",
         want_flags = ["-DEIGENISH_SCALE=3"],
-        want_inputs = ["tests/hip/gen/block_size.h", "_virtual_includes/scale_ops/hipkern/scale_ops.h"],
+        want_inputs = ["tests/outputs/hip/gen/block_size.h", "_virtual_includes/scale_ops/hipkern/scale_ops.h"],
     )
     same_view_test(
         name = name + "_local_defines_reach_device",
         size = "small",
-        target_under_test = "//tests/hip:fill_f32",
+        target_under_test = "//tests/outputs/hip:fill_f32",
         want_flags = ["-DCUB_TYPE_F32"],
     )
     dbg_flags_test(
         name = name + "_dbg_flags",
         size = "small",
-        target_under_test = "//tests/hip:fill_f32",
+        target_under_test = "//tests/outputs/hip:fill_f32",
         host = ["-O0", "-g", "-DFROM_COPT", "-DFROM_CXXOPT", "-DFROM_HIP_COPTS", "-DFROM_HIP_COPTS_2"],
         not_host = ["-DFROM_HIP_DEVICE_COPTS", "-O3", "-DNDEBUG"],
         device = ["-O0", "-g", "-DFROM_HIP_COPTS", "-DFROM_HIP_COPTS_2", "-DFROM_HIP_DEVICE_COPTS"],
@@ -384,7 +384,7 @@ def hip_analysis_tests(name):
     opt_flags_test(
         name = name + "_opt_flags",
         size = "small",
-        target_under_test = "//tests/hip:fill_f32",
+        target_under_test = "//tests/outputs/hip:fill_f32",
         host = ["-O2", "-DNDEBUG"],
         not_host = ["-g"],
         device = ["-O3", "-DNDEBUG"],
@@ -393,9 +393,9 @@ def hip_analysis_tests(name):
     public_context_test(
         name = name + "_public_context",
         size = "small",
-        target_under_test = "//tests/hip:scale_ops",
-        includes = ["tests/hip/_virtual_includes/scale_ops"],
-        system_includes = ["tests/hip/third_party/eigenish"],
+        target_under_test = "//tests/outputs/hip:scale_ops",
+        includes = ["tests/outputs/hip/_virtual_includes/scale_ops"],
+        system_includes = ["tests/outputs/hip/third_party/eigenish"],
         defines = ["EIGENISH_SCALE=3"],
         headers = ["_virtual_includes/scale_ops/hipkern/scale_ops.h", "third_party/eigenish/Eigen/Core"],
     )

@@ -22,7 +22,7 @@
 #      would hide an output that embeds the checkout path or the time; a HIP
 #      tool that needs more than its inputs fails there)
 #   W  copy, `bazel clean`, --config=rbe again: every spawn a remote cache hit
-# and the negative controls (//tests/remote:leak_*) must FAIL the same checks:
+# and the negative controls (//tests/e2e/remote:leak_*) must FAIL the same checks:
 # the checkout path in the environment (a cache miss in B) or in an output,
 # and a timestamp (outputs that differ in R), an undeclared or host file
 # (fails on the worker; the host one builds locally).
@@ -31,7 +31,7 @@
 # CLEAN_BUILDS_TEST_REMOTE_TARGETS (R and W; default //:example_wheels),
 # CLEAN_BUILDS_TEST_MIN_HIT_RATE (0.99), CLEAN_BUILDS_TEST_TIMEOUT (s, 3000).
 set -euo pipefail
-source "$(dirname "$0")/../remote/lib.sh"
+source "$(dirname "$0")/remote/lib.sh"
 source "$E2E_ROOT/tests/lib/pythons.sh"
 
 read -r -a TARGETS <<<"${CLEAN_BUILDS_TEST_TARGETS:-//:wheels}"
@@ -43,7 +43,7 @@ read -r -a R_TARGETS <<<"${CLEAN_BUILDS_TEST_REMOTE_TARGETS:-//:example_wheels}"
 R_SUBSET=()
 [[ ${R_TARGETS[*]} == "${TARGETS[*]}" ]] || R_SUBSET=(--subset)
 MIN_HIT_RATE=${CLEAN_BUILDS_TEST_MIN_HIT_RATE:-0.99}
-LEAKS=(//tests/remote:leak_output //tests/remote:leak_env //tests/remote:leak_time)
+LEAKS=(//tests/e2e/remote:leak_output //tests/e2e/remote:leak_env //tests/e2e/remote:leak_time)
 # The values buildbox-worker registers: what //platforms/rbe:rocm_linux_x86_64
 # asks for.
 PLATFORM=(OSFamily=Linux ISA=x86-64)
@@ -101,7 +101,7 @@ tool_a=$(e2e_tool_sha "$E2E_ROOT" "$E2E_MAIN_OB" "${A_FLAGS[@]}")
 
 if [[ ${TARGETS[*]} == //:wheels ]]; then
   # Python-independent actions once, from A's execution log.
-  "$E2E_PY" "$E2E_ROOT/tests/python/exec_log_once.py" "$RUN/A.exec.json" "${versions[@]}" ||
+  "$E2E_PY" "$E2E_ROOT/tests/lib/exec_log_once.py" "$RUN/A.exec.json" "${versions[@]}" ||
     fail "a Python-independent action of //:wheels ran more than once (A's execution log)"
   # The wheels: one per version per per-Python distribution, one pjrt.
   # After `bazel clean` every wheel under bazel-out is from A.
@@ -166,7 +166,7 @@ e2e_check "$RUN" A B_reordered --min-hit-rate "$MIN_HIT_RATE"
 e2e_stop_buildgrid
 mkdir -p "$RUN/rbe"
 e2e_start_postgres "$RUN/rbe"
-e2e_start_buildgrid "$RUN/rbe" "$E2E_ROOT/tests/remote/buildgrid-rbe.yml.in" "s|@SQL@|$E2E_PG_URL|"
+e2e_start_buildgrid "$RUN/rbe" "$E2E_ROOT/tests/e2e/remote/buildgrid-rbe.yml.in" "s|@SQL@|$E2E_PG_URL|"
 e2e_start_worker "$RUN/rbe" "$E2E_CACHE_PORT" "${PLATFORM[@]}"
 RBE=(--config=rbe "--remote_executor=grpc://127.0.0.1:$E2E_CACHE_PORT")
 e2e_bazel "$COPY" "$OB2" clean >/dev/null 2>&1
@@ -212,12 +212,12 @@ grep -q 'DIFF NonHermetic -> .*/leak_time.txt' "$RUN/R_leak.check" ||
 # reading the checkout by its host path, or a file beside an input, fails
 # there (remote first: a local result must not be what the build finds).
 for leak in leak_host_path leak_undeclared; do
-  expect_failure "$RUN/$leak.log" e2e_bazel "$COPY" "$OB2" build "${RBE[@]}" --disk_cache= "//tests/remote:$leak"
+  expect_failure "$RUN/$leak.log" e2e_bazel "$COPY" "$OB2" build "${RBE[@]}" --disk_cache= "//tests/e2e/remote:$leak"
   expect_in "$RUN/$leak.log" "BUILD.bazel: No such file or directory"
 done
 # ... while the local sandbox lets leak_host_path read the checkout: what
 # fails remotely is the worker's isolation.
-e2e_build "$RUN" leak_local "$COPY" "$OB2" "${E2E_LOCAL_FLAGS[@]}" //tests/remote:leak_host_path
+e2e_build "$RUN" leak_local "$COPY" "$OB2" "${E2E_LOCAL_FLAGS[@]}" //tests/e2e/remote:leak_host_path
 echo "negative controls caught: leak_env (cache miss), leak_output and leak_time (outputs differ), leak_host_path and leak_undeclared (fail on the worker)"
 
 ok=1

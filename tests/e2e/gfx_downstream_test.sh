@@ -27,7 +27,7 @@ echo "--- downstream module: --@rules_rocm//:gfx=gfx950-dcgpu,gfx1201,gfx1250"
 "$BAZEL" build "${FLAGS[@]}" --@rules_rocm//:gfx=gfx950-dcgpu,gfx1201,gfx1250 //:wheel 2>"$tmp/build.err" \
   || { tail -40 "$tmp/build.err" >&2; fail "downstream build"; }
 whl=bazel-bin/downstream_hip-0.1.0-py3-none-manylinux_2_28_x86_64.whl
-got=$("$PY" "$root/tests/gfx/bundle_targets.py" "$whl" | tr '\n' ' ')
+got=$("$PY" "$root/tests/lib/bundle_targets.py" "$whl" | tr '\n' ' ')
 [[ $got == "gfx1201 gfx1250 gfx950 " ]] || fail "downstream wheel bundles hold [$got], want [gfx1201 gfx1250 gfx950]"
 # Its own entry first, then where its HIP runtime is installed (rocm_runpath).
 runpath=$(unzip -p "$whl" downstream_hip/libdownstream_saxpy.so >"$tmp/lib.so" && readelf -d "$tmp/lib.so" | grep -E 'RUNPATH|RPATH' || true)
@@ -36,14 +36,14 @@ runpath=$(unzip -p "$whl" downstream_hip/libdownstream_saxpy.so >"$tmp/lib.so" &
 echo "--- downstream kernel library in upstream idioms: every code object holds its kernels"
 "$BAZEL" build "${FLAGS[@]}" --@rules_rocm//:gfx=gfx120X-all //linalg:liblinalg.so 2>"$tmp/build.err" \
   || { tail -40 "$tmp/build.err" >&2; fail "downstream //linalg:liblinalg.so"; }
-"$PY" "$root/tests/hip/check_kernels.py" bazel-bin/linalg/liblinalg.so --targets gfx1200,gfx1201 --bundles 3 \
+"$PY" "$root/tests/outputs/hip/check_kernels.py" bazel-bin/linalg/liblinalg.so --targets gfx1200,gfx1201 --bundles 3 \
   _ZN6linalg10batch_dot3IfEEvPKT_S3_PS1_i _ZN6linalg10batch_dot3IdEEvPKT_S3_PS1_i _ZN6linalg10batch_conjEP15HIP_vector_typeIfLj2EEi \
   || fail "downstream liblinalg.so lacks kernels"
 
 echo "--- downstream code in XLA's idiom: @local_config_rocm's rocm_library, hip_runtime, hipblas"
 "$BAZEL" build "${FLAGS[@]}" --@rules_rocm//:gfx=gfx120X-all //xla_style:libxla_style.so 2>"$tmp/build.err" \
   || { tail -40 "$tmp/build.err" >&2; fail "downstream //xla_style:libxla_style.so"; }
-"$PY" "$root/tests/hip/check_kernels.py" bazel-bin/xla_style/libxla_style.so --targets gfx1200,gfx1201 --bundles 1 \
+"$PY" "$root/tests/outputs/hip/check_kernels.py" bazel-bin/xla_style/libxla_style.so --targets gfx1200,gfx1201 --bundles 1 \
   _ZN9xla_style12_GLOBAL__N_112AffineKernelIfEEvT_S2_PKS2_PS2_i \
   || fail "downstream libxla_style.so lacks its kernel"
 needed=$(readelf -d bazel-bin/xla_style/libxla_style.so | grep NEEDED)
@@ -67,6 +67,6 @@ grep -qF "WORKSPACE mode uses a prebuilt rocm-wheel, and none was given" "$tmp/e
   { tail -20 "$tmp/err.log" >&2; fail "WORKSPACE mode without rocm-wheel: not the repository's message"; }
 "$BAZEL" build "${FLAGS[@]}" --enable_workspace --noenable_bzlmod --repo_env=ROCM_WHEEL="$rw" --@rules_rocm//:gfx=gfx90a //:wheel 2>"$tmp/build.err" \
   || { tail -40 "$tmp/build.err" >&2; fail "downstream WORKSPACE-mode build for gfx90a"; }
-got=$("$PY" "$root/tests/gfx/bundle_targets.py" "$whl" | tr '\n' ' ')
+got=$("$PY" "$root/tests/lib/bundle_targets.py" "$whl" | tr '\n' ' ')
 [[ $got == "gfx90a " ]] || fail "downstream wheel (WORKSPACE mode) holds [$got], want [gfx90a]"
 echo "PASS"

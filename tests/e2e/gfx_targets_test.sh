@@ -3,7 +3,7 @@
 # the cache with `make bazel-test`:
 #  1. for several --//:gfx values, the built pjrt wheel's .hip_fatbin holds
 #     exactly the expanded targets (checked with rocm-wheel inspect and an
-#     independent parser, tests/gfx/bundle_targets.py);
+#     independent parser, tests/lib/bundle_targets.py);
 #  2. narrowing gfx1200,gfx1201 -> gfx1201 re-runs no device or host compile,
 #     only bundle, embed, link and wheel (Bazel's execution log);
 #  3. errors: unknown family (with did-you-mean), empty value; gfx950 (the
@@ -41,7 +41,7 @@ check_set() {
   local got
   "$BAZEL" build "${FLAGS[@]}" "--//:gfx=$value" //examples/pjrt:wheel 2>"$tmp/build.err" \
     || { tail -30 "$tmp/build.err" >&2; fail "build of //examples/pjrt:wheel with --//:gfx=$value"; }
-  got=$("$PY" tests/gfx/bundle_targets.py "$WHEEL")
+  got=$("$PY" tests/lib/bundle_targets.py "$WHEEL")
   [[ $got == "$want" ]] || fail "bundles in $WHEEL hold [$(echo $got)], want [$(echo $want)]"
   rocm_wheel inspect "$WHEEL" --json >"$tmp/inspect.json" || fail "rocm-wheel inspect $WHEEL"
   got=$(python3 -c '
@@ -51,7 +51,7 @@ print("\n".join(sorted({t.split(":")[0] for e in r["elf_files"] for t in e["targ
   [[ $got == "$want" ]] || fail "rocm-wheel inspect $WHEEL lists [$(echo $got)], want [$(echo $want)]"
   # Both kernels (vector_add and the rocPRIM radix sort) for every target:
   # one bundle per source, each holding every target.
-  got=$("$PY" tests/gfx/bundle_targets.py "$WHEEL" --per-bundle | sort | uniq -c | awk '{print $1}' | tr '\n' ' ')
+  got=$("$PY" tests/lib/bundle_targets.py "$WHEEL" --per-bundle | sort | uniq -c | awk '{print $1}' | tr '\n' ' ')
   [[ $got == "2 " ]] || fail "want 2 bundles with the same target set, got counts [$got]"
 }
 
@@ -71,7 +71,7 @@ compression() {
   rocm_wheel inspect "$WHEEL" >"$tmp/inspect.txt"
   grep -qE "offload bundles: 2 \\(2 $want\\)" "$tmp/inspect.txt" \
     || { cat "$tmp/inspect.txt" >&2; fail "want 2 $want bundles for --//:hip_bundle_compression=$value"; }
-  [[ $("$PY" tests/gfx/bundle_targets.py "$WHEEL" | tr '\n' ' ') == "gfx1200 gfx1201 " ]] \
+  [[ $("$PY" tests/lib/bundle_targets.py "$WHEEL" | tr '\n' ' ') == "gfx1200 gfx1201 " ]] \
     || fail "$value bundles do not hold gfx1200 gfx1201"
 }
 compression none uncompressed
@@ -100,7 +100,7 @@ for m in ("HipBundle", "HipEmbed", "CppLink", "RocmWheel"):
     if not counts[m]:
         sys.exit("FAIL: no %s action ran; the narrowed set must rebuild bundles, embed, link and wheel" % m)
 PY
-[[ $("$PY" tests/gfx/bundle_targets.py "$WHEEL") == gfx1201 ]] || fail "wheel after narrowing does not hold exactly gfx1201"
+[[ $("$PY" tests/lib/bundle_targets.py "$WHEEL") == gfx1201 ]] || fail "wheel after narrowing does not hold exactly gfx1201"
 
 # 3. Errors.
 expect_error() {
@@ -124,15 +124,15 @@ expect_error "" //examples/pjrt:wheel "--//:gfx is empty"
 echo "--- gfx950 (the rocPRIM example) and gfx1250"
 "$BAZEL" build "${FLAGS[@]}" --//:gfx=gfx950-dcgpu //examples/pjrt:wheel >"$tmp/gfx950.log" 2>&1 \
   || { tail -30 "$tmp/gfx950.log" >&2; fail "build //examples/pjrt:wheel for gfx950-dcgpu"; }
-[[ $("$PY" tests/gfx/bundle_targets.py "$WHEEL") == gfx950 ]] || fail "the gfx950-dcgpu wheel does not hold exactly gfx950"
-"$BAZEL" build "${FLAGS[@]}" --//:gfx=gfx1250 //tests/gfx:needs_device_lib >"$tmp/gfx1250.log" 2>&1 \
-  || { tail -30 "$tmp/gfx1250.log" >&2; fail "build //tests/gfx:needs_device_lib for gfx1250"; }
+[[ $("$PY" tests/lib/bundle_targets.py "$WHEEL") == gfx950 ]] || fail "the gfx950-dcgpu wheel does not hold exactly gfx950"
+"$BAZEL" build "${FLAGS[@]}" --//:gfx=gfx1250 //tests/outputs/gfx:needs_device_lib >"$tmp/gfx1250.log" 2>&1 \
+  || { tail -30 "$tmp/gfx1250.log" >&2; fail "build //tests/outputs/gfx:needs_device_lib for gfx1250"; }
 
 # 5. Make variables for cc_library copts.
 echo "--- \$(ROCM_OFFLOAD_ARCH_COPTS)"
-"$BAZEL" build "${FLAGS[@]}" --//:gfx=gfx90X-dgpu,gfx103X-igpu //tests/gfx:offload_copts 2>"$tmp/build.err" \
-  || { tail -30 "$tmp/build.err" >&2; fail "build //tests/gfx:offload_copts"; }
-got=$(cat bazel-bin/tests/gfx/offload_copts.txt)
+"$BAZEL" build "${FLAGS[@]}" --//:gfx=gfx90X-dgpu,gfx103X-igpu //tests/outputs/gfx:offload_copts 2>"$tmp/build.err" \
+  || { tail -30 "$tmp/build.err" >&2; fail "build //tests/outputs/gfx:offload_copts"; }
+got=$(cat bazel-bin/tests/outputs/gfx/offload_copts.txt)
 want="--offload-arch=gfx906 --offload-arch=gfx1035 --offload-arch=gfx1036"
 [[ $got == "$want" ]] || fail "ROCM_OFFLOAD_ARCH_COPTS is '$got', want '$want'"
 

@@ -125,7 +125,7 @@ make_fixture "$ws/rocm-noruntime" 6.4 without-runtime
 
 mkdir -p "$ws/main"
 cd "$ws/main"
-cp "$root/tests/gfx/vadd.hip" "$root/tests/gfx/rocprim_sum.hip" .
+cp "$root/tests/outputs/gfx/vadd.hip" "$root/tests/outputs/gfx/rocprim_sum.hip" .
 scratch_module hip_fixture_probe "$root"
 use_prebuilt_tool "$root" || fail "no rocm-wheel to use as a prebuilt tool"
 echo "build --@rules_rocm//:gfx=gfx1201" >>.bazelrc
@@ -276,7 +276,7 @@ check_fixture() {
   "$RW" inspect "$lib" >"$ws/inspect.txt" || fail "rocm-wheel inspect $lib"
   grep -qE "offload bundles: 1 \\(1 $want_inspect\\)" "$ws/inspect.txt" ||
     { cat "$ws/inspect.txt" >&2; fail "$(basename "$dir"): rocm-wheel inspect does not report 1 $want_inspect bundle"; }
-  got=$("$PY" "$root/tests/gfx/bundle_targets.py" "$lib") || fail "bundle_targets.py $lib"
+  got=$("$PY" "$root/tests/lib/bundle_targets.py" "$lib") || fail "bundle_targets.py $lib"
   [[ $got == gfx1201 ]] || fail "$(basename "$dir"): the bundle holds [$got], want [gfx1201]"
   echo "ok: $(basename "$dir"): found at \$ROCM_PATH, built with its tools; auto compression -> $want_format"
 }
@@ -350,7 +350,7 @@ bz build "${flags[@]}" --@rules_rocm//:gfx=gfx950-dcgpu,gfx94X-dcgpu //:librocpr
   { tail -30 "$ws/skip.log" >&2; fail "rocm-6.4: build //:librocprim_skip.so"; }
 expect_in "$ws/skip.log" "WARNING: //:rocprim_skip: no device code for gfx950: rocPRIM 3.4.1"
 lib="$(bz info execution_root 2>/dev/null)/$(bz cquery "${flags[@]}" --@rules_rocm//:gfx=gfx950-dcgpu,gfx94X-dcgpu --output=files //:librocprim_skip.so 2>/dev/null)"
-[[ $("$PY" "$root/tests/gfx/bundle_targets.py" "$lib") == gfx942 ]] || fail "rocm-6.4: librocprim_skip.so must hold gfx942 code only"
+[[ $("$PY" "$root/tests/lib/bundle_targets.py" "$lib") == gfx942 ]] || fail "rocm-6.4: librocprim_skip.so must hold gfx942 code only"
 echo "ok: rocm-6.4: gfx950 refused by rocPRIM 3.4.1, left out on request; gfx1250 only self-contained"
 expect_repository_error "$ws/rocm-nodevlib" \
   "no AMDGPU device library (ocml.bc) for $ws/rocm-nodevlib/lib/llvm/bin/clang++"

@@ -53,7 +53,7 @@ rocm.prebuilt_tool(
 )
 MOD
 echo "build $(shared_disk_cache)" >>.bazelrc
-cp "$root/tests/gfx/vadd.hip" .
+cp "$root/tests/outputs/gfx/vadd.hip" .
 cat >BUILD.bazel <<'BUILD'
 load("@rules_rocm//rules:defs.bzl", "hip_library", "rocm_wheel")
 
@@ -90,8 +90,8 @@ expect_in "$ws/graph.txt" "rules_rocm@" "rules_python@"
 ! grep -q "rules_rust" "$ws/graph.txt" || fail "rules_rust is in the module graph of a module that uses rules_rocm: $(grep rules_rust "$ws/graph.txt")"
 bz build --@rules_rocm//:gfx=gfx1201 --execution_log_json_file="$ws/exec.json" //:vadd //:wheel 2>"$ws/build.err" ||
   { tail -30 "$ws/build.err" >&2; fail "the module with the prebuilt tool"; }
-[[ $("$PY" "$root/tests/python/exec_log_count.py" "$ws/exec.json" Rustc .) == "0 0" ]] || fail "Rustc actions ran: the tool was compiled"
-[[ $("$PY" "$root/tests/python/exec_log_count.py" "$ws/exec.json" HipDeviceCompile 'gfx1201') != "0 0" ]] || fail "no device compile in the execution log (a vacuous check)"
+[[ $("$PY" "$root/tests/lib/exec_log_count.py" "$ws/exec.json" Rustc .) == "0 0" ]] || fail "Rustc actions ran: the tool was compiled"
+[[ $("$PY" "$root/tests/lib/exec_log_count.py" "$ws/exec.json" HipDeviceCompile 'gfx1201') != "0 0" ]] || fail "no device compile in the execution log (a vacuous check)"
 bz aquery --@rules_rocm//:gfx=gfx1201 'outputs(".*tool_user-0.1.0-.*whl", //:wheel)' >"$ws/aquery.txt" 2>/dev/null
 expect_in "$ws/aquery.txt" "rocm_wheel_release_x86_64_linux/rocm-wheel"
 leftovers=$(ls "$ob/external" | grep -E 'rules_rust|rocm_wheel_crates' || true)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Declared ROCm toolkits, with real bits and no internet: a TheRock-layout
 # tarball assembled from Debian sid's ROCm 6.4.3 / clang 21 packages
-# (tests/toolkits/therock_fixture.sh), served on 127.0.0.1 and declared by
+# (tests/e2e/fixtures/toolkits/therock_fixture.sh), served on 127.0.0.1 and declared by
 # URL + sha256 in a scratch downstream module next to the system ROCm 7.2
 # (`path = "/usr"`):
 #  1. --@rules_rocm//rocm:toolkit=therock_6_4: the pjrt example builds; its
@@ -74,9 +74,9 @@ cat >>.bazelrc <<RC
 build --repository_cache=$ws/repository_cache
 build $(shared_disk_cache)
 RC
-cp "$root/tests/gfx/rocprim_sum.hip" "$root/tests/gfx/vadd.hip" .
-cp "$root"/tests/toolkits/probe/*.c .
-cp "$root/tests/toolkits/probe/BUILD.in" BUILD.bazel
+cp "$root/tests/outputs/gfx/rocprim_sum.hip" "$root/tests/outputs/gfx/vadd.hip" .
+cp "$root"/tests/e2e/fixtures/toolkits/probe/*.c .
+cp "$root/tests/e2e/fixtures/toolkits/probe/BUILD.in" BUILD.bazel
 
 ob="$ws/ob1"
 therock=(--@rules_rocm//rocm:toolkit=therock_6_4)
@@ -103,7 +103,7 @@ whl=$(ls "$ext_bin"/example_rocm6_pjrt-*.whl 2>/dev/null | head -1)
 "$RW" inspect "$whl" >"$ws/inspect.txt" || fail "rocm-wheel inspect $whl"
 expect_in "$ws/inspect.txt" gfx1100
 kernels=$ext_bin/libxla_rocm7_kernels.so
-"$PY" "$root/tests/hip/check_kernels.py" "$kernels" --targets gfx1100 --bundles 2 xla_rocm7_vector_add >"$ws/kernels.txt" 2>&1 ||
+"$PY" "$root/tests/outputs/hip/check_kernels.py" "$kernels" --targets gfx1100 --bundles 2 xla_rocm7_vector_add >"$ws/kernels.txt" 2>&1 ||
   { cat "$ws/kernels.txt" >&2; fail "the example's code objects lack its kernels"; }
 sorts=0
 for b in 0 1; do
@@ -147,7 +147,7 @@ mapfile -t wheels < <(bz cquery "${lines[@]}" --output=files //:wheels 2>/dev/nu
 names=$(for w in "${wheels[@]}"; do basename "$w"; done | sort | tr '\n' ' ')
 want="jax_rocm6_pjrt-0.1.0-py3-none-any.whl jax_rocm6_probe-0.1.0-cp312-cp312-linux_x86_64.whl jax_rocm6_probe-0.1.0-cp314-cp314-linux_x86_64.whl jax_rocm7_pjrt-0.1.0-py3-none-any.whl jax_rocm7_probe-0.1.0-cp312-cp312-linux_x86_64.whl jax_rocm7_probe-0.1.0-cp314-cp314-linux_x86_64.whl plain_probe-0.1.0-cp312-cp312-linux_x86_64.whl plain_probe-0.1.0-cp314-cp314-linux_x86_64.whl "
 [[ $names == "$want" ]] || fail "//:wheels gave [$names], want [$want]"
-count() { "$PY" "$root/tests/python/exec_log_count.py" "$ws/exec.json" "$@"; }
+count() { "$PY" "$root/tests/lib/exec_log_count.py" "$ws/exec.json" "$@"; }
 [[ $(count HipDeviceCompile '/_hip/vadd/vadd\.hip\.gfx1100') == "2 2" ]] ||
   fail "vadd.hip's gfx1100 device compile ran $(count HipDeviceCompile '/_hip/vadd/vadd\.hip\.gfx1100') (spawns configurations) times, want once per toolkit (2 2)"
 [[ $(count CppCompile '/_plain/plain_module\.pic\.o$') == "2 2" ]] ||

@@ -13,7 +13,7 @@ PY=.venv/bin/python
 shopt -s nullglob
 pjrt=("$dist"/example_rocm7_pjrt-*.whl)
 ((${#pjrt[@]} == 1)) || fail "want one example_rocm7_pjrt wheel in $dist, found ${#pjrt[@]}"
-got=$("$PY" tests/gfx/bundle_targets.py "${pjrt[0]}" --per-bundle)
+got=$("$PY" tests/lib/bundle_targets.py "${pjrt[0]}" --per-bundle)
 want=$'gfx1200,gfx1201\ngfx1200,gfx1201'
 [[ $got == "$want" ]] || fail "${pjrt[0]}: bundles hold [$got], want two bundles of gfx1200 gfx1201"
 # The rocPRIM sort's kernels (symbols in namespace rocprim, read by llvm-nm)

@@ -2,12 +2,12 @@
 # toolkits_test.sh, bench/toolkits/run.sh). Needs common.sh.
 
 # serve_therock_fixture DIR: the TheRock-layout tarball of Debian's ROCm
-# 6.4.3 / clang 21 (tests/toolkits/therock_fixture.sh, built once and
+# 6.4.3 / clang 21 (tests/e2e/fixtures/toolkits/therock_fixture.sh, built once and
 # cached) served from DIR on 127.0.0.1. Sets therock_url, therock_sha and
 # therock_server (the server's pid: kill it when done).
 serve_therock_fixture() {
   local dir=$1 tarball name port
-  tarball=$(bash "$root/tests/toolkits/therock_fixture.sh" | tail -1)
+  tarball=$(bash "$root/tests/e2e/fixtures/toolkits/therock_fixture.sh" | tail -1)
   [[ -f $tarball && -f $tarball.sha256 ]] || fail "therock_fixture.sh made no tarball + .sha256 ($tarball)"
   therock_sha=$(cut -d' ' -f1 "$tarball.sha256")
   name=$(basename "$tarball")

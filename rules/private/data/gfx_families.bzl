@@ -66,7 +66,7 @@ LEGACY_FAMILIES = {
 # rocm_bootstrap/targets.py), whose keys name its device packages: target ->
 # sub-family -> family (gfx1201 -> gfx12_0 -> gfx12). The family and
 # sub-family bundles, members in its order; a target bundle is the target.
-# //tests/gfx:bootstrap_test compares this with the installed package.
+# //tests/outputs/gfx:bootstrap_test compares this with the installed package.
 BOOTSTRAP_BUNDLES = {
     "gfx9": struct(level = "family", members = ["gfx900", "gfx902", "gfx904", "gfx906", "gfx908", "gfx909", "gfx90a", "gfx90c", "gfx942", "gfx950"]),
     "gfx10": struct(level = "family", members = ["gfx1010", "gfx1011", "gfx1012", "gfx1013", "gfx1030", "gfx1031", "gfx1032", "gfx1033", "gfx1034", "gfx1035", "gfx1036"]),
@@ -247,7 +247,7 @@ def compile_targets(targets, generic):
 def families_json():
     """The table as JSON, the form the Rust tools read.
 
-    A copy is checked in under tools/; //tests/gfx:families_json_test keeps
+    A copy is checked in under tools/; //tests/outputs/gfx:families_json_test keeps
     it equal to this.
     """
     return json.encode_indent({

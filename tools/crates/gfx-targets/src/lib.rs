@@ -2,7 +2,7 @@
 //! them, and the generic targets (code-object version 6: one code object
 //! for several GPUs, e.g. `gfx12-generic` for gfx1200 and gfx1201). The
 //! table lives in `rules/private/data/gfx_families.bzl`; the JSON embedded here
-//! is generated from it, and `//tests/gfx:families_json_test` fails when the
+//! is generated from it, and `//tests/outputs/gfx:families_json_test` fails when the
 //! two differ.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -140,7 +140,7 @@ fn lookup(t: &Table, name: &str) -> Option<(Vec<String>, bool)> {
 /// Expands a comma list of family names, gfx targets and generic targets,
 /// as `--//:gfx` does: every name must be in the table (a target-shaped
 /// typo gets a hint instead of a "no code for" later), and the cases of
-/// `tests/gfx/expand_cases.bzl` hold for both.
+/// `tests/outputs/gfx/expand_cases.bzl` hold for both.
 pub fn expand(value: &str) -> Result<Vec<Requested>> {
     let t = table();
     let parts: Vec<&str> = value.split(',').map(str::trim).collect();

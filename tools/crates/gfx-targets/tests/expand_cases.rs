@@ -1,5 +1,5 @@
 //! The `--gfx` expansion cases shared with the Starlark side
-//! (`tests/gfx/expand_cases.bzl`, whose JSON this reads): one semantics,
+//! (`tests/outputs/gfx/expand_cases.bzl`, whose JSON this reads): one semantics,
 //! one table.
 
 use std::collections::BTreeSet;
@@ -8,7 +8,7 @@ use gfx_targets::expand;
 use serde_json::Value;
 
 fn cases() -> Vec<Value> {
-    let path = test_support::repo_root().join("tests/gfx/expand_cases.bzl");
+    let path = test_support::repo_root().join("tests/outputs/gfx/expand_cases.bzl");
     let text = std::fs::read_to_string(&path).unwrap();
     let json = text.split("\"\"\"").nth(3).unwrap_or_else(|| {
         panic!(

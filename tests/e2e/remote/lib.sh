@@ -4,12 +4,12 @@
 # which saves a ~2 min compile), or RULES_ROCM_E2E_OUTPUT_BASE when set.
 # Other output bases (the copy's) live under ${TMPDIR:-/tmp} and are removed.
 
-E2E_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
+E2E_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd -P)
 source "$E2E_ROOT/tests/lib/common.sh"
 source "$E2E_ROOT/tests/lib/rocm_wheel.sh"
 E2E_VENV=${ROCM_WHEEL_VENV:-$E2E_ROOT/.venv}
 E2E_PY=$E2E_VENV/bin/python
-E2E_CHECK=$E2E_ROOT/tests/remote/cache_check.py
+E2E_CHECK=$E2E_ROOT/tests/e2e/remote/cache_check.py
 BAZEL=${BAZEL:-bazel}
 # One directory per checkout and user, so two checkouts never share a server.
 E2E_TMP=${TMPDIR:-/tmp}/rules_rocm-e2e-$(id -u)-$(printf '%s' "$E2E_ROOT" | cksum | cut -d' ' -f1)
@@ -228,11 +228,11 @@ E2E_BGD_PID=""
 
 # e2e_start_buildgrid DIR [TEMPLATE [SED_EXPR...]]: starts `bgd server start`
 # on 127.0.0.1 and a free port with the configuration TEMPLATE (default
-# tests/remote/buildgrid.yml.in: a cache) and extra substitutions; sets
+# tests/e2e/remote/buildgrid.yml.in: a cache) and extra substitutions; sets
 # E2E_CACHE_PORT. Retries when another process takes the port between
 # probing and binding.
 e2e_start_buildgrid() {
-  local dir=$1 template=${2:-$E2E_ROOT/tests/remote/buildgrid.yml.in} bgd=$E2E_VENV/bin/bgd attempt port
+  local dir=$1 template=${2:-$E2E_ROOT/tests/e2e/remote/buildgrid.yml.in} bgd=$E2E_VENV/bin/bgd attempt port
   shift $(($# < 2 ? $# : 2))
   local -a extra=()
   local e

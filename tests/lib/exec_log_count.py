@@ -6,12 +6,10 @@ prints "<spawns> <configurations>", e.g. "2 2" for one action run once in
 each of two configurations.
 """
 
-import os
 import re
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-from exec_log import outputs, read_spawns  # noqa: E402
+from exec_log import outputs, read_spawns
 
 
 def main(argv):

@@ -1,6 +1,6 @@
 """--//:gfx / `rocm-wheel --gfx` expansion cases: the one table both sides are tested with.
 
-The Starlark expansion (rules/private/data/gfx_families.bzl, //tests/gfx:families_test)
+The Starlark expansion (rules/private/data/gfx_families.bzl, //tests/outputs/gfx:families_test)
 and the Rust one (tools/crates/gfx-targets/src/lib.rs, its
 tests/expand_cases.rs reads the JSON between the triple quotes) must give
 each `value` the same `targets` (as a set), or an error containing every

@@ -28,7 +28,7 @@ kernels_test = rule(
         "lib": attr.label(allow_single_file = True, mandatory = True, doc = "The shared library."),
         "targets": attr.string(mandatory = True, doc = "Comma-separated gfx targets each bundle must hold (make variables expanded)."),
         "_checker": attr.label(default = "check_kernels.py", allow_single_file = True),
-        "_oracle": attr.label(default = "//tests/gfx:bundle_targets.py", allow_single_file = True),
+        "_oracle": attr.label(default = "//tests/lib:bundle_targets.py", allow_single_file = True),
     },
     test = True,
     doc = "Every bundle of `lib` holds exactly `targets`, each target's code objects define `<kernel>.kd` for every kernel, and `lib` defines each kernel's handle.",

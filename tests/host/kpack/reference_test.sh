@@ -28,7 +28,7 @@
 #     loader, to the fat build's gfx1201 and gfx1200 code objects, and
 #     `rocm-wheel check` accepts it for gfx120X-all.
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../../.."
 usage="usage: reference_test.sh FAT_DIST KPACK_DIST [FAMILY_DIST EXEC_LOG]"
 fat=$(cd "${1:?$usage}" && pwd)
 kpack=$(cd "${2:?$usage}" && pwd)
@@ -47,9 +47,9 @@ tmp=$(mktemp -d "$HOME/.cache/rules_rocm/kpack_reference.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
 # Debian 12's msgpack-cxx and zstd name their CMake targets differently from
-# what rocm-kpack asks for: tests/kpack/cmake maps them.
+# what rocm-kpack asks for: tests/host/kpack/cmake maps them.
 cmake -S "$src" -B "$tmp/runtime" -DBUILD_TESTING=OFF -DBUILD_SHARED_LIBS=ON -DCMAKE_BUILD_TYPE=Release \
-  -Dmsgpack-cxx_DIR="$PWD/tests/kpack/cmake/msgpack-cxx" -Dzstd_DIR="$PWD/tests/kpack/cmake/zstd" >"$tmp/cmake.log" 2>&1 &&
+  -Dmsgpack-cxx_DIR="$PWD/tests/host/kpack/cmake/msgpack-cxx" -Dzstd_DIR="$PWD/tests/host/kpack/cmake/zstd" >"$tmp/cmake.log" 2>&1 &&
   cmake --build "$tmp/runtime" -j"$(nproc)" >>"$tmp/cmake.log" 2>&1 ||
   fail "building rocm-kpack's runtime failed: $(tail -20 "$tmp/cmake.log")"
 runtime=$tmp/runtime/runtime/librocm_kpack.so
@@ -70,7 +70,7 @@ split_fat() {
   unzip -q "$wheel" "$package/*" -d "$out/in"
   echo "$package" >"$out/in/artifact_manifest.txt"
   scripts/buildroot env PYTHONPATH=/opt/rules_rocm_shared/third_party/rocm-kpack-e348328/python \
-    .venv/bin/python tests/kpack/split_reference.py "$out/in" "$out/split" >"$out/split.log" 2>&1 ||
+    .venv/bin/python tests/host/kpack/split_reference.py "$out/in" "$out/split" >"$out/split.log" 2>&1 ||
     fail "the reference splitter failed on ${wheel##*/}: $(tail -5 "$out/split.log")"
   # The generic (host) tree plus the archives, as pip would install both.
   cp -r "$out/split/ref_generic" "$out/tree"
@@ -102,7 +102,7 @@ for pair in jax_rocm7_plugin:jax_rocm7_plugin example_rocm_plugin:example_rocm_p
     split_fat "${fatw[0]}" "$package" "$tmp/split-$dist"
     reference=("$tmp/split-$dist/tree")
   fi
-  PYTHONPATH=$src/python .venv/bin/python tests/kpack/check_reference.py "$runtime" "$site" "$package" "${fatw[0]}" gfx1201 gfx1200 "${reference[@]}" ||
+  PYTHONPATH=$src/python .venv/bin/python tests/host/kpack/check_reference.py "$runtime" "$site" "$package" "${fatw[0]}" gfx1201 gfx1200 "${reference[@]}" ||
     fail "$dist: the reference loader disagrees with the build"
   "$rw" check "${host[0]}" --device-wheel "${device[0]}" || fail "rocm-wheel check refuses ${host[0]##*/} with ${device[0]##*/}"
   # Thinning the split set to gfx1201 chooses that device wheel alone.
@@ -151,7 +151,7 @@ PY
     fail "pip install ${host[0]##*/} ${device[0]##*/}"
   site=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_path("platlib"))')
   for target in gfx1201 gfx1200; do
-    PYTHONPATH=$src/python .venv/bin/python tests/kpack/check_reference.py "$runtime" "$site" jax_rocm7_plugin "${fatw[0]}" "$target" gfx1100 ||
+    PYTHONPATH=$src/python .venv/bin/python tests/host/kpack/check_reference.py "$runtime" "$site" jax_rocm7_plugin "${fatw[0]}" "$target" gfx1100 ||
       fail "jax_rocm7_plugin with ${device[0]##*/}: the reference loader disagrees with the build for $target"
   done
   "$rw" check "${host[0]}" --device-wheel "${device[0]}" --gfx gfx120X-all || fail "rocm-wheel check refuses ${device[0]##*/} for gfx120X-all"

@@ -6,7 +6,7 @@ expected, the target's code object must define the kernel descriptor
 `<kernel>.kd` of every kernel given, and the library itself must define the
 kernel's handle `<kernel>` (what __hipRegisterFunction registers).
 An oracle independent of rules_rocm's Rust tool: bundles are parsed by
-tests/gfx/bundle_targets.py, ELF symbol tables here.
+tests/lib/bundle_targets.py, ELF symbol tables here.
 
 Usage: check_kernels.py LIB.so --targets gfx1200,gfx1201 --bundles N KERNEL...
 """
@@ -17,7 +17,7 @@ import struct
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "gfx"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "lib"))
 import bundle_targets  # noqa: E402
 
 

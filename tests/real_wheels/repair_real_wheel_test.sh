@@ -7,7 +7,7 @@
 # example pins it (@jax_rocm7_plugin_pypi_cp312). After repair:
 # - `rocm-wheel check` passes with no rpath or purelib finding, and
 #   auditwheel (ROCm libraries removed from DT_NEEDED, as in
-#   tests/python/auditwheel_oracle.py) agrees on the tag,
+#   tests/outputs/python/auditwheel_oracle.py) agrees on the tag,
 # - `wheel unpack` accepts RECORD, pip installs it into a fresh venv,
 # - `llvm-readelf -d` shows the new RUNPATH (no build tree, TheRock SDK and
 #   /opt/rocm/lib kept), and every ELF file is byte-identical outside
@@ -59,7 +59,7 @@ dropped = sum(1 for e in r["elfs"] for x in e["entries"] if not x["kept"])
 print(f"check: clean; {len(r['elfs'])} ELF file(s) repaired, {dropped} entries dropped; tag {c['platform_tag']}")
 PY
   # auditwheel agrees on the tag (ROCm libraries removed from DT_NEEDED).
-  "$VENV/bin/python" tests/python/auditwheel_oracle.py "$RW" "$VENV" "$w/oracle" "$out" || fail "auditwheel on the repaired $name"
+  "$VENV/bin/python" tests/outputs/python/auditwheel_oracle.py "$RW" "$VENV" "$w/oracle" "$out" || fail "auditwheel on the repaired $name"
 
   # RECORD, pip.
   "$VENV/bin/wheel" unpack -d "$w/a" "$in" >/dev/null || fail "wheel unpack of $name from PyPI"

@@ -1,11 +1,11 @@
-"""What the tests of tests/gfx expect the --//:gfx flag to give.
+"""What the tests of tests/outputs/gfx expect the --//:gfx flag to give.
 
 gfx_expected provides Make variables with the expected targets of the
 current --//:gfx value. For the default value they are written out below,
 not derived from the family table under test, so a wrong table entry or a
 wrong expansion fails `bazel test //...`. Other values (tests run with
 --//:gfx=...) fall back to the family table (`expand_gfx`), which
-//tests/gfx:families_test checks case by case.
+//tests/outputs/gfx:families_test checks case by case.
 """
 
 load("//rules:defs.bzl", "DEFAULT_GFX")
@@ -26,10 +26,10 @@ LITERAL_EXPECTATIONS = {
 
 def _gfx_expected_impl(ctx):
     if DEFAULT_GFX not in LITERAL_EXPECTATIONS:
-        fail("the default --//:gfx is now {!r}: add its targets to LITERAL_EXPECTATIONS in tests/gfx/expected.bzl".format(DEFAULT_GFX))
+        fail("the default --//:gfx is now {!r}: add its targets to LITERAL_EXPECTATIONS in tests/outputs/gfx/expected.bzl".format(DEFAULT_GFX))
     value = ctx.attr._gfx[GfxInfo].value
     if value in LITERAL_EXPECTATIONS:
-        targets, source = LITERAL_EXPECTATIONS[value], "written out in tests/gfx/expected.bzl"
+        targets, source = LITERAL_EXPECTATIONS[value], "written out in tests/outputs/gfx/expected.bzl"
     else:
         expanded = expand_gfx(value)
         if expanded.error:

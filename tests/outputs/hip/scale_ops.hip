@@ -1,5 +1,5 @@
 #include "hipkern/scale_ops.h"
-#include "tests/hip/gen/block_size.h"
+#include "tests/outputs/hip/gen/block_size.h"
 namespace hipkern {
 __global__ void scale_kernel(float* x, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;

@@ -18,12 +18,10 @@ pjrt wheel), so that a renamed target cannot make the check vacuous;
 """
 
 import collections
-import os
 import re
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-from exec_log import outputs, read_spawns  # noqa: E402
+from exec_log import outputs, read_spawns
 
 # Per-Python configurations are recognized by the cpXY wheels they write.
 PER_PYTHON_WHEEL = re.compile(r"-cp3(\d+)-cp3\d+t?-[^/]*\.whl$")

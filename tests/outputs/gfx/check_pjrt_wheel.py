@@ -1,6 +1,6 @@
 """Runs inside a fresh venv with example-rocm7-pjrt installed (wheel_install_test).
 argv: Python minor version, then the --//:gfx value, the expected targets
-(comma list) and where the expectation comes from (//tests/gfx:gfx_expected)."""
+(comma list) and where the expectation comes from (//tests/outputs/gfx:gfx_expected)."""
 
 import ctypes
 import importlib
@@ -27,7 +27,7 @@ lib.GetPjrtApi.restype = ctypes.POINTER(ctypes.c_size_t)
 assert lib.GetPjrtApi().contents.value == 64, "PJRT_Api.struct_size"
 
 # The targets the plugin was built for (baked in from $(ROCM_GFX_TARGETS)) are
-# exactly the expected ones (//tests/gfx:gfx_expected: written out for the
+# exactly the expected ones (//tests/outputs/gfx:gfx_expected: written out for the
 # default --//:gfx).
 assert len(sys.argv) == 5, "want: VERSION FLAG TARGETS SOURCE (the test's args), got %r" % sys.argv[1:]
 flag, want, source = sys.argv[2], sys.argv[3].split(","), sys.argv[4]

@@ -252,7 +252,7 @@ class Loader:
             except NameError as e:
                 raise SystemExit(
                     "%s: %s. A Starlark built-in this checker has no stand-in for: add it to "
-                    "starlark_builtins() in tests/docs/check_rule_docs.py" % (path, e)
+                    "starlark_builtins() in tests/outputs/docs/check_rule_docs.py" % (path, e)
                 )
             self.modules[path] = env
         return self.modules[path]
@@ -321,7 +321,7 @@ def macro_attrs(name, func):
         func(name="doc_check_target", **{p: Marker(p) for p in params})
     except Exception as e:  # noqa: BLE001 - any failure means: cannot read this macro
         raise SystemExit("%s: calling the macro with stand-in values failed (%s: %s); "
-                         "tests/docs/check_rule_docs.py needs to learn what it does"
+                         "tests/outputs/docs/check_rule_docs.py needs to learn what it does"
                          % (name, type(e).__name__, e))
     main = [(r, kw) for r, kw in RECORDED if kw.get("name") == "doc_check_target"]
     if len(main) != 1:
@@ -341,7 +341,7 @@ def macro_attrs(name, func):
     for p in params:
         if p not in rule.attrs and p not in COMMON_ATTRS:
             raise SystemExit("%s: parameter %s is not an attribute of the rule it creates; document it by "
-                             "hand and teach tests/docs/check_rule_docs.py about it" % (name, p))
+                             "hand and teach tests/outputs/docs/check_rule_docs.py about it" % (name, p))
     return attrs
 
 

@@ -1,4 +1,4 @@
-"""Test rules for tests/python (not public API)."""
+"""Test rules for tests/outputs/python (not public API)."""
 
 # buildifier: disable=bzl-visibility
 load("//rules/private/rules:rocm_wheel_toolchain.bzl", "ROCM_WHEEL_TOOLCHAIN_TYPE", "rocm_wheel_tool")
@@ -42,7 +42,7 @@ manylinux_test = rule(
         "floor": attr.string(doc = "The oldest platform every wheel must install on (e.g. manylinux_2_28, on each wheel's CPU): no wheel's tag is newer, and pip accepts each for it."),
         "venv": attr.string(mandatory = True, doc = "Venv with auditwheel (make setup)."),
         "wheels": attr.label_list(allow_files = [".whl"]),
-        "_oracle": attr.label(default = Label("//tests/python:auditwheel_oracle.py"), allow_single_file = True),
+        "_oracle": attr.label(default = Label("//tests/outputs/python:auditwheel_oracle.py"), allow_single_file = True),
     },
     test = True,
     toolchains = [str(ROCM_WHEEL_TOOLCHAIN_TYPE)],
