@@ -51,18 +51,7 @@ make_fixture() {
   for f in /usr/include/hip/*; do
     [[ $(basename "$f") == hip_version.h ]] || ln -s "$f" "$dir/include/hip/"
   done
-  cat >"$dir/include/hip/hip_version.h" <<EOF
-#ifndef HIP_VERSION_H
-#define HIP_VERSION_H
-#define HIP_VERSION_MAJOR $major
-#define HIP_VERSION_MINOR $minor
-#define HIP_VERSION_PATCH 0
-#define HIP_VERSION_GITHASH ""
-#define HIP_VERSION_BUILD_ID 0
-#define HIP_VERSION_BUILD_NAME ""
-#define HIP_VERSION (HIP_VERSION_MAJOR * 10000000 + HIP_VERSION_MINOR * 100000 + HIP_VERSION_PATCH)
-#endif
-EOF
+  fixture hip_fixture/rocm/include/hip/hip_version.h.in MAJOR="$major" MINOR="$minor" >"$dir/include/hip/hip_version.h"
   # What clang reads for the HIP version (without it clang assumes 3.5 and
   # leaves out its HIP runtime wrapper headers).
   mkdir -p "$dir/share/hip"
@@ -130,102 +119,7 @@ scratch_module hip_fixture_probe "$root"
 use_prebuilt_tool "$root" || fail "no rocm-wheel to use as a prebuilt tool"
 echo "build --@rules_rocm//:gfx=gfx1201" >>.bazelrc
 echo "build $(shared_disk_cache)" >>.bazelrc
-cat >BUILD.bazel <<'EOF'
-load("@rules_cc//cc:defs.bzl", "cc_binary")
-load("@rules_rocm//rules:defs.bzl", "hip_library", "rocm_wheel", "wheel_files")
-
-hip_library(
-    name = "vadd",
-    srcs = ["vadd.hip"],
-    self_contained = True,
-)
-
-cc_binary(
-    name = "libvadd.so",
-    linkshared = True,
-    deps = [":vadd"],
-)
-
-# A name that follows the ROCm major of the toolkit.
-rocm_wheel(
-    name = "named_wheel",
-    srcs = [":libvadd.so"],
-    distribution = "jax-rocm$(ROCM_MAJOR)-pjrt",
-    requires_dist = ["jax-rocm$(ROCM_MAJOR)-plugin"],
-    toolchains = ["@rules_rocm//rocm:version"],
-    version = "0.1.0",
-)
-
-# With --@rules_rocm//:hip_device_code=kpack: a host wheel and per-target
-# device wheels that pin the ROCm release's SDK.
-wheel_files(
-    name = "package",
-    srcs = [":libvadd.so"],
-    prefix = "vadd_rocm$(ROCM_MAJOR)",
-    toolchains = ["@rules_rocm//rocm:version"],
-)
-
-rocm_wheel(
-    name = "kpack_wheel",
-    srcs = [":package"],
-    distribution = "vadd-rocm$(ROCM_MAJOR)",
-    toolchains = ["@rules_rocm//rocm:version"],
-    version = "0.1.0",
-)
-
-# Needs the device library (the fixture's has no gfx1250 ISA file).
-hip_library(
-    name = "needs_device_lib",
-    srcs = ["vadd.hip"],
-)
-
-# rocPRIM users: one that needs every target, one that leaves out refused ones.
-hip_library(
-    name = "rocprim_user",
-    srcs = ["rocprim_sum.hip"],
-    rocm_libs = ["@rules_rocm//rocm:rocprim"],
-)
-
-hip_library(
-    name = "rocprim_skip",
-    srcs = ["rocprim_sum.hip"],
-    rocm_libs = ["@rules_rocm//rocm:rocprim"],
-    skip_unsupported_targets = True,
-)
-
-cc_binary(
-    name = "librocprim_skip.so",
-    linkshared = True,
-    deps = [":rocprim_skip"],
-)
-
-# ROCm headers as XLA spells them, and a ROCm library.
-hip_library(
-    name = "blas_user",
-    srcs = ["blas_user.hip"],
-    self_contained = True,
-    deps = [
-        "@rules_rocm//rocm:hipblas",
-        "@rules_rocm//rocm:rocm_headers",
-    ],
-)
-
-cc_binary(
-    name = "libblas_user.so",
-    linkshared = True,
-    deps = [":blas_user"],
-)
-EOF
-cat >blas_user.hip <<'EOF'
-#include "rocm/include/hip/hip_runtime.h"
-#include "rocm/rocm_config.h"
-#include <hipblas/hipblas.h>
-static_assert(TF_ROCM_VERSION == 60201, "rocm-core's version header of the fixture");
-static_assert(TF_HIPRUNTIME_VERSION == 60200000, "the fixture's hip_version.h");
-static_assert(hipblasVersionMajor == 2, "the fixture's hipBLAS");
-extern "C" __global__ void blas_user_kernel(int* x) { x[0] = 1; }
-extern "C" int blas_user(void) { return hipblasFixtureCall(); }
-EOF
+fixture_copy hip_fixture/main .
 
 # The checkout's own rocm-wheel (the fixture module builds no wheel).
 RW=$(cd "$root" && BAZEL=$BAZEL rocm_wheel_path) || fail "cannot build //tools:rocm-wheel"

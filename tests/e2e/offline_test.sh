@@ -94,28 +94,12 @@ echo "offline_test: //:example_wheels built with no network, from a repository c
 # offline, that cache serves it (what a shared cache would hide), and an empty
 # one makes the same build fail.
 ctl=$base/control
-mkdir -p "$ctl/srv/pinned" "$ctl/ws" "$ctl/shared_cache" "$ctl/empty_cache"
-echo 'exports_files(["data.txt"])' >"$ctl/srv/pinned/BUILD.bazel"
-echo "pinned" >"$ctl/srv/pinned/data.txt"
+mkdir -p "$ctl/ws" "$ctl/shared_cache" "$ctl/empty_cache"
+fixture_copy offline_control/pinned "$ctl/srv/pinned"
 tar -C "$ctl/srv" --sort=name --mtime=@0 --owner=0 --group=0 -czf "$ctl/srv/pinned.tar.gz" pinned
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-cat >"$ctl/ws/MODULE.bazel" <<MOD
-module(name = "offline_control")
-
-# Unused by //:g: this machine's /etc/bazel/bazelrc overrides rules_rust and
-# its dependencies, and Bazel refuses overrides of modules not in the graph.
-bazel_dep(name = "rules_rust", version = "0.54.1")
-
-http_archive = use_repo_rule("@bazel_tools//tools/build_defs/repo:http.bzl", "http_archive")
-
-http_archive(
-    name = "pinned",
-    sha256 = "$(sha256sum "$ctl/srv/pinned.tar.gz" | cut -d' ' -f1)",
-    strip_prefix = "pinned",
-    urls = ["http://127.0.0.1:$port/pinned.tar.gz"],
-)
-MOD
-echo 'genrule(name = "g", srcs = ["@pinned//:data.txt"], outs = ["g.txt"], cmd = "cp $< $@")' >"$ctl/ws/BUILD.bazel"
+fixture offline_control/ws/MODULE.bazel.in SHA256="$(sha256sum "$ctl/srv/pinned.tar.gz" | cut -d' ' -f1)" PORT="$port" >"$ctl/ws/MODULE.bazel"
+cp "$RULES_ROCM_FIXTURES/offline_control/ws/BUILD.bazel" "$ctl/ws/"
 ctl_bazel() { (cd "$ctl/ws" && bazel --output_base="$ctl/ob-$1" "${@:2}"); }
 (cd "$ctl/srv" && exec python3 -m http.server --bind 127.0.0.1 "$port") >/dev/null 2>&1 &
 server=$!

@@ -41,49 +41,10 @@ echo "--- 2. a new module, the tool prebuilt"
 mkdir -p "$ws/main"
 cd "$ws/main"
 scratch_module tool_user "$root"
-cat >>MODULE.bazel <<MOD
-
-# For the execution platform of step 3.
-bazel_dep(name = "platforms", version = "0.0.10")
-
-rocm = use_extension("@rules_rocm//rules:extensions.bzl", "rules_rocm")
-rocm.prebuilt_tool(
-    sha256 = "$sha",
-    urls = ["http://127.0.0.1:$port/$name"],
-)
-MOD
+fixture prebuilt_tool/MODULE.bazel.in SHA256="$sha" PORT="$port" WHEEL="$name" >>MODULE.bazel
 echo "build $(shared_disk_cache)" >>.bazelrc
 cp "$root/tests/outputs/gfx/vadd.hip" .
-cat >BUILD.bazel <<'BUILD'
-load("@rules_rocm//rules:defs.bzl", "hip_library", "rocm_wheel")
-
-hip_library(
-    name = "vadd",
-    srcs = ["vadd.hip"],
-)
-
-rocm_wheel(
-    name = "wheel",
-    srcs = [":vadd"],
-    distribution = "tool-user",
-    version = "0.1.0",
-)
-
-rocm_wheel(
-    name = "pure",
-    srcs = ["BUILD.bazel"],
-    distribution = "tool-user-pure",
-    version = "0.1.0",
-)
-
-platform(
-    name = "arm64_linux",
-    constraint_values = [
-        "@platforms//os:linux",
-        "@platforms//cpu:aarch64",
-    ],
-)
-BUILD
+cp "$RULES_ROCM_FIXTURES/prebuilt_tool/BUILD.bazel" .
 ob="$ws/ob"
 bz mod graph >"$ws/graph.txt" 2>"$ws/graph.err" || { cat "$ws/graph.err" >&2; fail "bazel mod graph"; }
 expect_in "$ws/graph.txt" "rules_rocm@" "rules_python@"

@@ -43,10 +43,7 @@ mkdir -p "$ws/mod" "$ws/ws"
 (
   cd "$ws/mod"
   scratch_module removed_python_tag "$root"
-  cat >>MODULE.bazel <<'MOD'
-rules_rocm = use_extension("@rules_rocm//rules:extensions.bzl", "rules_rocm")
-rules_rocm.python(version = "3.12", interpreter = "/usr/bin/python3.12")
-MOD
+  fixture python_errors/removed_python_tag.MODULE.bazel >>MODULE.bazel
   touch BUILD.bazel
 )
 expect_failure "$log" env -C "$ws/mod" bazel --output_base="$ws/ob-mod" query @rules_rocm//:python_versions
@@ -58,12 +55,7 @@ echo "common --enable_workspace --noenable_bzlmod" >"$ws/ws/.bazelrc"
 touch "$ws/ws/BUILD.bazel"
 downstream_failure() {
   local what=$1 want=$2 args=$3
-  cat >"$ws/ws/WORKSPACE" <<WS
-workspace(name = "downstream")
-local_repository(name = "rules_rocm", path = "$root")
-load("@rules_rocm//rules:repositories.bzl", "rules_rocm_dependencies")
-rules_rocm_dependencies($args)
-WS
+  fixture python_errors/WORKSPACE.in ROOT="$root" ARGS="$args" >"$ws/ws/WORKSPACE"
   expect_failure "$log" env -C "$ws/ws" bazel --output_base="$ws/ob-ws" query @rocm_python//:all
   expect_in "$log" "$want"
   echo "ok: $what"

@@ -35,116 +35,13 @@ cd "$ws/main"
 scratch_module interpreters_probe "$root"
 use_prebuilt_tool "$root" || fail "no rocm-wheel to use as a prebuilt tool"
 local_pythons_module "$py312" "$py314"
-cat >WORKSPACE <<EOF
-workspace(name = "interpreters_probe")
-
-local_repository(name = "rules_rocm", path = "$root")
-
-load("@rules_python//python:repositories.bzl", "py_repositories")
-
-py_repositories()
-
-load("@rules_python//python/local_toolchains:repos.bzl", "local_runtime_repo", "local_runtime_toolchains_repo")
-
-local_runtime_repo(name = "py312", interpreter_path = "$py312", on_failure = "fail")
-
-local_runtime_repo(name = "py314", interpreter_path = "$py314", on_failure = "fail")
-
-local_runtime_toolchains_repo(name = "pythons", runtimes = ["py312", "py314"])
-
-register_toolchains("@pythons//:all")
-
-load("@rules_rocm//rules:repositories.bzl", "rules_rocm_dependencies", "rules_rocm_toolchains")
-
-rules_rocm_dependencies(python_versions = ["3.12", "3.14"])
-
-rules_rocm_toolchains()
-EOF
+fixture python_interpreters/WORKSPACE.in ROOT="$root" PY312="$py312" PY314="$py314" >WORKSPACE
 # The WORKSPACE-mode run passes --enable_workspace --noenable_bzlmod.
 echo "build $(shared_disk_cache)" >>.bazelrc
 # The top-level Python (rules_python's default version, 3.11, has no
 # toolchain here): per-Python targets built directly use this one.
 echo "common --@rules_python//python/config_settings:python_version=3.12" >>.bazelrc
-cat >BUILD.bazel <<'EOF'
-load("@rules_rocm//rules:defs.bzl", "python_wheels")
-
-python_wheels(
-    name = "wheels",
-    per_python = ["//probe:wheel"],
-)
-EOF
-cat >probe/BUILD.bazel <<'EOF'
-load("@rules_python//python:defs.bzl", "py_library", "py_test")
-load("@rules_rocm//rules:defs.bzl", "python_extension", "rocm_python_wheel", "wheel_files")
-
-package(default_visibility = ["//visibility:public"])
-
-python_extension(
-    name = "_probe",
-    srcs = ["probe.c"],
-)
-
-wheel_files(
-    name = "files",
-    srcs = [":_probe"],
-    prefix = "interpreters_probe",
-)
-
-rocm_python_wheel(
-    name = "wheel",
-    srcs = ["interpreters_probe/__init__.py", ":files"],
-    distribution = "interpreters-probe",
-    platform_tag = "manylinux_2_28_x86_64",
-    version = "0.1.0",
-)
-# The extension as a rules_python library: built in the configuration of
-# whichever py_test depends on it.
-py_library(
-    name = "probe_lib",
-    data = [":_probe"],
-    imports = ["."],
-)
-
-[
-    py_test(
-        name = "import_test_" + v.replace(".", ""),
-        srcs = ["import_test.py"],
-        args = [v],
-        main = "import_test.py",
-        python_version = v,
-        deps = [":probe_lib"],
-    )
-    for v in ["3.12", "3.14"]
-]
-EOF
-cat >probe/import_test.py <<'EOF'
-"""Imports the extension built for this test's Python and checks it was compiled for it."""
-import platform
-import sys
-
-import _probe
-
-assert sys.version.startswith(sys.argv[1] + "."), (sys.version, sys.argv[1])
-assert _probe.compiled_for() == platform.python_version(), (_probe.compiled_for(), platform.python_version())
-print("ok: _probe compiled for", _probe.compiled_for(), "runs in", sys.executable)
-EOF
-cat >probe/probe.c <<'EOF'
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
-
-static PyObject *compiled_for(PyObject *self, PyObject *args) {
-  (void)self;
-  (void)args;
-  return PyUnicode_FromString(PY_VERSION);
-}
-
-static PyMethodDef methods[] = {{"compiled_for", compiled_for, METH_NOARGS, NULL}, {NULL, NULL, 0, NULL}};
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_probe", NULL, -1, methods};
-
-PyMODINIT_FUNC PyInit__probe(void) { return PyModule_Create(&module); }
-EOF
-mkdir -p probe/interpreters_probe
-echo 'from interpreters_probe._probe import compiled_for' >probe/interpreters_probe/__init__.py
+fixture_copy python_interpreters/module .
 
 
 # build_and_check MODE FLAGS...: the wheel set of //:wheels, one per given

@@ -58,25 +58,14 @@ cd "$ws/main"
 scratch_module toolkits_probe "$root"
 use_prebuilt_tool "$root" || fail "no rocm-wheel to use as a prebuilt tool"
 declare_therock_toolkit
-cat >>MODULE.bazel <<MOD
-rocm.toolkit(
-    name = "wrong_sum",
-    sha256 = "$bad_sha",
-    urls = ["$url"],
-)
-rocm.toolkit(
-    name = "system",
-    path = "/usr",
-)
-MOD
+fixture toolkits/MODULE.bazel.in BAD_SHA256="$bad_sha" URL="$url" >>MODULE.bazel
 local_pythons_module "$py312" "$py314"
 cat >>.bazelrc <<RC
 build --repository_cache=$ws/repository_cache
 build $(shared_disk_cache)
 RC
 cp "$root/tests/outputs/gfx/rocprim_sum.hip" "$root/tests/outputs/gfx/vadd.hip" .
-cp "$root"/tests/e2e/fixtures/toolkits/probe/*.c .
-cp "$root/tests/e2e/fixtures/toolkits/probe/BUILD.in" BUILD.bazel
+fixture_copy toolkits/probe .
 
 ob="$ws/ob1"
 therock=(--@rules_rocm//rocm:toolkit=therock_6_4)

@@ -1,5 +1,8 @@
 # Sourced by e2e scripts: the helpers every one of them needs.
 
+# Checked-in files of scratch modules and fixtures (tests/e2e/fixtures).
+RULES_ROCM_FIXTURES=$(cd "$(dirname "${BASH_SOURCE[0]}")/../e2e/fixtures" && pwd)
+
 # fail MESSAGE...: report and stop the test.
 fail() {
   echo "FAIL: $*" >&2
@@ -121,26 +124,33 @@ serve_directory() {
   echo "$pid $port"
 }
 
+# fixture FILE [KEY=VALUE...]: prints tests/e2e/fixtures/FILE with each
+# @KEY@ replaced by VALUE; a placeholder left over (a typo here or in the
+# fixture) fails the test instead of reaching Bazel.
+fixture() {
+  local file=$RULES_ROCM_FIXTURES/$1 text kv left
+  [[ -f $file ]] || fail "no fixture $1 in $RULES_ROCM_FIXTURES"
+  shift
+  text=$(cat "$file") || fail "cannot read fixture $file"
+  for kv in "$@"; do
+    text=${text//@${kv%%=*}@/${kv#*=}}
+  done
+  left=$(grep -oE '@[A-Z][A-Z0-9_]*@' <<<"$text" | sort -u | tr '\n' ' ') || true
+  [[ -z $left ]] || fail "fixture $file: no value for ${left% }"
+  printf '%s\n' "$text"
+}
+
+# fixture_copy DIR DEST: the fixture folder DIR's files into DEST (merged).
+fixture_copy() {
+  [[ -d $RULES_ROCM_FIXTURES/$1 ]] || fail "no fixture folder $1 in $RULES_ROCM_FIXTURES"
+  mkdir -p "$2"
+  cp -R "$RULES_ROCM_FIXTURES/$1/." "$2/"
+}
+
 # scratch_module NAME ROOT: writes MODULE.bazel and .bazelrc of a downstream
 # module NAME in the current directory, using the rules_rocm checkout at ROOT
 # (local_path_override); callers append their own lines to either file.
 scratch_module() {
-  local name=$1 root=$2
-  cat >MODULE.bazel <<MOD
-module(name = "$name")
-
-bazel_dep(name = "rules_rocm", version = "0.1.0")
-local_path_override(module_name = "rules_rocm", path = "$root")
-
-bazel_dep(name = "rules_cc", version = "0.0.11")
-MOD
-  # Bzlmod alone (Bazel 7 would also read a WORKSPACE file). Bazel 7
-  # sandboxes mount an empty /tmp: a checkout under /tmp (CI clones) would
-  # hide rules_rocm's sources (local_path_override) from the Rust compiles.
-  cat >.bazelrc <<RC
-common --noenable_workspace
-common --lockfile_mode=off
-build --incompatible_strict_action_env
-build --sandbox_add_mount_pair=$root
-RC
+  fixture scratch_module/MODULE.bazel.in NAME="$1" ROOT="$2" >MODULE.bazel
+  fixture scratch_module/bazelrc.in ROOT="$2" >.bazelrc
 }

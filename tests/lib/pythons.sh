@@ -25,41 +25,13 @@ if sys.version_info >= (3, 10) and os.path.exists(os.path.join(sysconfig.get_pat
 # registered as toolchains and declared as rules_rocm's Python versions.
 local_pythons_module() {
   local exe v repo repos="" versions=""
-  cat >>MODULE.bazel <<'MOD'
-
-bazel_dep(name = "rules_python", version = "1.4.0")
-
-# local_runtime_repo's BUILD file names @platforms from this module.
-bazel_dep(name = "platforms", version = "0.0.10")
-
-local_runtime_repo = use_repo_rule("@rules_python//python/local_toolchains:repos.bzl", "local_runtime_repo")
-
-local_runtime_toolchains_repo = use_repo_rule("@rules_python//python/local_toolchains:repos.bzl", "local_runtime_toolchains_repo")
-MOD
+  fixture local_pythons/rules_python.MODULE.bazel >>MODULE.bazel
   for exe in "$@"; do
     v=$("$exe" -c 'import sys; print("%d.%d" % sys.version_info[:2])') || fail "$exe does not run"
     repo=py${v/./}
-    cat >>MODULE.bazel <<MOD
-
-local_runtime_repo(
-    name = "$repo",
-    interpreter_path = "$exe",
-    on_failure = "fail",
-)
-MOD
+    fixture local_pythons/runtime.MODULE.bazel.in REPO="$repo" EXE="$exe" >>MODULE.bazel
     repos+="\"$repo\", "
     versions+="\"$v\", "
   done
-  cat >>MODULE.bazel <<MOD
-
-local_runtime_toolchains_repo(
-    name = "pythons",
-    runtimes = [${repos%, }],
-)
-
-register_toolchains("@pythons//:all")
-
-rules_rocm_pythons = use_extension("@rules_rocm//rules:extensions.bzl", "rules_rocm")
-rules_rocm_pythons.python_versions(versions = [${versions%, }])
-MOD
+  fixture local_pythons/toolchains.MODULE.bazel.in REPOS="${repos%, }" VERSIONS="${versions%, }" >>MODULE.bazel
 }

@@ -41,21 +41,7 @@ use_prebuilt_tool() {
     echo "use_prebuilt_tool: cannot build //tools:rocm-wheel in $root" >&2
     return 1
   }
-  mkdir -p prebuilt_rocm_wheel
+  fixture_copy prebuilt_tool_toolchain prebuilt_rocm_wheel
   cp "$bin" prebuilt_rocm_wheel/rocm-wheel
-  cat >prebuilt_rocm_wheel/BUILD.bazel <<'BUILD'
-load("@rules_rocm//rules:defs.bzl", "rocm_wheel_toolchain")
-
-rocm_wheel_toolchain(
-    name = "rocm_wheel",
-    rocm_wheel = "rocm-wheel",
-)
-
-toolchain(
-    name = "toolchain",
-    toolchain = ":rocm_wheel",
-    toolchain_type = "@rules_rocm//rules:rocm_wheel_toolchain_type",
-)
-BUILD
   echo 'register_toolchains("//prebuilt_rocm_wheel:toolchain")' >>MODULE.bazel
 }

@@ -21,13 +21,5 @@ serve_therock_fixture() {
 # served tarball as toolkit `therock_6_4`, through the extension proxy
 # `rocm` (more rocm.toolkit(...) may follow).
 declare_therock_toolkit() {
-  cat >>MODULE.bazel <<MOD
-
-rocm = use_extension("@rules_rocm//rules:extensions.bzl", "rules_rocm")
-rocm.toolkit(
-    name = "therock_6_4",
-    sha256 = "$therock_sha",
-    urls = ["$therock_url"],
-)
-MOD
+  fixture therock_toolkit/MODULE.bazel.in SHA256="$therock_sha" URL="$therock_url" >>MODULE.bazel
 }
