@@ -3,7 +3,7 @@
 
 use anyhow::{bail, Result};
 
-const ET_DYN: u16 = 3;
+use elf_read::raw::ET_DYN;
 pub use elf_read::EM_AMDGPU;
 /// Processor selection mask of `e_flags`.
 pub const EF_AMDGPU_MACH: u32 = 0x0ff;
@@ -286,8 +286,7 @@ pub fn check_code_object(id: &str, data: &[u8], name: &str) -> Result<()> {
     let hdr = read_code_object_header(data, name)?;
     crate::elf_layout::check_elf64_layout(data, name)?;
     // Beyond the layout: symbol, string and dynamic tables must parse too.
-    #[cfg(feature = "elf")]
-    if let Err(err) = goblin::elf::Elf::parse(data) {
+    if let Err(err) = elf_read::Parsed::parse(data) {
         bail!("{name}: corrupt ELF: {err}; rebuild the code object");
     }
     // The runtime loads only linked code objects.

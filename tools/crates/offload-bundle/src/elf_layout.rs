@@ -7,18 +7,11 @@
 //! cut off.
 
 use anyhow::{anyhow, bail, Result};
+use elf_read::raw::{
+    EHDR64_SIZE as EHDR_SIZE, PHDR64_SIZE as PHDR_SIZE, PN_XNUM, PT_NULL, SHDR64_SIZE as SHDR_SIZE,
+    SHN_XINDEX, SHT_NOBITS, SHT_NULL,
+};
 use elf_read::Elf;
-
-const EHDR_SIZE: u64 = 64;
-const PHDR_SIZE: u64 = 56;
-const SHDR_SIZE: u64 = 64;
-const PT_NULL: u32 = 0;
-const SHT_NULL: u32 = 0;
-const SHT_NOBITS: u32 = 8;
-/// `e_phnum` value saying the real count is in section 0's `sh_info`.
-const PN_XNUM: u64 = 0xffff;
-/// `e_shstrndx` value saying the real index is in section 0's `sh_link`.
-const SHN_XINDEX: u64 = 0xffff;
 
 /// `start..start+len`, or `None` on overflow.
 fn span(start: u64, len: u64) -> Option<(u64, u64)> {
@@ -79,7 +72,7 @@ fn tables(elf: &Elf<'_, [u8]>, size: u64, name: &str) -> Result<(u64, u64, u64)>
                 "{name}: corrupt ELF: e_shentsize is {shentsize}, an ELF64 section header has {SHDR_SIZE} bytes"
             );
         }
-        if shnum == 0 || phnum == PN_XNUM || shstrndx == SHN_XINDEX {
+        if shnum == 0 || phnum == u64::from(PN_XNUM) || shstrndx == u64::from(SHN_XINDEX) {
             within(
                 name,
                 size,
@@ -91,10 +84,10 @@ fn tables(elf: &Elf<'_, [u8]>, size: u64, name: &str) -> Result<(u64, u64, u64)>
             if shnum == 0 {
                 shnum = sh0.sh_size;
             }
-            if phnum == PN_XNUM {
+            if phnum == u64::from(PN_XNUM) {
                 phnum = u64::from(sh0.sh_info);
             }
-            if shstrndx == SHN_XINDEX {
+            if shstrndx == u64::from(SHN_XINDEX) {
                 shstrndx = u64::from(sh0.sh_link);
             }
         }

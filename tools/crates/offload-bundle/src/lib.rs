@@ -18,7 +18,6 @@
 
 mod amdgpu;
 mod elf_layout;
-#[cfg(feature = "elf")]
 pub mod kernels;
 mod partial;
 pub mod read;
