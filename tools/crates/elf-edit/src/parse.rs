@@ -4,16 +4,15 @@
 //! checks an edit needs on top.
 
 use crate::error::{EditError, Result};
-use goblin::container::{Container, Ctx, Endian};
-use goblin::elf::program_header::{ProgramHeader, PT_DYNAMIC, PT_LOAD};
-use goblin::elf::section_header::{SectionHeader, SHT_DYNAMIC, SHT_DYNSYM, SHT_STRTAB};
-use goblin::elf64::header::Header;
+use elf_read::raw::{ET_DYN, ET_EXEC, PT_DYNAMIC, PT_LOAD, SHT_DYNAMIC, SHT_DYNSYM, SHT_STRTAB};
+use elf_read::{Header, ProgramHeader, SectionHeader};
 
-pub const EHDR_SIZE: u64 = 64;
-pub const PHDR_SIZE: u64 = 56;
-pub const SHDR_SIZE: u64 = 64;
-pub const DYN_SIZE: u64 = 16;
+pub use elf_read::raw::{
+    DYN64_SIZE as DYN_SIZE, EHDR64_SIZE as EHDR_SIZE, PHDR64_SIZE as PHDR_SIZE,
+    SHDR64_SIZE as SHDR_SIZE,
+};
 
+use elf_read::raw::{DT_AUDIT, DT_CONFIG, DT_DEPAUDIT};
 pub use elf_read::{DT_NEEDED, DT_RPATH, DT_RUNPATH, DT_SONAME, DT_STRSZ, DT_STRTAB};
 /// Other dynamic tags whose value is an offset into .dynstr.
 const STRING_TAGS: [u64; 7] = [
@@ -21,16 +20,12 @@ const STRING_TAGS: [u64; 7] = [
     DT_SONAME,
     0x7fff_fffd, // DT_AUXILIARY
     0x7fff_ffff, // DT_FILTER
-    0x6fff_fefa, // DT_CONFIG
-    0x6fff_fefb, // DT_DEPAUDIT
-    0x6fff_fefc, // DT_AUDIT
+    DT_CONFIG,
+    DT_DEPAUDIT,
+    DT_AUDIT,
 ];
 
 pub use elf_read::{read_range, Dyn, FileSource, ReadAt};
-
-pub fn ctx() -> Ctx {
-    Ctx::new(Container::Big, Endian::Little)
-}
 
 /// The parsed facts the editor works from.
 pub struct Parsed {
@@ -94,10 +89,10 @@ pub fn parse<S: ReadAt + ?Sized>(src: &S) -> Result<Parsed> {
 pub fn parse_for<S: ReadAt + ?Sized>(src: &S, machines: &[elf_read::Arch]) -> Result<Parsed> {
     check_ident(src)?;
     let file_len = src.size();
-    let header = read_header(src, machines)?;
     let elf = elf_read::Elf::open(src)?;
+    let header = check_header(elf.header, machines)?;
     let phdrs = elf.program_headers()?;
-    let shdrs = read_section_headers(src, &header)?;
+    let shdrs = read_section_headers(&elf)?;
 
     let dynamic_ph = phdrs
         .iter()
@@ -135,10 +130,7 @@ pub fn parse_for<S: ReadAt + ?Sized>(src: &S, machines: &[elf_read::Arch]) -> Re
 }
 
 /// The ELF header of an executable or shared library for one of `machines`.
-fn read_header<S: ReadAt + ?Sized>(src: &S, machines: &[elf_read::Arch]) -> Result<Header> {
-    let hbytes = read_range(src, 0, EHDR_SIZE, "ELF header")?;
-    let header =
-        Header::parse(&hbytes).map_err(|e| EditError::Malformed(format!("ELF header: {e}")))?;
+fn check_header(header: Header, machines: &[elf_read::Arch]) -> Result<Header> {
     if !machines.iter().any(|m| m.e_machine() == header.e_machine) {
         return Err(EditError::WrongMachine(
             header.e_machine,
@@ -149,8 +141,7 @@ fn read_header<S: ReadAt + ?Sized>(src: &S, machines: &[elf_read::Arch]) -> Resu
                 .join(", "),
         ));
     }
-    if header.e_type != goblin::elf::header::ET_EXEC && header.e_type != goblin::elf::header::ET_DYN
-    {
+    if header.e_type != ET_EXEC && header.e_type != ET_DYN {
         return Err(EditError::WrongType(header.e_type));
     }
     // The editor writes program headers of this size.
@@ -167,10 +158,8 @@ fn read_header<S: ReadAt + ?Sized>(src: &S, machines: &[elf_read::Arch]) -> Resu
 /// means extended numbering; such files (> 65279 sections) are not shared
 /// libraries in practice, so the section headers are then simply left
 /// alone.
-fn read_section_headers<S: ReadAt + ?Sized>(
-    src: &S,
-    header: &Header,
-) -> Result<Vec<SectionHeader>> {
+fn read_section_headers<S: ReadAt + ?Sized>(elf: &elf_read::Elf<S>) -> Result<Vec<SectionHeader>> {
+    let header = &elf.header;
     if header.e_shoff == 0 || header.e_shnum == 0 {
         return Ok(Vec::new());
     }
@@ -180,10 +169,7 @@ fn read_section_headers<S: ReadAt + ?Sized>(
             header.e_shentsize
         )));
     }
-    let sh_len = u64::from(header.e_shnum) * SHDR_SIZE;
-    let sh_bytes = read_range(src, header.e_shoff, sh_len, "section header table")?;
-    SectionHeader::parse_from(&sh_bytes, 0, header.e_shnum as usize, ctx())
-        .map_err(|e| EditError::Malformed(format!("section headers: {e}")))
+    Ok(elf.section_headers()?)
 }
 
 /// Refuses PT_LOADs a loader would refuse or tools disagree about.
@@ -252,7 +238,7 @@ impl Parsed {
     /// headers). Otherwise they are left in their order and nothing they
     /// describe is moved or rewritten.
     pub fn sane_sections(&self) -> bool {
-        use goblin::elf::section_header::*;
+        use elf_read::raw::{SHF_INFO_LINK, SHT_NOBITS, SHT_REL, SHT_RELA, SHT_SYMTAB};
         let n = self.shdrs.len();
         let table_end = self.header.e_phoff + self.phdrs.len() as u64 * PHDR_SIZE;
         (self.header.e_shstrndx as usize) < n
