@@ -27,7 +27,9 @@
 //!   validity check (every table parses), with its symbols and version
 //!   needs ([`Symbol`]), the x86-64 ISA level of its GNU property note and
 //!   the check that its segments and sections lie inside the file
-//!   ([`Parsed::check_bounds`]).
+//!   ([`Parsed::check_bounds`]);
+//! * [`check_layout64`]: the same bounds, header tables too, of an ELF64
+//!   file before its tables are decoded (a code object cut short).
 
 use std::fmt;
 
@@ -38,6 +40,7 @@ mod parsed;
 pub mod raw;
 mod symbols;
 
+pub use bounds::check_layout64;
 use goblin::container::{Container, Ctx, Endian};
 pub use goblin::elf::header::Header;
 pub use goblin::elf::program_header::ProgramHeader;
@@ -147,8 +150,9 @@ pub enum Error {
     Truncated(String),
     /// Internally inconsistent.
     Malformed(String),
-    /// A table of the whole-file parse ([`Parsed`]) is invalid or lies
-    /// outside the file; the message says which, and is shown as it is.
+    /// A whole-file check ([`Parsed`], [`check_layout64`]) found a table
+    /// that does not parse or a part past the end; the message says what,
+    /// and is shown as it is.
     Invalid(String),
 }
 

@@ -17,7 +17,6 @@
 //! reads single bundles and back-to-back sequences defensively.
 
 mod amdgpu;
-mod elf_layout;
 pub mod kernels;
 mod partial;
 pub mod read;
@@ -28,7 +27,6 @@ pub use amdgpu::{
     check_code_object, mach_of_processor, processor_of_mach, read_code_object_header,
     validate_device_id, CodeObjectHeader, EntryId, EF_AMDGPU_MACH, EM_AMDGPU,
 };
-pub use elf_layout::check_elf64_layout;
 pub use read::{read_bundle, read_bundles, Bundle, BundleIter, CompressedHeader, Entry, Limits};
 pub use write::{
     build_uncompressed, compress, host_entry_id, write_atomically, write_bundle_file, Compression,
