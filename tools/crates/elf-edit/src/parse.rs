@@ -49,7 +49,7 @@ pub struct Parsed {
 /// Checks the identification bytes first so the error says exactly which
 /// unsupported flavour of ELF this is.
 fn check_ident<S: ReadAt + ?Sized>(src: &S) -> Result<()> {
-    const MAGIC: &[u8; 4] = b"\x7fELF";
+    const MAGIC: &[u8; 4] = elf_read::raw::ELFMAG;
     let len = src.size();
     let mut ident = [0u8; 16];
     let n = len.min(16) as usize;

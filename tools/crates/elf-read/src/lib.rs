@@ -276,7 +276,7 @@ impl<'a, S: ReadAt + ?Sized> Elf<'a, S> {
         let mut ident = [0u8; 16];
         let n = src.size().min(16) as usize;
         src.read_exact_at(&mut ident[..n], 0)?;
-        if n < 4 || ident[..4] != *b"\x7fELF" {
+        if n < 4 || ident[..4] != *raw::ELFMAG {
             return Err(Error::NotElf);
         }
         let (container, size) = match ident[4] {

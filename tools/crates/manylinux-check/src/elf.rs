@@ -8,7 +8,7 @@ use elf_read::{Arch, DynamicFacts, Parsed, EM_AMDGPU};
 use serde::Serialize;
 
 /// `\x7fELF`
-pub const MAGIC: [u8; 4] = *b"\x7fELF";
+pub const MAGIC: [u8; 4] = *elf_read::raw::ELFMAG;
 
 pub use elf_read::ElfKind;
 

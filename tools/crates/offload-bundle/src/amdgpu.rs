@@ -248,7 +248,7 @@ impl CodeObjectHeader {
 
 /// Reads the ELF header of an AMDGPU code object. `name` is used in errors.
 pub fn read_code_object_header(data: &[u8], name: &str) -> Result<CodeObjectHeader> {
-    if !data.starts_with(b"\x7fELF") {
+    if !data.starts_with(elf_read::raw::ELFMAG) {
         bail!("{name}: not an ELF file; expected an AMDGPU code object (e.g. from `clang -x hip --cuda-device-only --no-gpu-bundle-output`)");
     }
     if data.len() < 6 || data[4] != 2 || data[5] != 1 {

@@ -99,7 +99,7 @@ pub fn hip_fatbin_section(elf: &[u8]) -> anyhow::Result<Option<&[u8]>> {
 /// The bytes holding a file's bundles: the file itself, or an ELF file's
 /// `.hip_fatbin` section (`None`: an ELF file without one).
 pub fn file_bundle_bytes(data: &[u8]) -> anyhow::Result<Option<&[u8]>> {
-    if data.starts_with(b"\x7fELF") {
+    if data.starts_with(elf_read::raw::ELFMAG) {
         hip_fatbin_section(data)
     } else {
         Ok(Some(data))
@@ -128,7 +128,7 @@ pub fn each_file_bundle(
         f(n, b?)?;
         n += 1;
     }
-    if n == 0 && !data.starts_with(b"\x7fELF") {
+    if n == 0 && !data.starts_with(elf_read::raw::ELFMAG) {
         anyhow::bail!("not an offload bundle: the file is empty or all zeros");
     }
     Ok(n)

@@ -205,7 +205,7 @@ const CLASSIFY_LEN: usize = 24;
 /// What a file is, from its first bytes (all of them if it is shorter than
 /// [`CLASSIFY_LEN`]).
 fn classify(head: &[u8]) -> Content {
-    if head.starts_with(b"\x7fELF") {
+    if head.starts_with(elf_read::raw::ELFMAG) {
         return Content::Elf;
     }
     if head.starts_with(offload_bundle::MAGIC) {
