@@ -4,7 +4,9 @@
 //! checks an edit needs on top.
 
 use crate::error::{EditError, Result};
-use elf_read::raw::{ET_DYN, ET_EXEC, PT_DYNAMIC, PT_LOAD, SHT_DYNAMIC, SHT_DYNSYM, SHT_STRTAB};
+use elf_read::raw::{
+    ET_DYN, ET_EXEC, PT_DYNAMIC, PT_LOAD, SHT_DYNAMIC, SHT_DYNSYM, SHT_STRTAB, SYM64_SIZE,
+};
 use elf_read::{Header, ProgramHeader, SectionHeader};
 
 pub use elf_read::raw::{
@@ -259,7 +261,7 @@ impl Parsed {
                     || s.sh_type == SHT_RELA)
                     || (s.sh_info as usize) < n;
                 let sym_ok = !(s.sh_type == SHT_SYMTAB || s.sh_type == SHT_DYNSYM)
-                    || (s.sh_entsize == 24 && s.sh_size % 24 == 0);
+                    || (s.sh_entsize == SYM64_SIZE && s.sh_size % SYM64_SIZE == 0);
                 (s.sh_link as usize) < n && in_file && clear_of_headers && info_ok && sym_ok
             })
     }
@@ -288,9 +290,9 @@ impl Parsed {
             for sh in &self.shdrs {
                 if sh.sh_type == SHT_DYNSYM && sh.sh_link as usize == ds {
                     let syms = read_range(src, sh.sh_offset, sh.sh_size, ".dynsym section")?;
-                    // Elf64_Sym is 24 bytes; st_name is its first word.
+                    // st_name is an Elf64_Sym's first word.
                     refs.extend(
-                        syms.chunks_exact(24)
+                        syms.chunks_exact(SYM64_SIZE as usize)
                             .map(|s| u64::from(u32::from_le_bytes(s[..4].try_into().unwrap()))),
                     );
                 }

@@ -10,7 +10,7 @@ pub use goblin::elf::header::{
     EM_AARCH64, EM_ARM, EM_PPC64, EM_RISCV, EM_S390, EM_X86_64, ET_DYN, ET_EXEC, ET_REL,
 };
 pub use goblin::elf::program_header::{
-    PF_R, PF_W, PF_X, PT_DYNAMIC, PT_INTERP, PT_LOAD, PT_NOTE, PT_NULL, PT_PHDR,
+    PF_R, PF_W, PT_DYNAMIC, PT_INTERP, PT_LOAD, PT_NOTE, PT_NULL, PT_PHDR,
 };
 pub use goblin::elf::section_header::{
     SHF_ALLOC, SHF_INFO_LINK, SHN_UNDEF, SHN_XINDEX, SHT_DYNAMIC, SHT_DYNSYM, SHT_GNU_HASH,
