@@ -55,12 +55,12 @@ impl fmt::Display for EditError {
             EditError::WrongMachine(m, supported) => write!(
                 f,
                 "ELF machine {m} ({}) is not supported; this edit takes {supported} files only",
-                goblin::elf::header::machine_to_str(*m)
+                elf_read::names::machine_to_str(*m)
             ),
             EditError::WrongType(t) => write!(
                 f,
                 "ELF type {t} ({}) has no run-time search path; pass a shared library (ET_DYN) or an executable (ET_EXEC)",
-                goblin::elf::header::et_to_str(*t)
+                elf_read::names::et_to_str(*t)
             ),
             EditError::NoDynamic => write!(
                 f,
@@ -96,6 +96,7 @@ impl From<elf_read::Error> for EditError {
             elf_read::Error::NotElf => EditError::NotElf,
             elf_read::Error::Truncated(what) => EditError::Truncated(what),
             elf_read::Error::Malformed(why) => EditError::Malformed(why),
+            elf_read::Error::Invalid(why) => EditError::Malformed(why),
             elf_read::Error::Io(e) => EditError::Io(e),
         }
     }

@@ -1,7 +1,7 @@
 //! Read and edit DT_RUNPATH / DT_RPATH of ELF64 little-endian x86-64 shared
 //! libraries and executables.
 //!
-//! goblin decodes the headers; the writing is ours. The input is never read
+//! elf-read decodes the headers; the writing is ours. The input is never read
 //! whole: only the headers, the dynamic array, `.dynstr` and (when needed)
 //! the symbol tables are read. The output is a kernel-side copy of the input
 //! (`copy_file_range`, a reflink where the file system can) with a few

@@ -4,16 +4,17 @@
 //! checks an edit needs on top.
 
 use crate::error::{EditError, Result};
-use goblin::container::{Container, Ctx, Endian};
-use goblin::elf::program_header::{ProgramHeader, PT_DYNAMIC, PT_LOAD};
-use goblin::elf::section_header::{SectionHeader, SHT_DYNAMIC, SHT_DYNSYM, SHT_STRTAB};
-use goblin::elf64::header::Header;
+use elf_read::raw::{
+    ET_DYN, ET_EXEC, PT_DYNAMIC, PT_LOAD, SHT_DYNAMIC, SHT_DYNSYM, SHT_STRTAB, SYM64_SIZE,
+};
+use elf_read::{Header, ProgramHeader, SectionHeader};
 
-pub const EHDR_SIZE: u64 = 64;
-pub const PHDR_SIZE: u64 = 56;
-pub const SHDR_SIZE: u64 = 64;
-pub const DYN_SIZE: u64 = 16;
+pub use elf_read::raw::{
+    DYN64_SIZE as DYN_SIZE, EHDR64_SIZE as EHDR_SIZE, PHDR64_SIZE as PHDR_SIZE,
+    SHDR64_SIZE as SHDR_SIZE,
+};
 
+use elf_read::raw::{DT_AUDIT, DT_CONFIG, DT_DEPAUDIT};
 pub use elf_read::{DT_NEEDED, DT_RPATH, DT_RUNPATH, DT_SONAME, DT_STRSZ, DT_STRTAB};
 /// Other dynamic tags whose value is an offset into .dynstr.
 const STRING_TAGS: [u64; 7] = [
@@ -21,16 +22,12 @@ const STRING_TAGS: [u64; 7] = [
     DT_SONAME,
     0x7fff_fffd, // DT_AUXILIARY
     0x7fff_ffff, // DT_FILTER
-    0x6fff_fefa, // DT_CONFIG
-    0x6fff_fefb, // DT_DEPAUDIT
-    0x6fff_fefc, // DT_AUDIT
+    DT_CONFIG,
+    DT_DEPAUDIT,
+    DT_AUDIT,
 ];
 
 pub use elf_read::{read_range, Dyn, FileSource, ReadAt};
-
-pub fn ctx() -> Ctx {
-    Ctx::new(Container::Big, Endian::Little)
-}
 
 /// The parsed facts the editor works from.
 pub struct Parsed {
@@ -54,7 +51,7 @@ pub struct Parsed {
 /// Checks the identification bytes first so the error says exactly which
 /// unsupported flavour of ELF this is.
 fn check_ident<S: ReadAt + ?Sized>(src: &S) -> Result<()> {
-    const MAGIC: &[u8; 4] = b"\x7fELF";
+    const MAGIC: &[u8; 4] = elf_read::raw::ELFMAG;
     let len = src.size();
     let mut ident = [0u8; 16];
     let n = len.min(16) as usize;
@@ -94,10 +91,10 @@ pub fn parse<S: ReadAt + ?Sized>(src: &S) -> Result<Parsed> {
 pub fn parse_for<S: ReadAt + ?Sized>(src: &S, machines: &[elf_read::Arch]) -> Result<Parsed> {
     check_ident(src)?;
     let file_len = src.size();
-    let header = read_header(src, machines)?;
     let elf = elf_read::Elf::open(src)?;
+    let header = check_header(elf.header, machines)?;
     let phdrs = elf.program_headers()?;
-    let shdrs = read_section_headers(src, &header)?;
+    let shdrs = read_section_headers(&elf)?;
 
     let dynamic_ph = phdrs
         .iter()
@@ -135,10 +132,7 @@ pub fn parse_for<S: ReadAt + ?Sized>(src: &S, machines: &[elf_read::Arch]) -> Re
 }
 
 /// The ELF header of an executable or shared library for one of `machines`.
-fn read_header<S: ReadAt + ?Sized>(src: &S, machines: &[elf_read::Arch]) -> Result<Header> {
-    let hbytes = read_range(src, 0, EHDR_SIZE, "ELF header")?;
-    let header =
-        Header::parse(&hbytes).map_err(|e| EditError::Malformed(format!("ELF header: {e}")))?;
+fn check_header(header: Header, machines: &[elf_read::Arch]) -> Result<Header> {
     if !machines.iter().any(|m| m.e_machine() == header.e_machine) {
         return Err(EditError::WrongMachine(
             header.e_machine,
@@ -149,8 +143,7 @@ fn read_header<S: ReadAt + ?Sized>(src: &S, machines: &[elf_read::Arch]) -> Resu
                 .join(", "),
         ));
     }
-    if header.e_type != goblin::elf::header::ET_EXEC && header.e_type != goblin::elf::header::ET_DYN
-    {
+    if header.e_type != ET_EXEC && header.e_type != ET_DYN {
         return Err(EditError::WrongType(header.e_type));
     }
     // The editor writes program headers of this size.
@@ -167,10 +160,8 @@ fn read_header<S: ReadAt + ?Sized>(src: &S, machines: &[elf_read::Arch]) -> Resu
 /// means extended numbering; such files (> 65279 sections) are not shared
 /// libraries in practice, so the section headers are then simply left
 /// alone.
-fn read_section_headers<S: ReadAt + ?Sized>(
-    src: &S,
-    header: &Header,
-) -> Result<Vec<SectionHeader>> {
+fn read_section_headers<S: ReadAt + ?Sized>(elf: &elf_read::Elf<S>) -> Result<Vec<SectionHeader>> {
+    let header = &elf.header;
     if header.e_shoff == 0 || header.e_shnum == 0 {
         return Ok(Vec::new());
     }
@@ -180,10 +171,7 @@ fn read_section_headers<S: ReadAt + ?Sized>(
             header.e_shentsize
         )));
     }
-    let sh_len = u64::from(header.e_shnum) * SHDR_SIZE;
-    let sh_bytes = read_range(src, header.e_shoff, sh_len, "section header table")?;
-    SectionHeader::parse_from(&sh_bytes, 0, header.e_shnum as usize, ctx())
-        .map_err(|e| EditError::Malformed(format!("section headers: {e}")))
+    Ok(elf.section_headers()?)
 }
 
 /// Refuses PT_LOADs a loader would refuse or tools disagree about.
@@ -252,7 +240,7 @@ impl Parsed {
     /// headers). Otherwise they are left in their order and nothing they
     /// describe is moved or rewritten.
     pub fn sane_sections(&self) -> bool {
-        use goblin::elf::section_header::*;
+        use elf_read::raw::{SHF_INFO_LINK, SHT_NOBITS, SHT_REL, SHT_RELA, SHT_SYMTAB};
         let n = self.shdrs.len();
         let table_end = self.header.e_phoff + self.phdrs.len() as u64 * PHDR_SIZE;
         (self.header.e_shstrndx as usize) < n
@@ -273,7 +261,7 @@ impl Parsed {
                     || s.sh_type == SHT_RELA)
                     || (s.sh_info as usize) < n;
                 let sym_ok = !(s.sh_type == SHT_SYMTAB || s.sh_type == SHT_DYNSYM)
-                    || (s.sh_entsize == 24 && s.sh_size % 24 == 0);
+                    || (s.sh_entsize == SYM64_SIZE && s.sh_size % SYM64_SIZE == 0);
                 (s.sh_link as usize) < n && in_file && clear_of_headers && info_ok && sym_ok
             })
     }
@@ -302,9 +290,9 @@ impl Parsed {
             for sh in &self.shdrs {
                 if sh.sh_type == SHT_DYNSYM && sh.sh_link as usize == ds {
                     let syms = read_range(src, sh.sh_offset, sh.sh_size, ".dynsym section")?;
-                    // Elf64_Sym is 24 bytes; st_name is its first word.
+                    // st_name is an Elf64_Sym's first word.
                     refs.extend(
-                        syms.chunks_exact(24)
+                        syms.chunks_exact(SYM64_SIZE as usize)
                             .map(|s| u64::from(u32::from_le_bytes(s[..4].try_into().unwrap()))),
                     );
                 }

@@ -17,14 +17,11 @@
 use crate::edit::{Method, Plan};
 use crate::error::{EditError, Result};
 use crate::parse::{self, read_range, ReadAt};
-use goblin::elf::section_header::SHT_DYNSYM;
-use goblin::elf::sym::STB_WEAK;
+use elf_read::raw::{
+    SHT_DYNSYM, SHT_GNU_VERNEED, SHT_GNU_VERSYM, STB_WEAK, SYM64_SIZE as SYM_SIZE, VER_NDX_GLOBAL,
+};
 
-const SHT_GNU_VERNEED: u32 = 0x6fff_fffe;
-const SHT_GNU_VERSYM: u32 = 0x6fff_ffff;
-const VER_NDX_GLOBAL: u16 = 1;
 const ENTRY: u64 = 16;
-const SYM_SIZE: u64 = 24;
 
 /// What lowering the floor changed.
 #[derive(Debug, Default, PartialEq, Eq)]

@@ -6,29 +6,51 @@
 //! for: a file of hundreds of MB (a ROCm library unpacked by `thin`, a
 //! file `rpath set` edits) costs a few KB of I/O, and bytes in memory (a
 //! wheel member's sparse image) are read the same way. goblin decodes each
-//! structure; its whole-file `Elf::parse` is not used here because it
-//! needs every byte in memory and walks symbol and relocation tables that
-//! these readers never look at.
+//! structure; its whole-file `Elf::parse` is not used by these readers
+//! because it needs every byte in memory and walks symbol and relocation
+//! tables that they never look at ([`Parsed`] is that parse, for callers
+//! that want those tables).
+//!
+//! # What it owns
+//!
+//! The tools' ELF knowledge lives here, and only this crate calls goblin
+//! (elf-edit's fuzz oracle and tests use it apart, as a second opinion on
+//! edited files):
+//!
+//! * [`raw`]: the constants (`PT_*`, `SHT_*`, `EM_*`, [`EM_AMDGPU`], ...)
+//!   and ELF64 structure sizes; the header types ([`Header`],
+//!   [`ProgramHeader`], [`SectionHeader`]) are goblin's plain structs;
+//! * classification: [`ElfKind`] (`ET_DYN` with an interpreter is an
+//!   executable) and [`Arch`] (the host CPU of a header);
+//! * [`names`]: machine, type and segment names for reports;
+//! * [`Parsed`], the whole-file parse of a file in memory, which is the
+//!   validity check (every table parses), with its symbols and version
+//!   needs ([`Symbol`]), the x86-64 ISA level of its GNU property note and
+//!   the check that its segments and sections lie inside the file
+//!   ([`Parsed::check_bounds`]);
+//! * [`check_layout64`]: the same bounds, header tables too, of an ELF64
+//!   file before its tables are decoded (a code object cut short).
 
 use std::fmt;
 
+mod bounds;
+pub mod names;
+mod notes;
+mod parsed;
+pub mod raw;
+mod symbols;
+
+pub use bounds::check_layout64;
 use goblin::container::{Container, Ctx, Endian};
 pub use goblin::elf::header::Header;
 pub use goblin::elf::program_header::ProgramHeader;
-use goblin::elf::program_header::{PT_DYNAMIC, PT_LOAD};
 pub use goblin::elf::section_header::SectionHeader;
-use goblin::elf::section_header::SHT_NOBITS;
-
-pub const DT_NULL: u64 = 0;
-pub const DT_NEEDED: u64 = 1;
-pub const DT_STRTAB: u64 = 5;
-pub const DT_STRSZ: u64 = 10;
-pub const DT_SONAME: u64 = 14;
-pub const DT_RPATH: u64 = 15;
-pub const DT_RUNPATH: u64 = 29;
-
-/// `e_machine` of AMDGPU code objects (device code, not host code).
-pub const EM_AMDGPU: u16 = 224;
+pub use parsed::Parsed;
+pub use raw::{
+    DT_NEEDED, DT_NULL, DT_RPATH, DT_RUNPATH, DT_SONAME, DT_STRSZ, DT_STRTAB, EM_AMDGPU,
+};
+use raw::{PT_DYNAMIC, PT_LOAD, SHN_XINDEX, SHT_NOBITS};
+pub use symbols::Symbol;
 
 /// What an ELF file is, by its type and whether it names a program
 /// interpreter: `ET_DYN` with `PT_INTERP` is a position-independent
@@ -45,7 +67,7 @@ pub enum ElfKind {
 impl ElfKind {
     /// The kind of a file with `e_type`, with or without `PT_INTERP`.
     pub fn of(e_type: u16, has_interpreter: bool) -> ElfKind {
-        use goblin::elf::header::{ET_DYN, ET_EXEC, ET_REL};
+        use raw::{ET_DYN, ET_EXEC, ET_REL};
         match e_type {
             ET_DYN if has_interpreter => ElfKind::Executable,
             ET_DYN => ElfKind::SharedObject,
@@ -89,8 +111,8 @@ impl Arch {
     /// The `e_machine` of its ELF files.
     pub fn e_machine(self) -> u16 {
         match self {
-            Arch::X86_64 => goblin::elf::header::EM_X86_64,
-            Arch::Aarch64 => goblin::elf::header::EM_AARCH64,
+            Arch::X86_64 => raw::EM_X86_64,
+            Arch::Aarch64 => raw::EM_AARCH64,
         }
     }
 
@@ -98,7 +120,7 @@ impl Arch {
     /// CPUs, 32-bit or big-endian files (aarch64_be is another platform)
     /// and device code.
     pub fn of_header(header: &Header) -> Option<Arch> {
-        use goblin::elf::header::{EI_CLASS, EI_DATA, ELFCLASS64, ELFDATA2LSB};
+        use raw::{EI_CLASS, EI_DATA, ELFCLASS64, ELFDATA2LSB};
         let host64 =
             header.e_ident[EI_CLASS] == ELFCLASS64 && header.e_ident[EI_DATA] == ELFDATA2LSB;
         Arch::ALL
@@ -128,6 +150,10 @@ pub enum Error {
     Truncated(String),
     /// Internally inconsistent.
     Malformed(String),
+    /// A whole-file check ([`Parsed`], [`check_layout64`]) found a table
+    /// that does not parse or a part past the end; the message says what,
+    /// and is shown as it is.
+    Invalid(String),
 }
 
 impl fmt::Display for Error {
@@ -137,6 +163,7 @@ impl fmt::Display for Error {
             Error::NotElf => write!(f, "not an ELF file (no \\x7fELF magic)"),
             Error::Truncated(what) => write!(f, "truncated ELF: the {what} ends past the end"),
             Error::Malformed(what) => write!(f, "corrupt ELF: {what}"),
+            Error::Invalid(what) => f.write_str(what),
         }
     }
 }
@@ -249,7 +276,7 @@ impl<'a, S: ReadAt + ?Sized> Elf<'a, S> {
         let mut ident = [0u8; 16];
         let n = src.size().min(16) as usize;
         src.read_exact_at(&mut ident[..n], 0)?;
-        if n < 4 || ident[..4] != *b"\x7fELF" {
+        if n < 4 || ident[..4] != *raw::ELFMAG {
             return Err(Error::NotElf);
         }
         let (container, size) = match ident[4] {
@@ -373,7 +400,7 @@ impl<'a, S: ReadAt + ?Sized> Elf<'a, S> {
     /// The index of the section name table, extended numbering resolved.
     pub fn shstrndx(&self, shdrs: &[SectionHeader]) -> usize {
         match self.header.e_shstrndx {
-            0xffff => shdrs.first().map_or(0, |s| s.sh_link as usize),
+            i if u32::from(i) == SHN_XINDEX => shdrs.first().map_or(0, |s| s.sh_link as usize),
             i => i as usize,
         }
     }
@@ -590,12 +617,51 @@ mod tests {
         assert_eq!(Arch::of_header(&elf.header), Some(Arch::X86_64));
     }
 
+    /// The whole-file parse of the machine's libc: inside its bounds,
+    /// with version needs and defined and undefined dynamic symbols; cut
+    /// short, it is invalid.
+    #[test]
+    fn parsed_system_library() {
+        let data = std::fs::read("/usr/lib/x86_64-linux-gnu/libc.so.6").unwrap();
+        let elf = Parsed::parse(&data).unwrap();
+        // glibc's libc.so.6 runs (it prints its version): ET_DYN with an
+        // interpreter.
+        assert_eq!(elf.kind(), ElfKind::Executable);
+        assert!(elf.is_64() && elf.is_little_endian());
+        elf.check_bounds().unwrap();
+        let needs = elf.version_needs().unwrap();
+        assert!(
+            needs
+                .get("ld-linux-x86-64.so.2")
+                .is_some_and(|v| !v.is_empty()),
+            "{needs:?}"
+        );
+        let syms: Vec<Symbol> = elf.dynamic_symbols().collect();
+        assert!(syms.iter().any(|s| s.defined && s.name == "malloc"));
+        assert!(syms.iter().any(|s| !s.defined));
+        assert!(syms.iter().all(|s| !s.name.is_empty()));
+
+        let cut = &data[..data.len() - 1];
+        let e = Parsed::parse(cut)
+            .and_then(|p| p.check_bounds())
+            .unwrap_err();
+        assert!(matches!(e, Error::Invalid(_)), "{e}");
+    }
+
+    #[test]
+    fn machine_names() {
+        use names::machine_name;
+        assert_eq!(machine_name(raw::EM_X86_64, true), "x86_64");
+        assert_eq!(machine_name(raw::EM_AARCH64, false), "aarch64_be");
+        assert_eq!(machine_name(EM_AMDGPU, true), "amdgpu");
+        assert_eq!(machine_name(9999, true), "e_machine=9999");
+        assert_eq!(names::et_to_str(raw::ET_DYN), "DYN");
+    }
+
     /// Only 64-bit little-endian host code has an [`Arch`].
     #[test]
     fn arch_of_a_header() {
-        use goblin::elf::header::{
-            EI_CLASS, EI_DATA, ELFCLASS32, ELFDATA2MSB, EM_AARCH64, EM_PPC64,
-        };
+        use raw::{EI_CLASS, EI_DATA, ELFCLASS32, ELFDATA2MSB, EM_AARCH64, EM_PPC64};
         let data = std::fs::read("/usr/lib/x86_64-linux-gnu/libc.so.6").unwrap();
         let mut h = Elf::open(&data[..]).unwrap().header;
         h.e_machine = EM_AARCH64;

@@ -3,11 +3,11 @@
 //! pointer leads to.
 
 use anyhow::{bail, Context, Result};
+use elf_read::raw::SHT_RELA;
 use elf_read::{read_range, vaddr_to_offset, Elf, ReadAt};
 
 use crate::marker::{Marker, HIPF_MAGIC, HIPK_MAGIC, MAX_MARKER_SIZE, WRAPPER_SIZE};
 
-const SHT_RELA: u32 = 4;
 const R_X86_64_RELATIVE: u64 = 8;
 /// RELA entries scanned per read (24 bytes each).
 const RELA_CHUNK: u64 = 24 * 43_690;

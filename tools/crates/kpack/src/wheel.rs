@@ -72,7 +72,7 @@ pub fn read(wheel: &Path) -> Result<KpackWheel> {
             let mut magic = [0u8; 4];
             if src.len < 4
                 || elf_read::ReadAt::read_exact_at(&src, &mut magic, 0).is_err()
-                || &magic != b"\x7fELF"
+                || &magic != elf_read::raw::ELFMAG
             {
                 continue;
             }

@@ -1,9 +1,9 @@
 //! AMDGPU code objects: the ELF header fields that say which GPU a code
 //! object is for, and the offload-bundle entry ids that name it.
 
-use anyhow::{bail, Result};
+use anyhow::{anyhow, bail, Result};
 
-const ET_DYN: u16 = 3;
+use elf_read::raw::ET_DYN;
 pub use elf_read::EM_AMDGPU;
 /// Processor selection mask of `e_flags`.
 pub const EF_AMDGPU_MACH: u32 = 0x0ff;
@@ -248,7 +248,7 @@ impl CodeObjectHeader {
 
 /// Reads the ELF header of an AMDGPU code object. `name` is used in errors.
 pub fn read_code_object_header(data: &[u8], name: &str) -> Result<CodeObjectHeader> {
-    if !data.starts_with(b"\x7fELF") {
+    if !data.starts_with(elf_read::raw::ELFMAG) {
         bail!("{name}: not an ELF file; expected an AMDGPU code object (e.g. from `clang -x hip --cuda-device-only --no-gpu-bundle-output`)");
     }
     if data.len() < 6 || data[4] != 2 || data[5] != 1 {
@@ -262,7 +262,7 @@ pub fn read_code_object_header(data: &[u8], name: &str) -> Result<CodeObjectHead
         );
     }
     let h = elf_read::Elf::open(data)
-        .map_err(|e| anyhow::anyhow!("{name}: {e}"))?
+        .map_err(|e| anyhow!("{name}: {e}"))?
         .header;
     let e_machine = h.e_machine;
     if e_machine != EM_AMDGPU {
@@ -284,10 +284,11 @@ pub fn read_code_object_header(data: &[u8], name: &str) -> Result<CodeObjectHead
 pub fn check_code_object(id: &str, data: &[u8], name: &str) -> Result<()> {
     let e = EntryId::parse(id);
     let hdr = read_code_object_header(data, name)?;
-    crate::elf_layout::check_elf64_layout(data, name)?;
+    // A file cut short (an interrupted copy, a full disk) is refused instead
+    // of being bundled and failing to load on the GPU at run time.
+    elf_read::check_layout64(data).map_err(|e| anyhow!("{name}: {e}"))?;
     // Beyond the layout: symbol, string and dynamic tables must parse too.
-    #[cfg(feature = "elf")]
-    if let Err(err) = goblin::elf::Elf::parse(data) {
+    if let Err(err) = elf_read::Parsed::parse(data) {
         bail!("{name}: corrupt ELF: {err}; rebuild the code object");
     }
     // The runtime loads only linked code objects.

@@ -15,23 +15,19 @@ use std::path::Path;
 use std::process::Command;
 
 use anyhow::{Context, Result};
-use goblin::elf::{sym, Elf};
+use elf_read::raw::STT_FUNC;
+use elf_read::Parsed;
 
 const STUB: &str = "__device_stub__";
 
 /// The names of an ELF file's symbols that are defined (section index not
 /// undefined), with their types.
 fn defined_symbols(data: &[u8]) -> Result<Vec<(String, u8)>> {
-    let elf = Elf::parse(data).context("not a valid ELF file")?;
+    let elf = Parsed::parse(data).context("not a valid ELF file")?;
     Ok(elf
-        .syms
-        .iter()
-        .filter(|s| s.st_shndx != 0)
-        .filter_map(|s| {
-            elf.strtab
-                .get_at(s.st_name)
-                .map(|n| (n.to_string(), s.st_type()))
-        })
+        .symbols()
+        .filter(|s| s.defined)
+        .map(|s| (s.name.to_string(), s.kind))
         .collect())
 }
 
@@ -85,7 +81,7 @@ pub fn host_kernels(host_object: &[u8]) -> Result<BTreeSet<String>> {
     let names: BTreeSet<&str> = symbols.iter().map(|(n, _)| n.as_str()).collect();
     let mut kernels = BTreeSet::new();
     for (name, kind) in &symbols {
-        if *kind != sym::STT_FUNC || !name.contains(STUB) {
+        if *kind != STT_FUNC || !name.contains(STUB) {
             continue;
         }
         let candidates = kernel_candidates(name);

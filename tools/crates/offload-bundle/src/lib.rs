@@ -17,8 +17,6 @@
 //! reads single bundles and back-to-back sequences defensively.
 
 mod amdgpu;
-mod elf_layout;
-#[cfg(feature = "elf")]
 pub mod kernels;
 mod partial;
 pub mod read;
@@ -29,7 +27,6 @@ pub use amdgpu::{
     check_code_object, mach_of_processor, processor_of_mach, read_code_object_header,
     validate_device_id, CodeObjectHeader, EntryId, EF_AMDGPU_MACH, EM_AMDGPU,
 };
-pub use elf_layout::check_elf64_layout;
 pub use read::{read_bundle, read_bundles, Bundle, BundleIter, CompressedHeader, Entry, Limits};
 pub use write::{
     build_uncompressed, compress, host_entry_id, write_atomically, write_bundle_file, Compression,
@@ -102,7 +99,7 @@ pub fn hip_fatbin_section(elf: &[u8]) -> anyhow::Result<Option<&[u8]>> {
 /// The bytes holding a file's bundles: the file itself, or an ELF file's
 /// `.hip_fatbin` section (`None`: an ELF file without one).
 pub fn file_bundle_bytes(data: &[u8]) -> anyhow::Result<Option<&[u8]>> {
-    if data.starts_with(b"\x7fELF") {
+    if data.starts_with(elf_read::raw::ELFMAG) {
         hip_fatbin_section(data)
     } else {
         Ok(Some(data))
@@ -131,7 +128,7 @@ pub fn each_file_bundle(
         f(n, b?)?;
         n += 1;
     }
-    if n == 0 && !data.starts_with(b"\x7fELF") {
+    if n == 0 && !data.starts_with(elf_read::raw::ELFMAG) {
         anyhow::bail!("not an offload bundle: the file is empty or all zeros");
     }
     Ok(n)

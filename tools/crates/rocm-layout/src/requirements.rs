@@ -9,6 +9,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
+use elf_read::raw::ELFMAG as ELF_MAGIC;
 
 use crate::packages::{sdk_package, SdkPackage};
 
@@ -22,8 +23,6 @@ pub struct SdkRequest<'a> {
     /// TheRock gfx families of the build (`gfx120X-all`).
     pub families: &'a [String],
 }
-
-const ELF_MAGIC: &[u8; 4] = b"\x7fELF";
 
 /// The requirements (each with the marker `extra == "<extra>"`) for the
 /// ROCm libraries that the ELF files among `files` need (their DT_NEEDED);

@@ -205,7 +205,7 @@ const CLASSIFY_LEN: usize = 24;
 /// What a file is, from its first bytes (all of them if it is shorter than
 /// [`CLASSIFY_LEN`]).
 fn classify(head: &[u8]) -> Content {
-    if head.starts_with(b"\x7fELF") {
+    if head.starts_with(elf_read::raw::ELFMAG) {
         return Content::Elf;
     }
     if head.starts_with(offload_bundle::MAGIC) {
@@ -346,20 +346,21 @@ pub fn inspect(path: &Path) -> Result<Report> {
 
 /// Describes one ELF file held in memory; `name` is used in messages.
 pub fn inspect_elf(name: &str, data: &[u8]) -> Result<ElfInfo> {
-    use goblin::elf::header;
-    let elf = goblin::elf::Elf::parse(data).context("not a valid ELF file")?;
-    let elf_type = elf_read::ElfKind::of(elf.header.e_type, elf.interpreter.is_some()).as_str();
-    let machine = match elf.header.e_machine {
-        header::EM_X86_64 => "x86-64".to_string(),
-        header::EM_AARCH64 => "aarch64".to_string(),
-        offload_bundle::EM_AMDGPU => "amdgpu".to_string(),
+    use elf_read::raw::{EM_AARCH64, EM_AMDGPU, EM_X86_64};
+    let elf = elf_read::Parsed::parse(data).context("not a valid ELF file")?;
+    let elf_type = elf.kind().as_str();
+    let e_machine = elf.header().e_machine;
+    let machine = match e_machine {
+        EM_X86_64 => "x86-64".to_string(),
+        EM_AARCH64 => "aarch64".to_string(),
+        EM_AMDGPU => "amdgpu".to_string(),
         m => m.to_string(),
     };
     let (bundles, mut targets) = match offload_bundle::hip_fatbin_section(data)? {
         None => (Vec::new(), BTreeMap::new()),
         Some(sec) => summarize_bundles(sec).context(".hip_fatbin section")?,
     };
-    if elf.header.e_machine == offload_bundle::EM_AMDGPU {
+    if e_machine == EM_AMDGPU {
         // A code object: its own target.
         let hdr = offload_bundle::read_code_object_header(data, name)?;
         let t = hdr

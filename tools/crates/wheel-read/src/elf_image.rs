@@ -18,6 +18,10 @@
 use std::io::{self, Read, Write};
 
 use anyhow::{anyhow, bail, Result};
+use elf_read::raw::{
+    PT_DYNAMIC, PT_LOAD, PT_NOTE, SHT_DYNAMIC, SHT_DYNSYM, SHT_GNU_VERDEF, SHT_GNU_VERNEED,
+    SHT_GNU_VERSYM, SHT_NOBITS, SHT_NOTE, SHT_STRTAB,
+};
 use elf_read::{Elf, ReadAt, SectionHeader};
 
 /// Runs a closure on a fresh reader positioned at the start of the member.
@@ -55,17 +59,6 @@ impl Default for ImageOptions {
     }
 }
 
-const SHT_STRTAB: u32 = 3;
-const SHT_DYNAMIC: u32 = 6;
-const SHT_NOTE: u32 = 7;
-const SHT_NOBITS: u32 = 8;
-const SHT_DYNSYM: u32 = 11;
-const SHT_GNU_VERDEF: u32 = 0x6fff_fffd;
-const SHT_GNU_VERNEED: u32 = 0x6fff_fffe;
-const SHT_GNU_VERSYM: u32 = 0x6fff_ffff;
-const PT_LOAD: u32 = 1;
-const PT_DYNAMIC: u32 = 2;
-const PT_NOTE: u32 = 4;
 const SMALL_HEAD: u64 = 64 << 10;
 
 /// What has been read of the member: an image of its real length, zero

@@ -87,10 +87,7 @@ pub(super) fn plan_append<S: ReadAt + ?Sized>(
     let (room, mut phdrs) = table_room(p)?;
     let l = layout(p, room, phdrs.len() + 1, dyns.len(), strsz);
 
-    let program = p
-        .phdrs
-        .iter()
-        .any(|ph| ph.p_type == goblin::elf::program_header::PT_INTERP);
+    let program = p.phdrs.iter().any(|ph| ph.p_type == PT_INTERP);
     let (o, v) = place_segment(p, align, l.moved_table() && program)?;
     let too_big = || {
         EditError::CannotPlace("the new segment would lie beyond the 64-bit address space".into())
@@ -260,7 +257,7 @@ pub(super) fn shift_block(
     b: &Block,
     dv: u64,
     doff: u64,
-    shdrs: &mut [goblin::elf::SectionHeader],
+    shdrs: &mut [SectionHeader],
     phdrs: &mut [ProgramHeader],
     dyns: &mut [Dyn],
 ) {
@@ -328,7 +325,7 @@ pub(super) fn add_load(
             ph.p_filesz = l.phnum as u64 * PHDR_SIZE;
             ph.p_memsz = ph.p_filesz;
         }
-        if ph.p_type == goblin::elf::program_header::PT_DYNAMIC && l.move_dynamic {
+        if ph.p_type == PT_DYNAMIC && l.move_dynamic {
             ph.p_offset = o + l.dyn_rel;
             ph.p_vaddr = v + l.dyn_rel;
             ph.p_paddr = v + l.dyn_rel;
@@ -342,7 +339,7 @@ pub(super) fn add_load(
 /// their places in the segment.
 pub(super) fn place_dyn_sections(
     p: &Parsed,
-    shdrs: &mut [goblin::elf::SectionHeader],
+    shdrs: &mut [SectionHeader],
     l: &Layout,
     (o, v): (u64, u64),
 ) {

@@ -14,7 +14,11 @@ mod room;
 use crate::edit::{Edit, Method, Plan, RpathKind};
 use crate::error::{EditError, Result};
 use crate::parse::*;
-use goblin::elf::program_header::{ProgramHeader, PF_R, PF_W, PT_LOAD, PT_NULL, PT_PHDR};
+use elf_read::raw::{
+    DF_1_PIE, DT_FLAGS_1, ET_DYN, PF_R, PF_W, PT_DYNAMIC, PT_INTERP, PT_LOAD, PT_NULL, PT_PHDR,
+    SHF_ALLOC, SHT_NOBITS,
+};
+use elf_read::{ProgramHeader, SectionHeader};
 use grow::*;
 use patches::*;
 use room::*;
@@ -23,13 +27,8 @@ use room::*;
 /// PT_INTERP. glibc's self-relocation finds the dynamic section through its
 /// link-time address, so the edited file would crash at start-up.
 fn is_static_pie(p: &Parsed) -> bool {
-    const DT_FLAGS_1: u64 = 0x6fff_fffb;
-    const DF_1_PIE: u64 = 0x0800_0000;
-    p.header.e_type == goblin::elf::header::ET_DYN
-        && !p
-            .phdrs
-            .iter()
-            .any(|ph| ph.p_type == goblin::elf::program_header::PT_INTERP)
+    p.header.e_type == ET_DYN
+        && !p.phdrs.iter().any(|ph| ph.p_type == PT_INTERP)
         && p.dyns
             .iter()
             .any(|d| d.tag == DT_FLAGS_1 && d.val & DF_1_PIE != 0)

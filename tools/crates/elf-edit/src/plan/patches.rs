@@ -36,10 +36,10 @@ pub(super) fn dyn_bytes(dyns: &[Dyn], slots: u64) -> Vec<u8> {
 pub(super) fn section_patches<S: ReadAt + ?Sized>(
     src: &S,
     p: &Parsed,
-    mut shdrs: Vec<goblin::elf::SectionHeader>,
+    mut shdrs: Vec<SectionHeader>,
     shift: Option<(Vec<usize>, u64)>,
 ) -> Result<Vec<(u64, Vec<u8>)>> {
-    use goblin::elf::section_header::*;
+    use elf_read::raw::*;
     let n = shdrs.len();
     if n == 0 || shdrs == p.shdrs {
         return Ok(Vec::new());
@@ -88,8 +88,8 @@ pub(super) fn section_patches<S: ReadAt + ?Sized>(
 /// Old section indices in their new order: loaded sections by file offset,
 /// then the others (offset order); files with section groups or extended
 /// symbol indices, or with inconsistent section headers, keep their order.
-pub(super) fn section_order(p: &Parsed, shdrs: &[goblin::elf::SectionHeader]) -> Vec<usize> {
-    use goblin::elf::section_header::*;
+pub(super) fn section_order(p: &Parsed, shdrs: &[SectionHeader]) -> Vec<usize> {
+    use elf_read::raw::*;
     let n = shdrs.len();
     let extended = shdrs
         .iter()
@@ -114,11 +114,11 @@ pub(super) fn section_order(p: &Parsed, shdrs: &[goblin::elf::SectionHeader]) ->
 pub(super) fn symbol_patches<S: ReadAt + ?Sized>(
     src: &S,
     p: &Parsed,
-    shdrs: &[goblin::elf::SectionHeader],
+    shdrs: &[SectionHeader],
     remap: &dyn Fn(u32) -> u32,
     shift: Option<&(Vec<usize>, u64)>,
 ) -> Result<Vec<(u64, Vec<u8>)>> {
-    use goblin::elf::section_header::*;
+    use elf_read::raw::*;
     let mut patches = Vec::new();
     for (i, s) in shdrs.iter().enumerate() {
         if s.sh_type != SHT_SYMTAB && s.sh_type != SHT_DYNSYM {

@@ -45,13 +45,11 @@ pub(super) enum Room {
 /// Section types that nothing but dynamic tags and program headers point
 /// to, so they can move (code may address .rodata and the like directly).
 /// `.interp` is PROGBITS but is recognised by PT_INTERP covering it.
-pub(super) fn movable(p: &Parsed, sh: &goblin::elf::SectionHeader) -> bool {
-    use goblin::elf::section_header::*;
+pub(super) fn movable(p: &Parsed, sh: &SectionHeader) -> bool {
+    use elf_read::raw::*;
     let interp = sh.sh_type == SHT_PROGBITS
         && p.phdrs.iter().any(|ph| {
-            ph.p_type == goblin::elf::program_header::PT_INTERP
-                && ph.p_offset == sh.sh_offset
-                && ph.p_filesz == sh.sh_size
+            ph.p_type == PT_INTERP && ph.p_offset == sh.sh_offset && ph.p_filesz == sh.sh_size
         });
     interp
         || matches!(
@@ -120,9 +118,7 @@ pub(super) fn sections_in_the_way(
     let mut after: Vec<usize> = (1..p.shdrs.len())
         .filter(|&i| {
             let s = &p.shdrs[i];
-            s.sh_type != goblin::elf::section_header::SHT_NOBITS
-                && s.sh_size > 0
-                && s.sh_offset + s.sh_size > p.header.e_phoff
+            s.sh_type != SHT_NOBITS && s.sh_size > 0 && s.sh_offset + s.sh_size > p.header.e_phoff
         })
         .collect();
     after.sort_by_key(|&i| p.shdrs[i].sh_offset);
@@ -153,7 +149,7 @@ pub(super) fn sections_in_the_way(
             || Some(i) == p.dynamic_sh
             || s.sh_offset + s.sh_size > load_end
             || sa.wrapping_sub(s.sh_offset) != delta
-            || s.sh_flags & u64::from(goblin::elf::section_header::SHF_ALLOC) == 0
+            || s.sh_flags & u64::from(SHF_ALLOC) == 0
         {
             return None;
         }
@@ -198,7 +194,7 @@ pub(super) fn movable_block(p: &Parsed, block: Vec<usize>, delta: u64) -> Option
         let s = &p.shdrs[i];
         if !block.contains(&i)
             && s.sh_size > 0
-            && s.sh_type != goblin::elf::section_header::SHT_NOBITS
+            && s.sh_type != SHT_NOBITS
             && s.sh_offset < end_off
             && s.sh_offset + s.sh_size > off
         {
