@@ -1,14 +1,12 @@
 //! Bad input gives clear errors, never panics, and never leaves output files.
 
-mod common;
-
 use std::path::PathBuf;
 
-use common::*;
 use offload_bundle::{
     build_uncompressed, compress, read_bundle, read_bundles, write_bundle_file, Compression,
     Limits, Method, WriteRequest,
 };
+use test_support::*;
 
 fn err_of<T: std::fmt::Debug>(r: anyhow::Result<T>) -> String {
     format!("{:#}", r.expect_err("expected an error"))
@@ -312,7 +310,7 @@ fn truncated_code_objects_are_refused() {
             assert!(e.starts_with("co: truncated ELF: "), "cut {cut}: {e}");
         }
         // Where readelf puts the section header table, we say it is cut.
-        let out = run(std::process::Command::new(tool("readelf"))
+        let out = run(std::process::Command::new(binutils("readelf"))
             .arg("-h")
             .arg(&co));
         let text = String::from_utf8(out.stdout).unwrap();

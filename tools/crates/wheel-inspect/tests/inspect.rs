@@ -1,15 +1,12 @@
 //! `inspect` on files made by the real tools of the build root: LLVM's
 //! HIP driver (clang++), clang-offload-bundler and lld, `wheel pack`.
 
-#[path = "../../offload-bundle/tests/common/mod.rs"]
-mod common;
-
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::*;
 use offload_bundle::{write_bundle_file, Compression, Method, WriteRequest};
+use test_support::*;
 use wheel_inspect::inspect;
 
 fn targets(pairs: &[(&str, u32)]) -> BTreeMap<String, u32> {
@@ -48,7 +45,7 @@ fn driver_object(f: &Fixtures) -> PathBuf {
 
 /// `readelf -d` as the oracle for the dynamic section.
 fn readelf_dynamic(path: &Path) -> (Vec<String>, Vec<String>, Option<String>) {
-    let out = run(Command::new(tool("readelf")).arg("-dW").arg(path));
+    let out = run(Command::new(binutils("readelf")).arg("-dW").arg(path));
     let text = String::from_utf8(out.stdout).unwrap();
     let bracket = |l: &str| l[l.find('[').unwrap() + 1..l.rfind(']').unwrap()].to_string();
     let mut needed = Vec::new();
@@ -374,7 +371,11 @@ fn rewrite_zip(src: &Path, dst: &Path, script: &str) {
          \x20   zout.writestr(i, data)\n\
          zout.close()\n"
     );
-    run(Command::new(python()).arg("-c").arg(code).arg(src).arg(dst));
+    run(Command::new(venv_bin("python"))
+        .arg("-c")
+        .arg(code)
+        .arg(src)
+        .arg(dst));
 }
 
 #[test]
@@ -400,7 +401,7 @@ fn record_hash_mismatch_names_the_member() {
         .join("x")
         .join("demo_pkg-1.0-py3-none-linux_x86_64.whl");
     std::fs::create_dir_all(extra.parent().unwrap()).unwrap();
-    run(Command::new(python())
+    run(Command::new(venv_bin("python"))
         .arg("-c")
         .arg("import shutil, sys, zipfile\nshutil.copy(sys.argv[1], sys.argv[2])\nzipfile.ZipFile(sys.argv[2], 'a').writestr('demo_pkg/extra.py', 'x = 1\\n')")
         .arg(&whl)
@@ -437,7 +438,7 @@ fn corrupt_bundle_in_a_wheel_member_names_it() {
 fn zip_that_is_not_a_wheel() {
     let dir = tempfile::tempdir().unwrap();
     let z = dir.path().join("demo-1.0-py3-none-any.whl");
-    run(Command::new(python())
+    run(Command::new(venv_bin("python"))
         .arg("-c")
         .arg("import sys, zipfile\nzipfile.ZipFile(sys.argv[1], 'w').writestr('demo/__init__.py', '')")
         .arg(&z));
@@ -498,7 +499,7 @@ fn real_jax_rocm7_plugin_wheel() {
     assert_eq!(w.tags, ["cp312-cp312-manylinux_2_28_x86_64"]);
 
     let dir = tempfile::tempdir().unwrap();
-    run(Command::new(python())
+    run(Command::new(venv_bin("python"))
         .arg("-c")
         .arg("import sys, zipfile\nzipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])")
         .arg(&whl)
@@ -567,11 +568,11 @@ fn real_jax_rocm7_plugin_wheel() {
 fn python_section_reader(dir: &Path, so: &Path) -> serde_json::Value {
     let dump = dir.join("fatbin.bin");
     let _ = std::fs::remove_file(&dump);
-    run(Command::new(tool("objcopy"))
+    run(Command::new(binutils("objcopy"))
         .args(["-O", "binary", "--only-section=.hip_fatbin"])
         .arg(so)
         .arg(&dump));
-    let o = run(Command::new(python())
+    let o = run(Command::new(venv_bin("python"))
         .arg(test_support::manifest_dir().join("../offload-bundle/tests/ccob.py"))
         .arg("section")
         .arg(&dump));

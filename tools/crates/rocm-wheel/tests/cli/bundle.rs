@@ -725,35 +725,3 @@ fn write_refuses_truncated_code_objects() {
         assert_unchanged(dir, &before);
     }
 }
-
-/// A shared object whose host code embeds `hipfb` in .hip_fatbin, as the
-/// hip_library rule builds it.
-pub fn hip_so(dir: &Path, hipfb: &str, out: &str) {
-    std::fs::write(
-        dir.join("k.hip"),
-        "#include <hip/hip_runtime.h>\n__global__ void add1(float *x, int n) {\n  \
-         int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) x[i] += 1.0f;\n}\n",
-    )
-    .unwrap();
-    run_stdout(llvm_cmd("clang++").current_dir(dir).args([
-        "-x",
-        "hip",
-        "--cuda-host-only",
-        "--offload-arch=gfx906",
-        "-fPIC",
-        "--rocm-path=/usr",
-        "-Xclang",
-        "-fcuda-include-gpubinary",
-        "-Xclang",
-        hipfb,
-        "-c",
-        "k.hip",
-        "-o",
-        "k.host.o",
-    ]));
-    run_stdout(
-        llvm_cmd("clang++")
-            .current_dir(dir)
-            .args(["-shared", "k.host.o", "-o", out]),
-    );
-}

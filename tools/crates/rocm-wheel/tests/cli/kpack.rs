@@ -48,7 +48,7 @@ fn split_set(dir: &Path) -> PathBuf {
 /// [`KEY`].
 fn host_wheel(dir: &Path) -> PathBuf {
     std::fs::write(dir.join("placeholder.hipfb"), b"replaced\n").unwrap();
-    crate::bundle::hip_so(dir, "placeholder.hipfb", "unused.so");
+    hip_so(dir, "placeholder.hipfb", "unused.so");
     rw(
         dir,
         &[

@@ -2,7 +2,7 @@
 //! build-tree search paths: what is kept and dropped, purelib, the tag,
 //! the bytes outside the dynamic strings, idempotence and the refusals.
 
-use crate::hardening::{bomb_wheel, crafted_wheel, fixture, rw_rss, WHL};
+use crate::hardening::{fixture, rw_rss, WHL};
 use crate::*;
 use serde_json::Value;
 use std::path::Path;
@@ -52,14 +52,6 @@ fn dirty_wheel(dir: &Path, src: &str, extra: &[&str]) -> Vec<u8> {
 
 fn json(out: &Out) -> Value {
     serde_json::from_str(&out.stdout).unwrap()
-}
-
-fn member(whl: &Path, name: &str) -> Vec<u8> {
-    use std::io::Read;
-    let mut z = zip::ZipArchive::new(std::fs::File::open(whl).unwrap()).unwrap();
-    let mut v = Vec::new();
-    z.by_name(name).unwrap().read_to_end(&mut v).unwrap();
-    v
 }
 
 /// (offset, size) of the sections `names` by llvm-readelf.

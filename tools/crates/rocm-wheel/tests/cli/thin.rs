@@ -1,7 +1,6 @@
 //! `rocm-wheel thin` on wheels holding real HIP shared objects: what is
 //! kept, what stays byte-identical, the formats, and the refusals.
 
-use crate::bundle::hip_so;
 use crate::*;
 use serde_json::{json, Value};
 use std::path::Path;
@@ -62,14 +61,6 @@ fn wheel(dir: &Path, sos: &[(&str, &[&str], &str)]) -> std::path::PathBuf {
 
 fn inspect(dir: &Path, whl: &str) -> Value {
     serde_json::from_str(&rw(dir, &["inspect", "--json", whl]).success().stdout).unwrap()
-}
-
-fn member(whl: &Path, name: &str) -> Vec<u8> {
-    use std::io::Read;
-    let mut z = zip::ZipArchive::new(std::fs::File::open(whl).unwrap()).unwrap();
-    let mut v = Vec::new();
-    z.by_name(name).unwrap().read_to_end(&mut v).unwrap();
-    v
 }
 
 /// (offset, size) of .hip_fatbin, by readelf.

@@ -3,7 +3,6 @@
 
 use crate::*;
 use serde_json::{json, Value};
-use std::io::{Read, Write};
 use std::path::Path;
 
 const PLAT: &str = "py3-none-manylinux_2_17_x86_64";
@@ -266,39 +265,6 @@ fn inspect_wheel_lists_files_and_targets() {
 
     let text = rw(dir, &["inspect", WHEEL]).success().stdout;
     assert!(text.starts_with(&format!("wheel {WHEEL}\n")), "{text}");
-}
-
-/// Rewrites a wheel with `member`'s contents replaced, keeping RECORD as it
-/// was (what a tampered or corrupted download looks like).
-fn tamper(src: &Path, dst: &Path, member: &str, contents: &[u8]) {
-    let mut z = zip::ZipArchive::new(std::fs::File::open(src).unwrap()).unwrap();
-    let mut w = zip::ZipWriter::new(std::fs::File::create(dst).unwrap());
-    let opts = zip::write::SimpleFileOptions::default()
-        .compression_method(zip::CompressionMethod::Deflated);
-    let mut found = false;
-    for i in 0..z.len() {
-        let mut f = z.by_index(i).unwrap();
-        let mut data = Vec::new();
-        f.read_to_end(&mut data).unwrap();
-        if f.name() == member {
-            data = contents.to_vec();
-            found = true;
-        }
-        w.start_file(f.name(), opts).unwrap();
-        w.write_all(&data).unwrap();
-    }
-    w.finish().unwrap();
-    assert!(found, "{member} not in {}", src.display());
-}
-
-fn zip_of(dst: &Path, members: &[(&str, &[u8])]) {
-    let mut w = zip::ZipWriter::new(std::fs::File::create(dst).unwrap());
-    for (name, data) in members {
-        w.start_file(*name, zip::write::SimpleFileOptions::default())
-            .unwrap();
-        w.write_all(data).unwrap();
-    }
-    w.finish().unwrap();
 }
 
 /// Broken wheels next to a good one: (file, check's message, inspect's).

@@ -1,30 +1,18 @@
-//! Shared by the integration tests of offload-bundle and wheel-inspect: find
-//! the real tools (the build root's clang, clang-offload-bundler and lld, binutils,
-//! the project venv) and build GPU code with them. A missing tool fails the
-//! test with how to get it; nothing is skipped.
-#![allow(dead_code)]
+//! GPU code made with the build root's LLVM: AMDGPU code objects, offload
+//! bundles written by the reference clang-offload-bundler, and HIP host
+//! objects and shared objects embedding a bundle in `.hip_fatbin`.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-#[allow(unused_imports)] // each test binary uses its own subset
-pub use test_support::*;
+use crate::{llvm_cmd, produce, run, run_stdout, test_cache, HOW_TO_GET};
 
+/// The host triple of the bundles made here.
 pub const HOST: &str = "x86_64-unknown-linux-gnu";
 
-/// The project venv's Python.
-pub fn python() -> PathBuf {
-    venv_bin("python")
-}
-
-/// A binutils tool (readelf, objcopy).
-pub fn tool(name: &str) -> PathBuf {
-    let p = Path::new("/usr/bin").join(name);
-    assert!(p.exists(), "{} not found: {HOW_TO_GET}", p.display());
-    p
-}
-
+/// HIP source with one kernel and its host-side launcher (kept tiny:
+/// compile time matters).
 pub const KERNEL: &str = r#"#include <hip/hip_runtime.h>
 __global__ void add1(float *x, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -36,6 +24,7 @@ extern "C" int launch_add1(float *x, int n) {
 }
 "#;
 
+/// A second kernel, for files holding two different ones.
 pub const KERNEL2: &str = r#"#include <hip/hip_runtime.h>
 __global__ void scale(float *x, float s, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -56,6 +45,55 @@ extern "C" __global__ void twice(float *x) {
 }
 "#;
 
+/// The AMDGPU device libraries (ocml.bc, ...) of that LLVM: Debian's
+/// rocm-device-libs-<N> installs them into clang's resource directory.
+pub fn bitcode() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = PathBuf::from(run_stdout(llvm_cmd("clang").arg("-print-resource-dir")).trim())
+            .join("amdgcn/bitcode");
+        assert!(
+            dir.join("ocml.bc").exists(),
+            "no AMDGPU device libraries in {} (Debian package rocm-device-libs-<N>): {HOW_TO_GET}",
+            dir.display()
+        );
+        dir
+    })
+}
+
+/// Compiles the HIP source `src` into a plain AMDGPU code object for `arch`
+/// with the build root's HIP driver and the device libraries. `out` appears whole
+/// or not at all, so tests running in parallel may share it as a cache.
+pub fn hip_code_object(src: &Path, arch: &str, out: &Path) {
+    produce(out, |tmp| {
+        run(llvm_cmd("clang++")
+            .args(["-x", "hip", "--cuda-device-only", "--no-gpu-bundle-output"])
+            .arg(format!("--offload-arch={arch}"))
+            .arg("--rocm-path=/usr")
+            .arg(format!("--rocm-device-lib-path={}", bitcode().display()))
+            .args(["-O2", "-c"])
+            .arg(src)
+            .arg("-o")
+            .arg(tmp));
+    });
+}
+
+/// A plain AMDGPU code object of [`KERNEL`] for `arch`. Kept in the test
+/// cache (keyed by arch), so a rerun does not recompile; written
+/// atomically because tests run in parallel.
+pub fn code_object(arch: &str) -> PathBuf {
+    let cache = test_cache("hip-code-objects");
+    let out = cache.join(format!("add1.{arch}.co"));
+    if out.exists() {
+        return out;
+    }
+    let work = tempfile::tempdir_in(&cache).unwrap();
+    let src = work.path().join("k.hip");
+    std::fs::write(&src, KERNEL).unwrap();
+    hip_code_object(&src, arch, &out);
+    out
+}
+
 /// Work directory with code objects built once per test process.
 pub struct Fixtures {
     pub dir: tempfile::TempDir,
@@ -66,14 +104,10 @@ impl Fixtures {
         self.dir.path().join(name)
     }
 
-    /// Plain code object of `k.hip` (HIP, with the device libraries) for a
-    /// gfx target, from the build root's HIP driver.
+    /// Plain code object of [`KERNEL`] (HIP, with the device libraries) for
+    /// a gfx target: [`code_object`].
     pub fn code_object(&self, arch: &str) -> PathBuf {
-        let out = self.path(&format!("k.{arch}.co"));
-        if !out.exists() {
-            hip_code_object(&self.path("k.hip"), arch, &out);
-        }
-        out
+        code_object(arch)
     }
 
     /// Code object of [`BARE_KERNEL`] for any processor the build root's LLVM knows:
@@ -103,7 +137,9 @@ impl Fixtures {
 
 static FIXTURES: OnceLock<std::sync::Mutex<Fixtures>> = OnceLock::new();
 
-/// The shared fixture directory (locked: tests run on several threads).
+/// The shared fixture directory (locked: tests run on several threads),
+/// with [`KERNEL`] as `k.hip`, [`KERNEL2`] as `k2.hip` and [`BARE_KERNEL`]
+/// as `b.hip`.
 pub fn fixtures() -> std::sync::MutexGuard<'static, Fixtures> {
     FIXTURES
         .get_or_init(|| {
@@ -167,6 +203,8 @@ pub fn host_object(src: &Path, fatbin: &Path, out: &Path) {
         .arg(out));
 }
 
+/// Links host objects into a shared object against the HIP runtime, its
+/// search path where a ROCm wheel layout puts it.
 pub fn link_shared(objs: &[&Path], out: &Path, extra: &[&str]) {
     run(llvm_cmd("clang++")
         .arg("-shared")
@@ -177,6 +215,40 @@ pub fn link_shared(objs: &[&Path], out: &Path, extra: &[&str]) {
         .arg(out));
 }
 
+/// `dir/out`: a shared object whose host code ([`KERNEL`]) embeds the
+/// bundle `dir/hipfb` in `.hip_fatbin`, as the hip_library rule builds it;
+/// not linked to the HIP runtime, which tests never load.
+pub fn hip_so(dir: &Path, hipfb: &str, out: &str) {
+    std::fs::write(dir.join("k.hip"), KERNEL).unwrap();
+    host_object(&dir.join("k.hip"), &dir.join(hipfb), &dir.join("k.host.o"));
+    run_stdout(
+        llvm_cmd("clang++")
+            .current_dir(dir)
+            .args(["-shared", "k.host.o", "-o", out]),
+    );
+}
+
+/// The bundle entry id of a HIP code object for `arch`.
 pub fn device_id(arch: &str) -> String {
     format!("hipv4-amdgcn-amd-amdhsa--{arch}")
+}
+
+/// The ELF header of a gfx90a code object, padded with zeros to `len`:
+/// big inputs without a compiler.
+pub fn padded_code_object(len: usize) -> Vec<u8> {
+    let mut e = vec![0u8; len];
+    e[..8].copy_from_slice(b"\x7fELF\x02\x01\x01\x40");
+    e[8] = 3; // code object v5
+    e[16] = 3; // ET_DYN
+    e[18..20].copy_from_slice(&224u16.to_le_bytes()); // EM_AMDGPU
+    e[48..52].copy_from_slice(&(0x3fu32 | 0x100).to_le_bytes()); // gfx90a, xnack any
+    e[52] = 64;
+    e
+}
+
+/// A binutils tool (readelf, objcopy) from /usr/bin.
+pub fn binutils(name: &str) -> PathBuf {
+    let p = Path::new("/usr/bin").join(name);
+    assert!(p.exists(), "{} not found: {HOW_TO_GET}", p.display());
+    p
 }
