@@ -5,6 +5,7 @@ mod common;
 use common::*;
 use elf_edit::{Edit, Method, RpathKind};
 use std::path::{Path, PathBuf};
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::process::Command;
 
 const LONG: &str =
@@ -717,4 +718,79 @@ fn a_large_bss_does_not_grow_the_file() {
             String::from_utf8_lossy(&r.stderr)
         );
     }
+}
+
+/// Editing in place keeps the file: its inode, hard links, owner, mode
+/// (set-user-ID included) and extended attributes (file capabilities).
+fn set_xattr(p: &Path, name: &str, value: &[u8]) -> bool {
+    let p = std::ffi::CString::new(p.as_os_str().as_encoded_bytes()).unwrap();
+    let n = std::ffi::CString::new(name).unwrap();
+    // SAFETY: NUL-terminated strings and a live buffer.
+    unsafe {
+        libc::setxattr(
+            p.as_ptr(),
+            n.as_ptr(),
+            value.as_ptr().cast(),
+            value.len(),
+            0,
+        ) == 0
+    }
+}
+
+fn get_xattr(p: &Path, name: &str) -> Option<Vec<u8>> {
+    let p = std::ffi::CString::new(p.as_os_str().as_encoded_bytes()).unwrap();
+    let n = std::ffi::CString::new(name).unwrap();
+    let mut buf = vec![0u8; 256];
+    // SAFETY: as above.
+    let r = unsafe { libc::getxattr(p.as_ptr(), n.as_ptr(), buf.as_mut_ptr().cast(), buf.len()) };
+    (r >= 0).then(|| {
+        buf.truncate(r as usize);
+        buf
+    })
+}
+
+#[test]
+fn in_place_edit_keeps_owner_mode_xattrs_and_hard_links() {
+    let d = tempdir();
+    let dir = d.path();
+    let so = copy_in(&fixture("tiny-none.so"), dir, "libx.so");
+    std::fs::hard_link(&so, dir.join("libx-link.so")).unwrap();
+    let root = unsafe { libc::geteuid() } == 0;
+    if root {
+        std::os::unix::fs::chown(&so, Some(1234), Some(2345)).unwrap();
+    }
+    std::fs::set_permissions(&so, std::fs::Permissions::from_mode(0o4755)).unwrap();
+    let user = set_xattr(&so, "user.rocm_wheel_test", b"kept");
+    // cap_net_bind_service in the permitted set (VFS_CAP_REVISION_2).
+    let mut cap = Vec::new();
+    for w in [0x0200_0000u32, 1 << 10, 0, 0, 0] {
+        cap.extend_from_slice(&w.to_le_bytes());
+    }
+    let caps = root && set_xattr(&so, "security.capability", &cap);
+    let ino = std::fs::metadata(&so).unwrap().ino();
+
+    elf_edit::edit_file(&so, None, &set("$ORIGIN/../lib", RpathKind::Runpath)).unwrap();
+
+    let md = std::fs::metadata(&so).unwrap();
+    assert_eq!(md.ino(), ino, "the file was replaced, not edited in place");
+    assert_eq!(md.nlink(), 2, "the hard link was broken");
+    assert_eq!(md.mode() & 0o7777, 0o4755);
+    if root {
+        assert_eq!((md.uid(), md.gid()), (1234, 2345), "owner changed");
+    }
+    if user {
+        assert_eq!(
+            get_xattr(&so, "user.rocm_wheel_test").as_deref(),
+            Some(&b"kept"[..])
+        );
+    }
+    if caps {
+        assert_eq!(get_xattr(&so, "security.capability"), Some(cap));
+    }
+    let got = elf_edit::read_rpath(&dir.join("libx-link.so")).unwrap();
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert_eq!(
+        (got[0].kind, got[0].value.as_slice()),
+        (RpathKind::Runpath, &b"$ORIGIN/../lib"[..])
+    );
 }
