@@ -603,3 +603,96 @@ fn assert_writer_matches_the_compiler(so: &Path, path: &str) {
         );
     }
 }
+
+/// A platform wheel built by wheel-writer: a gcc-built shared library with
+/// a RUNPATH, and a `.hipfb` of two real code objects. Every member is
+/// listed in archive order; the library is the only ELF file, the bundle
+/// file says its targets.
+#[test]
+fn wheel_lists_files_and_targets() {
+    const PLAT: &str = "py3-none-manylinux_2_17_x86_64";
+    const WHEEL: &str = "rocmdemo-0.1-py3-none-manylinux_2_17_x86_64.whl";
+    let d = tempdir();
+    let src = d.path().join("src");
+    std::fs::create_dir_all(&src).unwrap();
+    std::fs::write(src.join("__init__.py"), "").unwrap();
+    gcc_so(
+        &src,
+        "libdemo.so",
+        "int answer(void) { return 42; }\n",
+        &["-Wl,--enable-new-dtags", "-Wl,-rpath,$ORIGIN/../rocm/lib"],
+    );
+    write_bundle_file(&WriteRequest {
+        output: src.join("kernels.hipfb"),
+        host_triple: HOST.into(),
+        entries: vec![
+            (device_id("gfx906"), code_object("gfx906")),
+            (device_id("gfx90a"), code_object("gfx90a")),
+        ],
+        compression: Compression::Compressed {
+            method: Method::Zstd,
+            version: 2,
+            level: None,
+        },
+    })
+    .unwrap();
+    let m = serde_json::json!({
+        "distribution": "rocmdemo",
+        "version": "0.1",
+        "tags": [PLAT],
+        "files": [
+            {"path": "rocmdemo/__init__.py", "src": src.join("__init__.py")},
+            {"path": "rocmdemo/libdemo.so", "src": src.join("libdemo.so")},
+            {"path": "rocmdemo/kernels.hipfb", "src": src.join("kernels.hipfb")}
+        ]
+    });
+    let whl = d.path().join(WHEEL);
+    wheel_writer::build(
+        &wheel_writer::Manifest::from_json(&m.to_string()).unwrap(),
+        &whl,
+        &wheel_writer::Options::default(),
+    )
+    .unwrap();
+    let r = inspect(&whl).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&r.to_json()).unwrap();
+    assert_eq!(v["schema_version"], 1);
+    assert_eq!(v["kind"], "wheel");
+    let w = &v["wheel"];
+    assert_eq!(w["filename"], WHEEL);
+    assert_eq!(w["name"], "rocmdemo");
+    assert_eq!(w["version"], "0.1");
+    assert_eq!(w["tags"], serde_json::json!([PLAT]));
+    assert_eq!(w["root_is_purelib"], false);
+    let files: Vec<&str> = w["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        files,
+        [
+            "rocmdemo/__init__.py",
+            "rocmdemo/kernels.hipfb",
+            "rocmdemo/libdemo.so",
+            "rocmdemo-0.1.dist-info/METADATA",
+            "rocmdemo-0.1.dist-info/WHEEL",
+            "rocmdemo-0.1.dist-info/RECORD",
+        ]
+    );
+    let elfs = v["elf_files"].as_array().unwrap();
+    assert_eq!(elfs.len(), 1);
+    assert_eq!(elfs[0]["path"], "rocmdemo/libdemo.so");
+    assert_eq!(
+        elfs[0]["runpath"],
+        serde_json::json!(["$ORIGIN/../rocm/lib"])
+    );
+    let bundles = v["bundle_files"].as_array().unwrap();
+    assert_eq!(bundles.len(), 1);
+    assert_eq!(bundles[0]["path"], "rocmdemo/kernels.hipfb");
+    assert_eq!(
+        bundles[0]["targets"],
+        serde_json::json!({"gfx906": 1, "gfx90a": 1})
+    );
+    assert!(r.to_text().starts_with(&format!("wheel {WHEEL}\n")));
+}
