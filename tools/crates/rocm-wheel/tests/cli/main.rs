@@ -1,9 +1,11 @@
 //! End-to-end tests of the `rocm-wheel` binary: the command-line contract as
 //! users and the Bazel rules see it (argv in; exit code, stdout, stderr and
-//! files out). The library crates test their own logic; these tests run the
-//! real binary on real files made by the machine's compilers and check the
-//! results with external tools (readelf, clang-offload-bundler, `wheel
-//! unpack`) where one exists.
+//! files out): argument parsing, exit codes, error messages, nothing left
+//! behind on error, the binary's peak memory, and one run per subcommand
+//! proving the wiring. What a subcommand computes is tested in the `tests/`
+//! of the library crate it calls (wheel-thin, wheel-repair, wheel-read,
+//! wheel-inspect, elf-edit, ...); the inputs are made by test-support.
+//! Only running the binary is defined here.
 //!
 //! One test binary with one module per subcommand, so the workspace links
 //! one extra executable, not five.
