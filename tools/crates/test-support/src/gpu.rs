@@ -228,6 +228,34 @@ pub fn hip_so(dir: &Path, hipfb: &str, out: &str) {
     );
 }
 
+/// `dir/out`: a kpack host library as hip_library and the wheel rules make
+/// one: [`hip_so`]'s host object with `.hip_fatbin` replaced by the kpack
+/// marker `dir/marker` (renamed `.rocm_kpack_ref`) and the fat binary
+/// wrapper by the `HIPK` one in `dir/wrapper`, linked with the search path
+/// `runpath` (DT_RUNPATH).
+pub fn kpack_host_so(dir: &Path, marker: &str, wrapper: &str, runpath: &str, out: &str) {
+    std::fs::write(dir.join("placeholder.hipfb"), b"replaced\n").unwrap();
+    hip_so(dir, "placeholder.hipfb", "unused.so");
+    run_stdout(llvm_cmd("llvm-objcopy").current_dir(dir).args([
+        "--update-section",
+        &format!(".hip_fatbin={marker}"),
+        "--update-section",
+        &format!(".hipFatBinSegment={wrapper}"),
+        "--set-section-alignment",
+        ".hip_fatbin=1",
+        "--rename-section",
+        ".hip_fatbin=.rocm_kpack_ref",
+        "k.host.o",
+        "k.pic.o",
+    ]));
+    run_stdout(
+        llvm_cmd("clang++")
+            .current_dir(dir)
+            .args(["-shared", "-Wl,--enable-new-dtags", "k.pic.o", "-o", out])
+            .arg(format!("-Wl,-rpath,{runpath}")),
+    );
+}
+
 /// The bundle entry id of a HIP code object for `arch`.
 pub fn device_id(arch: &str) -> String {
     format!("hipv4-amdgcn-amd-amdhsa--{arch}")

@@ -50,21 +50,30 @@ fn bundle(dir: &Path, out: &str, compress: &str, ids: &[&str]) {
     .unwrap();
 }
 
-/// Builds `dir/WHEEL` from the manifest `files` (archive path, source
-/// file in `dir`).
-fn build(dir: &Path, files: &[(String, String)]) -> PathBuf {
+/// Builds `dir/out`, a wheel of `distribution` 1.0 holding `files`
+/// (archive path, source file in `dir`).
+fn build_wheel(dir: &Path, distribution: &str, files: &[(&str, &str)], out: &str) -> PathBuf {
     let files: Vec<Value> = files
         .iter()
         .map(|(path, src)| json!({"path": path, "src": dir.join(src)}))
         .collect();
     let m = json!({
-        "distribution": "demo", "version": "1.0",
+        "distribution": distribution, "version": "1.0",
         "tags": ["py3-none-manylinux_2_17_x86_64"], "files": files,
     });
     let m = wheel_writer::Manifest::from_json(&m.to_string()).unwrap();
-    let out = dir.join(WHEEL);
+    let out = dir.join(out);
     wheel_writer::build(&m, &out, &wheel_writer::Options::default()).unwrap();
     out
+}
+
+/// Builds `dir/WHEEL` (distribution demo) from `files`.
+fn build(dir: &Path, files: &[(String, String)]) -> PathBuf {
+    let files: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, s)| (p.as_str(), s.as_str()))
+        .collect();
+    build_wheel(dir, "demo", &files, WHEEL)
 }
 
 /// A wheel with `sos` (name, bundle ids, compression) as shared objects
@@ -86,22 +95,26 @@ fn wheel(dir: &Path, sos: &[(&str, &[&str], &str)]) -> PathBuf {
 
 /// Thins `dir/input` to keep `gfx` into `dir/output`.
 fn thin(dir: &Path, gfx: &str, input: &str, output: &str) -> anyhow::Result<Report> {
-    thin_renamed(dir, gfx, None, input, output)
+    thin_with(dir, gfx, None, input, output, &[])
 }
 
-fn thin_renamed(
+/// [`thin`], renaming the distribution (`name_suffix`) or choosing among
+/// `device_wheels` (files in `dir`).
+fn thin_with(
     dir: &Path,
     gfx: &str,
     name_suffix: Option<&str>,
     input: &str,
     output: &str,
+    device_wheels: &[&str],
 ) -> anyhow::Result<Report> {
+    let device_wheels: Vec<PathBuf> = device_wheels.iter().map(|w| dir.join(w)).collect();
     wheel_thin::thin(&Request {
         input: &dir.join(input),
         output: &dir.join(output),
         gfx,
         name_suffix,
-        device_wheels: &[],
+        device_wheels: &device_wheels,
     })
 }
 
@@ -218,7 +231,7 @@ fn renames_the_distribution() {
     let dir = d.path();
     wheel(dir, &[("libk.so", &[ID906, ID90A], "zstd")]);
     let out = "demo_gfx90a_dcgpu-1.0-py3-none-manylinux_2_17_x86_64.whl";
-    let renamed = |o: &str| thin_renamed(dir, "gfx90a-dcgpu", Some("gfx90a-dcgpu"), WHEEL, o);
+    let renamed = |o: &str| thin_with(dir, "gfx90a-dcgpu", Some("gfx90a-dcgpu"), WHEEL, o, &[]);
     refused(
         renamed("wrong-1.0-py3-none-any.whl"),
         &format!("the output must be named {out}"),
@@ -367,4 +380,182 @@ fn inspect_shows_what_a_generic_target_covers() {
         fat["covers"],
         json!({"gfx12-generic": ["gfx1200", "gfx1201"]})
     );
+}
+
+/// The kernel key of the split set's host library.
+const KEY: &str = "//demo:k/k.hip";
+const TARGETS: [&str; 2] = ["gfx1200", "gfx1201"];
+
+fn device_name(bundle: &str) -> String {
+    format!("demo_device_{bundle}-1.0-py3-none-manylinux_2_17_x86_64.whl")
+}
+
+/// A kpack split set as hip_library and the wheel rules make it: the host
+/// wheel [`WHEEL`] (demo/libk.so with one HIPK wrapper whose marker names
+/// [`KEY`]) and [`device_wheels`] holding that key.
+fn split_set(dir: &Path) {
+    let marker = kpack::Marker {
+        kernel_name: KEY.into(),
+        search_paths: vec![
+            ".kpack/@GFXARCH@.kpack".into(),
+            "../.kpack/@GFXARCH@.kpack".into(),
+        ],
+    };
+    std::fs::write(dir.join("k.kpackref"), marker.to_bytes().unwrap()).unwrap();
+    std::fs::write(dir.join("k.hipk"), kpack::hipk_wrapper(0)).unwrap();
+    kpack_host_so(dir, "k.kpackref", "k.hipk", "$ORIGIN", "libk.so");
+    build_wheel(dir, "demo", &[("demo/libk.so", "libk.so")], WHEEL);
+    device_wheels(dir, KEY);
+}
+
+/// An archive per target holding `key` (real gfx1200/gfx1201 code
+/// objects), and device wheels: one per target and one for the gfx12
+/// family.
+fn device_wheels(dir: &Path, key: &str) {
+    for t in TARGETS {
+        let mut w = kpack::ArchiveWriter::new(
+            "demo",
+            t,
+            &[t.to_string()],
+            kpack::Compression::ZstdPerKernel,
+        );
+        w.add(&format!("{key}#0"), t, &code_object(t)).unwrap();
+        w.write(&dir.join(format!("{t}.kpack"))).unwrap();
+        build_wheel(
+            dir,
+            &format!("demo-device-{t}"),
+            &[(&format!("demo/.kpack/{t}.kpack"), &format!("{t}.kpack"))],
+            &device_name(t),
+        );
+    }
+    build_wheel(
+        dir,
+        "demo-device-gfx12",
+        &[
+            ("demo/.kpack/gfx1200.kpack", "gfx1200.kpack"),
+            ("demo/.kpack/gfx1201.kpack", "gfx1201.kpack"),
+        ],
+        &device_name("gfx12"),
+    );
+}
+
+/// The file names in `dir`, sorted.
+fn names(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn a_split_set_keeps_the_device_wheels_of_the_requested_targets() {
+    let d = tempdir();
+    let dir = d.path();
+    split_set(dir);
+    std::fs::create_dir(dir.join("out")).unwrap();
+    let (d1200, d1201) = (device_name("gfx1200"), device_name("gfx1201"));
+    let report = thin_with(
+        dir,
+        "gfx1201",
+        None,
+        WHEEL,
+        &format!("out/{WHEEL}"),
+        &[&d1200, &d1201],
+    )
+    .unwrap()
+    .to_human();
+    assert_eq!(
+        names(&dir.join("out")),
+        vec![WHEEL.to_string(), d1201.clone()]
+    );
+    assert_eq!(
+        std::fs::read(dir.join("out").join(WHEEL)).unwrap(),
+        std::fs::read(dir.join(WHEEL)).unwrap(),
+        "host copied as it is"
+    );
+    assert!(
+        report.contains(&format!("kept {d1201} (gfx1201)")),
+        "{report}"
+    );
+    assert!(
+        report.contains(&format!("left out {d1200} (gfx1200)")),
+        "{report}"
+    );
+
+    // A family wheel serving a requested target is kept whole.
+    std::fs::create_dir(dir.join("out2")).unwrap();
+    let d12 = device_name("gfx12");
+    thin_with(
+        dir,
+        "gfx120X-all",
+        None,
+        WHEEL,
+        &format!("out2/{WHEEL}"),
+        &[&d12],
+    )
+    .unwrap();
+    assert_eq!(names(&dir.join("out2")), vec![WHEEL.to_string(), d12]);
+}
+
+#[test]
+fn a_split_set_refuses_what_it_cannot_give_and_writes_nothing() {
+    let d = tempdir();
+    let dir = d.path();
+    split_set(dir);
+    // An archive of another library: the host's key is not in it.
+    let other = tempdir();
+    device_wheels(other.path(), "//other:lib/x.hip");
+    let d1201 = device_name("gfx1201");
+    std::fs::create_dir(dir.join("stranger")).unwrap();
+    copy_in(&other.path().join(&d1201), &dir.join("stranger"), &d1201);
+    std::fs::create_dir(dir.join("out")).unwrap();
+    let before = snapshot(dir);
+    let o = format!("out/{WHEEL}");
+    let stranger = format!("stranger/{d1201}");
+    let out_device = format!("out/{d1201}");
+    type Case<'a> = (
+        &'a str,
+        Option<&'a str>,
+        &'a str,
+        &'a str,
+        Vec<&'a str>,
+        String,
+    );
+    let cases: [Case; 6] = [
+        (
+            "gfx1100", None, WHEEL, &o, vec![&d1201],
+            "no device wheel holds code for target gfx1100 (gfx1100); the device wheels given serve gfx1201".into(),
+        ),
+        (
+            "gfx1201", None, WHEEL, &o, vec![],
+            "a kpack host wheel: its binaries hold markers, its device code is in device wheels; \
+             thin the set by choosing them: --device-wheel".into(),
+        ),
+        (
+            "gfx1201", Some("x"), WHEEL, &o, vec![&d1201],
+            "renaming it would orphan them".into(),
+        ),
+        (
+            "gfx1201", None, WHEEL, "out/other.whl", vec![&d1201],
+            format!("the output must be named {WHEEL}"),
+        ),
+        (
+            "gfx1201", None, WHEEL, &o, vec![&stranger],
+            "has no //demo:k/k.hip#0".into(),
+        ),
+        (
+            "gfx1201", None, &d1201, &out_device, vec![&d1201],
+            "no binary refers to kpack archives; --device-wheel is for kpack host wheels".into(),
+        ),
+    ];
+    for (gfx, suffix, input, output, devices, needle) in cases {
+        refused(
+            thin_with(dir, gfx, suffix, input, output, &devices),
+            &needle,
+        );
+    }
+    assert_unchanged(dir, &before);
+    assert!(names(&dir.join("out")).is_empty());
 }
