@@ -30,10 +30,47 @@ pub fn gcc_so(dir: &Path, name: &str, src: &str, args: &[&str]) -> PathBuf {
     out
 }
 
-/// A small x86-64 shared library (`int answer(void)` returning 42),
-/// compiled with gcc into `dir`.
+/// `dir/name`: [`gcc_so`] with the search path `runpath` (DT_RUNPATH) and
+/// `extra` arguments; returns its bytes.
+pub fn runpath_so(dir: &Path, name: &str, src: &str, runpath: &str, extra: &[&str]) -> Vec<u8> {
+    let runpath = format!("-Wl,-rpath,{runpath}");
+    let mut args = vec!["-Wl,--enable-new-dtags", runpath.as_str()];
+    args.extend(extra);
+    std::fs::read(gcc_so(dir, name, src, &args)).unwrap()
+}
+
+/// A RUNPATH as a Bazel build leaves it: runfiles and `_solib` entries,
+/// the ROCm SDK's site-packages and install paths, a missing directory and
+/// a duplicate. What a repair keeps of it: [`CLEAN_RUNPATH`].
+pub const DIRTY_RUNPATH: &str = "$ORIGIN:$ORIGIN/_ext.so.runfiles/__main__/_solib_k8/_U_S_Srocm:\
+/usr/local/lib/python3.12/dist-packages/_rocm_sdk_core/lib:$ORIGIN/../_rocm_sdk_core/lib:\
+$ORIGIN/../../_rocm_sdk_core/lib:/opt/rocm-7.2.0/lib:/opt/rocm/lib:$ORIGIN/missing:$ORIGIN";
+
+/// [`DIRTY_RUNPATH`] repaired.
+pub const CLEAN_RUNPATH: &str = "$ORIGIN:$ORIGIN/../_rocm_sdk_core/lib:/opt/rocm/lib";
+
+/// `dir/demo-1.0-py3-none-any.whl`: a pure-tagged, purelib wheel
+/// ([`crate::crafted_wheel`]) with `demo/_ext.so` built from `src` and
+/// `extra` with the search path [`DIRTY_RUNPATH`]; returns the `.so`.
+pub fn dirty_wheel(dir: &Path, src: &str, extra: &[&str]) -> Vec<u8> {
+    let ext = runpath_so(dir, "_ext.so", src, DIRTY_RUNPATH, extra);
+    crate::crafted_wheel(
+        &dir.join("demo-1.0-py3-none-any.whl"),
+        "demo",
+        "1.0",
+        &[("demo/__init__.py", &b""[..]), ("demo/_ext.so", &ext)],
+        &[],
+    );
+    ext
+}
+
+/// C source of a function a test can call, `answer()` returning 42.
+pub const ANSWER_C: &str = "int answer(void) { return 42; }\n";
+
+/// A small x86-64 shared library ([`ANSWER_C`]), compiled with gcc into
+/// `dir`.
 pub fn host_so(dir: &Path, name: &str) -> PathBuf {
-    gcc_so(dir, name, "int answer(void) { return 42; }\n", &[])
+    gcc_so(dir, name, ANSWER_C, &[])
 }
 
 /// Compile C source into a shared object with gcc. `-nostdlib` keeps the

@@ -50,13 +50,20 @@ pub fn assert_unchanged(dir: &Path, before: &BTreeMap<PathBuf, Vec<u8>>) {
     }
 }
 
+/// The names of the files in `dir`, sorted.
+pub fn file_names(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
 /// Asserts the directory `dir` is empty (a refused command wrote nothing).
 #[track_caller]
 pub fn assert_empty_dir(dir: &Path) {
-    let left: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name())
-        .collect();
+    let left = file_names(dir);
     assert!(left.is_empty(), "{} holds {left:?}", dir.display());
 }
 

@@ -619,7 +619,7 @@ fn wheel_lists_files_and_targets() {
     gcc_so(
         &src,
         "libdemo.so",
-        "int answer(void) { return 42; }\n",
+        ANSWER_C,
         &["-Wl,--enable-new-dtags", "-Wl,-rpath,$ORIGIN/../rocm/lib"],
     );
     write_bundle_file(&WriteRequest {

@@ -47,18 +47,23 @@ fn member_names_pip_refuses_are_refused() {
     }
 }
 
-#[test]
-fn file_directory_collisions_are_refused() {
+/// A [`crafted_wheel`] of `members` and `symlinks` is refused with
+/// `needle`.
+#[track_caller]
+fn crafted_is_refused(members: &[(&str, &[u8])], symlinks: &[(&str, &str)], needle: &str) {
     let d = tempdir();
     let whl = d.path().join("demo-1.0-py3-none-any.whl");
-    crafted_wheel(
-        &whl,
-        "demo",
-        "1.0",
+    crafted_wheel(&whl, "demo", "1.0", members, symlinks);
+    refused(&whl, needle);
+}
+
+#[test]
+fn file_directory_collisions_are_refused() {
+    crafted_is_refused(
         &[("demo/a", b"1"), ("demo/a/b.py", b"2")],
         &[],
+        "NotADirectoryError",
     );
-    refused(&whl, "NotADirectoryError");
 }
 
 #[test]
@@ -89,14 +94,9 @@ fn duplicate_members_are_refused() {
 
 #[test]
 fn symlink_members_are_refused() {
-    let d = tempdir();
-    let whl = d.path().join("demo-1.0-py3-none-any.whl");
-    crafted_wheel(
-        &whl,
-        "demo",
-        "1.0",
+    crafted_is_refused(
         &[("demo/a.py", b"1")],
         &[("demo/l", "/etc/passwd")],
+        "symbolic link",
     );
-    refused(&whl, "symbolic link");
 }

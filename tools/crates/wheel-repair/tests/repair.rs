@@ -11,36 +11,6 @@ use test_support::*;
 
 const IN: &str = "demo-1.0-py3-none-any.whl";
 
-const DIRTY: &str = "$ORIGIN:$ORIGIN/_ext.so.runfiles/__main__/_solib_k8/_U_S_Srocm:\
-/usr/local/lib/python3.12/dist-packages/_rocm_sdk_core/lib:$ORIGIN/../_rocm_sdk_core/lib:\
-$ORIGIN/../../_rocm_sdk_core/lib:/opt/rocm-7.2.0/lib:/opt/rocm/lib:$ORIGIN/missing:$ORIGIN";
-const CLEAN: &str = "$ORIGIN:$ORIGIN/../_rocm_sdk_core/lib:/opt/rocm/lib";
-
-const ANSWER: &str = "int answer(void) { return 42; }\n";
-
-/// A shared object built by gcc from `src` with the search path `rpath`
-/// (DT_RUNPATH) and `extra` linker arguments; returns its bytes.
-fn so(dir: &Path, name: &str, src: &str, rpath: &str, extra: &[&str]) -> Vec<u8> {
-    let rpath = format!("-Wl,-rpath,{rpath}");
-    let mut args = vec!["-Wl,--enable-new-dtags", rpath.as_str()];
-    args.extend(extra);
-    std::fs::read(gcc_so(dir, name, src, &args)).unwrap()
-}
-
-/// A pure-tagged, purelib wheel (`crafted_wheel`) with `demo/_ext.so`,
-/// built from `src` with the search path [`DIRTY`]; returns the `.so`.
-fn dirty_wheel(dir: &Path, src: &str, extra: &[&str]) -> Vec<u8> {
-    let ext = so(dir, "_ext.so", src, DIRTY, extra);
-    crafted_wheel(
-        &dir.join(IN),
-        "demo",
-        "1.0",
-        &[("demo/__init__.py", &b""[..]), ("demo/_ext.so", &ext)],
-        &[],
-    );
-    ext
-}
-
 /// Repairs `dir/input` into `dir/output`; the report as its JSON.
 fn repair(dir: &Path, input: &str, output: &str, plat: Option<&str>) -> anyhow::Result<Value> {
     let r = wheel_repair::repair(&dir.join(input), &dir.join(output), plat)?;
@@ -75,7 +45,7 @@ fn sections(so: &Path, names: &[&str]) -> Vec<(usize, usize)> {
 fn drops_build_tree_entries_sets_platlib_and_the_tag() {
     let d = tempdir();
     let dir = d.path();
-    let ext = dirty_wheel(dir, ANSWER, &[]);
+    let ext = dirty_wheel(dir, ANSWER_C, &[]);
     std::fs::create_dir(dir.join("out")).unwrap();
     let r = repair(dir, IN, "out", None).unwrap();
     assert_eq!(r["changed"], true);
@@ -111,7 +81,7 @@ fn drops_build_tree_entries_sets_platlib_and_the_tag() {
     std::fs::write(dir.join("new.so"), member(&repaired, "demo/_ext.so")).unwrap();
     let dynamic = run_stdout(llvm_cmd("llvm-readelf").arg("-d").arg(dir.join("new.so")));
     assert!(
-        dynamic.contains(&format!("Library runpath: [{CLEAN}]")),
+        dynamic.contains(&format!("Library runpath: [{CLEAN_RUNPATH}]")),
         "{dynamic}"
     );
     // Same size; only .dynstr changed (the shorter string over the old).
@@ -161,7 +131,7 @@ fn output_is_clean(dir: &Path, repaired: &Path, tag: &str) {
 fn a_repaired_wheel_is_copied_unchanged() {
     let d = tempdir();
     let dir = d.path();
-    dirty_wheel(dir, ANSWER, &[]);
+    dirty_wheel(dir, ANSWER_C, &[]);
     std::fs::create_dir_all(dir.join("once")).unwrap();
     std::fs::create_dir_all(dir.join("twice")).unwrap();
     let r = repair(dir, IN, "once", None).unwrap();
@@ -188,7 +158,7 @@ fn refusals_leave_no_output() {
     let d = tempdir();
     let dir = d.path();
     // A library the wheel does not bundle and no policy allows.
-    so(
+    runpath_so(
         dir,
         "libfoo.so",
         "int foo(void) { return 1; }\n",
@@ -202,7 +172,7 @@ fn refusals_leave_no_output() {
     refused(repair(dir, IN, "out", None), &["external-library"]);
     assert_unchanged(dir, &before);
     // A file name that is not the repaired wheel's.
-    dirty_wheel(dir, ANSWER, &[]);
+    dirty_wheel(dir, ANSWER_C, &[]);
     let before = snapshot(dir);
     refused(
         repair(dir, IN, "out/x.whl", None),

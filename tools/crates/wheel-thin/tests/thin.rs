@@ -439,16 +439,6 @@ fn device_wheels(dir: &Path, key: &str) {
     );
 }
 
-/// The file names in `dir`, sorted.
-fn names(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    v.sort();
-    v
-}
-
 #[test]
 fn a_split_set_keeps_the_device_wheels_of_the_requested_targets() {
     let d = tempdir();
@@ -467,7 +457,7 @@ fn a_split_set_keeps_the_device_wheels_of_the_requested_targets() {
     .unwrap()
     .to_human();
     assert_eq!(
-        names(&dir.join("out")),
+        file_names(&dir.join("out")),
         vec![WHEEL.to_string(), d1201.clone()]
     );
     assert_eq!(
@@ -496,7 +486,7 @@ fn a_split_set_keeps_the_device_wheels_of_the_requested_targets() {
         &[&d12],
     )
     .unwrap();
-    assert_eq!(names(&dir.join("out2")), vec![WHEEL.to_string(), d12]);
+    assert_eq!(file_names(&dir.join("out2")), vec![WHEEL.to_string(), d12]);
 }
 
 #[test]
@@ -557,5 +547,5 @@ fn a_split_set_refuses_what_it_cannot_give_and_writes_nothing() {
         );
     }
     assert_unchanged(dir, &before);
-    assert!(names(&dir.join("out")).is_empty());
+    assert!(file_names(&dir.join("out")).is_empty());
 }

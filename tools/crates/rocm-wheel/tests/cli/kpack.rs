@@ -121,15 +121,6 @@ fn out_dir(dir: &Path) -> PathBuf {
     out
 }
 
-fn names(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    v.sort();
-    v
-}
-
 #[test]
 fn check_resolves_the_linked_wrapper_and_names_a_missing_target() {
     let d = tempdir();
@@ -210,7 +201,10 @@ fn thin_copies_the_chosen_device_wheels() {
         ],
     )
     .success();
-    assert_eq!(names(&out), vec![HOST.to_string(), device_name("gfx1201")]);
+    assert_eq!(
+        file_names(&out),
+        vec![HOST.to_string(), device_name("gfx1201")]
+    );
     assert!(
         report
             .stdout
