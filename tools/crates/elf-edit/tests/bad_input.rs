@@ -8,7 +8,7 @@ use std::path::Path;
 use std::process::Command;
 
 fn assert_rejected(input: &Path, expect: fn(&EditError) -> bool, words: &str) {
-    let d = scratch();
+    let d = tempdir();
     let local = copy_in(input, d.path(), "input");
     let before = std::fs::read(&local).unwrap();
     let out = d.path().join("out");
@@ -53,7 +53,7 @@ fn not_elf() {
         |e| matches!(e, EditError::NotElf),
         "not an ELF file",
     );
-    let d = scratch();
+    let d = tempdir();
     let empty = d.path().join("empty");
     std::fs::write(&empty, b"").unwrap();
     assert_rejected(
@@ -65,7 +65,7 @@ fn not_elf() {
 
 #[test]
 fn truncated() {
-    let d = scratch();
+    let d = tempdir();
     let full = std::fs::read(Path::new(SYSLIB).join("libz.so.1")).unwrap();
     // Cut inside the identification, the header, the program headers, and
     // before the dynamic section.
@@ -119,7 +119,7 @@ fn not_x86_64() {
 
 #[test]
 fn static_executable_and_object_file() {
-    let d = scratch();
+    let d = tempdir();
     std::fs::write(d.path().join("s.c"), "int main(void) { return 0; }\n").unwrap();
     let exe = d.path().join("static");
     run(Command::new("gcc")
@@ -146,7 +146,7 @@ fn static_executable_and_object_file() {
 /// refused (show still works).
 #[test]
 fn static_pie_is_refused() {
-    let d = scratch();
+    let d = tempdir();
     std::fs::write(
         d.path().join("s.c"),
         "#include <stdio.h>\nint main(void) { puts(\"static-pie\"); return 0; }\n",
@@ -179,12 +179,12 @@ fn static_pie_is_refused() {
         }
     }
     assert!(elf_edit::read_rpath(&exe).unwrap().is_empty());
-    assert_eq!(stdout(&mut Command::new(&exe)), "static-pie\n");
+    assert_eq!(run_stdout(&mut Command::new(&exe)), "static-pie\n");
 }
 
 #[test]
 fn unplaceable_string() {
-    let d = scratch();
+    let d = tempdir();
     let lib = copy_in(&fixture("tiny-runpath.so"), d.path(), "input");
     let before = std::fs::read(&lib).unwrap();
     let edit = elf_edit::Edit::Set {
@@ -216,7 +216,7 @@ fn unplaceable_string() {
 
 #[test]
 fn unwritable_destination_leaves_nothing() {
-    let d = scratch();
+    let d = tempdir();
     let lib = copy_in(&fixture("tiny-none.so"), d.path(), "input");
     let before = std::fs::read(&lib).unwrap();
     let missing = d.path().join("no/such/dir/out.so");
@@ -230,7 +230,7 @@ fn unwritable_destination_leaves_nothing() {
 /// aarch64 files too (the tool's arm64 wheel), which the rpath edits refuse.
 #[test]
 fn glibc_floor_takes_aarch64() {
-    let d = scratch();
+    let d = tempdir();
     let out = d.path().join("aarch64.so");
     let report = elf_edit::lower_glibc_floor(&fixture("aarch64.so"), &out, (2, 17))
         .expect("an aarch64 library's glibc floor");

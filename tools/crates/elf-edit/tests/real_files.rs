@@ -5,6 +5,7 @@ mod common;
 use common::*;
 use elf_edit::{Edit, Method, RpathKind};
 use std::path::{Path, PathBuf};
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::process::Command;
 
 const LONG: &str =
@@ -14,12 +15,12 @@ const LONG: &str =
 /// (evaluated with `l` bound to the library) prints.
 fn ctypes_eval(lib: &Path, expr: &str) -> String {
     let code = format!("import ctypes, sys\nl = ctypes.CDLL(sys.argv[1])\nprint({expr})");
-    stdout(Command::new(python("3.12")).arg("-c").arg(code).arg(lib))
+    run_stdout(Command::new(python("3.12")).arg("-c").arg(code).arg(lib))
 }
 
 #[test]
 fn debian_libz_grows_loads_and_matches_patchelf() {
-    let d = scratch();
+    let d = tempdir();
     let input = copy_in(&Path::new(SYSLIB).join("libz.so.1"), d.path(), "libz.so.1");
     let out = edit_and_compare(&input, d.path(), &set(LONG, RpathKind::Runpath));
     let expr = "(setattr(l.zlibVersion, 'restype', ctypes.c_char_p), l.zlibVersion())[1]";
@@ -44,7 +45,7 @@ fn debian_libz_grows_loads_and_matches_patchelf() {
 
 #[test]
 fn debian_libstdcxx_grows_and_loads() {
-    let d = scratch();
+    let d = tempdir();
     let input = copy_in(
         &Path::new(SYSLIB).join("libstdc++.so.6"),
         d.path(),
@@ -58,7 +59,7 @@ fn debian_libstdcxx_grows_and_loads() {
 
 #[test]
 fn debian_libamdhip64_grows_and_loads() {
-    let d = scratch();
+    let d = tempdir();
     // The HIP runtime of the build root's ROCm (libamdhip64.so.<major>).
     let soname = std::fs::read_dir(SYSLIB)
         .unwrap()
@@ -120,10 +121,10 @@ fn loaded_libraries(exe: &Path) -> Vec<(String, String)> {
 
 #[test]
 fn usr_bin_executables_still_run() {
-    let d = scratch();
+    let d = tempdir();
     let (orig, existing) = executable_with_runpath();
     let exe = copy_in(&orig, d.path(), "exe");
-    let want = stdout(Command::new(&exe).arg("--version"));
+    let want = run_stdout(Command::new(&exe).arg("--version"));
     // Its first library other than libc, copied where only the new RUNPATH
     // leads: the edited executable must load that copy.
     let (lib, from) = loaded_libraries(&exe)
@@ -140,7 +141,7 @@ fn usr_bin_executables_still_run() {
         format!("$ORIGIN/private-libraries:{existing}:$ORIGIN/../lib/x86_64-linux-gnu/more"),
     ] {
         let out = edit_and_compare(&exe, d.path(), &set(&rpath, RpathKind::Runpath));
-        assert_eq!(stdout(Command::new(&out).arg("--version")), want);
+        assert_eq!(run_stdout(Command::new(&out).arg("--version")), want);
         let loaded = loaded_libraries(&out);
         let got = loaded.iter().find(|(n, _)| *n == lib).map(|(_, p)| p);
         assert_eq!(
@@ -164,13 +165,13 @@ fn usr_bin_executables_still_run() {
     let ls = copy_in(Path::new("/usr/bin/ls"), d.path(), "ls");
     let out = edit_and_compare(&ls, d.path(), &set(LONG, RpathKind::Runpath));
     assert_eq!(
-        stdout(Command::new(&out).arg("--version")),
-        stdout(Command::new(&ls).arg("--version"))
+        run_stdout(Command::new(&out).arg("--version")),
+        run_stdout(Command::new(&ls).arg("--version"))
     );
     let out = edit_and_compare(&ls, d.path(), &set("$ORIGIN", RpathKind::Rpath));
     assert_eq!(
-        stdout(Command::new(&out).arg("--version")),
-        stdout(Command::new(&ls).arg("--version"))
+        run_stdout(Command::new(&out).arg("--version")),
+        run_stdout(Command::new(&ls).arg("--version"))
     );
 }
 
@@ -182,7 +183,7 @@ struct Built {
 
 impl Built {
     fn new() -> Built {
-        let dir = scratch();
+        let dir = tempdir();
         let p = dir.path();
         std::fs::write(p.join("g.c"), "int g(void) { return 42; }\n").unwrap();
         std::fs::write(
@@ -375,7 +376,7 @@ fn numpy_wheel_extension_follows_the_new_rpath() {
             .args(["--platform", "manylinux_2_17_x86_64", "numpy==2.1.3", "-d"])
             .arg(&cache));
     }
-    let d = scratch();
+    let d = tempdir();
     let site = d.path().join("site");
     run(Command::new(python("3.12"))
         .args(["-m", "zipfile", "-e"])
@@ -446,7 +447,7 @@ fn tail_merged_symbol_name_survives_a_shorter_rpath() {
         &["-Wl,--enable-new-dtags", "-Wl,-rpath,/opt/libs/g"],
         true,
     );
-    let syms = stdout(Command::new("readelf").arg("-p").arg(".dynstr").arg(&lib));
+    let syms = run_stdout(Command::new("readelf").arg("-p").arg(".dynstr").arg(&lib));
     let standalone = syms
         .lines()
         .any(|l| l.rsplit(']').next().map(str::trim) == Some("g"));
@@ -541,7 +542,7 @@ fn files_without_section_headers_move_the_program_header_table() {
 /// the loader ignores both.)
 #[test]
 fn a_pt_null_entry_is_reused() {
-    let d = scratch();
+    let d = tempdir();
     let lib = d.path().join("libz.so.1");
     let mut bytes = std::fs::read(Path::new(SYSLIB).join("libz.so.1")).unwrap();
     let elf = goblin::elf::Elf::parse(&bytes).unwrap();
@@ -579,7 +580,7 @@ fn a_pt_null_entry_is_reused() {
 #[test]
 fn in_place_edit_keeps_mode_and_symlinks() {
     use std::os::unix::fs::PermissionsExt;
-    let d = scratch();
+    let d = tempdir();
     let lib = copy_in(&fixture("tiny-runpath.so"), d.path(), "libtiny.so.1");
     std::fs::set_permissions(&lib, std::fs::Permissions::from_mode(0o750)).unwrap();
     let link = d.path().join("libtiny.so");
@@ -611,7 +612,7 @@ fn in_place_edit_keeps_mode_and_symlinks() {
 #[test]
 fn a_gap_after_the_program_headers_is_used() {
     let b = Built::new();
-    let script = stdout(Command::new("ld").args(["--verbose", "-shared"]));
+    let script = run_stdout(Command::new("ld").args(["--verbose", "-shared"]));
     let script: Vec<&str> = script
         .split("==================================================")
         .collect();
@@ -717,4 +718,79 @@ fn a_large_bss_does_not_grow_the_file() {
             String::from_utf8_lossy(&r.stderr)
         );
     }
+}
+
+/// Editing in place keeps the file: its inode, hard links, owner, mode
+/// (set-user-ID included) and extended attributes (file capabilities).
+fn set_xattr(p: &Path, name: &str, value: &[u8]) -> bool {
+    let p = std::ffi::CString::new(p.as_os_str().as_encoded_bytes()).unwrap();
+    let n = std::ffi::CString::new(name).unwrap();
+    // SAFETY: NUL-terminated strings and a live buffer.
+    unsafe {
+        libc::setxattr(
+            p.as_ptr(),
+            n.as_ptr(),
+            value.as_ptr().cast(),
+            value.len(),
+            0,
+        ) == 0
+    }
+}
+
+fn get_xattr(p: &Path, name: &str) -> Option<Vec<u8>> {
+    let p = std::ffi::CString::new(p.as_os_str().as_encoded_bytes()).unwrap();
+    let n = std::ffi::CString::new(name).unwrap();
+    let mut buf = vec![0u8; 256];
+    // SAFETY: as above.
+    let r = unsafe { libc::getxattr(p.as_ptr(), n.as_ptr(), buf.as_mut_ptr().cast(), buf.len()) };
+    (r >= 0).then(|| {
+        buf.truncate(r as usize);
+        buf
+    })
+}
+
+#[test]
+fn in_place_edit_keeps_owner_mode_xattrs_and_hard_links() {
+    let d = tempdir();
+    let dir = d.path();
+    let so = copy_in(&fixture("tiny-none.so"), dir, "libx.so");
+    std::fs::hard_link(&so, dir.join("libx-link.so")).unwrap();
+    let root = unsafe { libc::geteuid() } == 0;
+    if root {
+        std::os::unix::fs::chown(&so, Some(1234), Some(2345)).unwrap();
+    }
+    std::fs::set_permissions(&so, std::fs::Permissions::from_mode(0o4755)).unwrap();
+    let user = set_xattr(&so, "user.rocm_wheel_test", b"kept");
+    // cap_net_bind_service in the permitted set (VFS_CAP_REVISION_2).
+    let mut cap = Vec::new();
+    for w in [0x0200_0000u32, 1 << 10, 0, 0, 0] {
+        cap.extend_from_slice(&w.to_le_bytes());
+    }
+    let caps = root && set_xattr(&so, "security.capability", &cap);
+    let ino = std::fs::metadata(&so).unwrap().ino();
+
+    elf_edit::edit_file(&so, None, &set("$ORIGIN/../lib", RpathKind::Runpath)).unwrap();
+
+    let md = std::fs::metadata(&so).unwrap();
+    assert_eq!(md.ino(), ino, "the file was replaced, not edited in place");
+    assert_eq!(md.nlink(), 2, "the hard link was broken");
+    assert_eq!(md.mode() & 0o7777, 0o4755);
+    if root {
+        assert_eq!((md.uid(), md.gid()), (1234, 2345), "owner changed");
+    }
+    if user {
+        assert_eq!(
+            get_xattr(&so, "user.rocm_wheel_test").as_deref(),
+            Some(&b"kept"[..])
+        );
+    }
+    if caps {
+        assert_eq!(get_xattr(&so, "security.capability"), Some(cap));
+    }
+    let got = elf_edit::read_rpath(&dir.join("libx-link.so")).unwrap();
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert_eq!(
+        (got[0].kind, got[0].value.as_slice()),
+        (RpathKind::Runpath, &b"$ORIGIN/../lib"[..])
+    );
 }

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use common::{
-    build_elf, build_so_for, errors_and_warnings, glibc_stub, make_wheel, read, stub_lib_for,
+    build_elf, build_so_for, errors_and_warnings, glibc_stub, make_wheel, read, stub_lib_for, Cpu,
 };
 use manylinux_check::{check_wheel_file, Arch, Finding, Options, Report, Severity};
 
@@ -27,7 +27,7 @@ fn fixtures() -> &'static Fixtures {
     F.get_or_init(|| {
         let dir = tempfile::tempdir().unwrap().keep();
         let d = dir.as_path();
-        let arm = Arch::Aarch64;
+        let arm = Cpu::Aarch64;
         let libc = glibc_stub(arm, d);
         // The other libraries the tool's executable needs, as its real one does.
         let mut libs = vec![libc.display().to_string()];
@@ -60,7 +60,7 @@ fn fixtures() -> &'static Fixtures {
         ext("ext17", "int old_fn(void); int f(void){return old_fn();}");
         ext("ext28", "int new_fn(void); int f(void){return new_fn();}");
         // An x86_64 file for the aarch64 wheel to hold by mistake.
-        build_so_for(Arch::X86_64, d, "x86.so", "int f(void){return 0;}\n", &[]);
+        build_so_for(Cpu::X86_64, d, "x86.so", "int f(void){return 0;}\n", &[]);
         Fixtures { dir }
     })
 }

@@ -8,9 +8,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use common::{
-    build_so, build_so_for, glibc_stub, make_wheel, read, stub_lib_for, test_cache, venv_bin,
+    build_so, build_so_for, glibc_stub, make_wheel, read, stub_lib_for, test_cache, venv_bin, Cpu,
 };
-use manylinux_check::{check_wheel_file, Arch, Options};
+use manylinux_check::{check_wheel_file, Options};
 
 /// (requirement, --platform, --python-version): varied on purpose — a
 /// manylinux1 wheel, manylinux2014 ones (Rust/C), a manylinux_2_28 one, and
@@ -197,7 +197,7 @@ fn agreed_tag(dir: &Path, file_name: &str, so: &str, built: &Path) -> String {
 fn agrees_with_auditwheel_on_aarch64_wheels() {
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
-    let arm = Arch::Aarch64;
+    let arm = Cpu::Aarch64;
     let libc = glibc_stub(arm, d);
     let cxx = stub_lib_for(
         arm,

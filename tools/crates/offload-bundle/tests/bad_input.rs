@@ -1,14 +1,12 @@
 //! Bad input gives clear errors, never panics, and never leaves output files.
 
-mod common;
-
 use std::path::PathBuf;
 
-use common::*;
 use offload_bundle::{
     build_uncompressed, compress, read_bundle, read_bundles, write_bundle_file, Compression,
     Limits, Method, WriteRequest,
 };
+use test_support::*;
 
 fn err_of<T: std::fmt::Debug>(r: anyhow::Result<T>) -> String {
     format!("{:#}", r.expect_err("expected an error"))
@@ -312,7 +310,7 @@ fn truncated_code_objects_are_refused() {
             assert!(e.starts_with("co: truncated ELF: "), "cut {cut}: {e}");
         }
         // Where readelf puts the section header table, we say it is cut.
-        let out = run(std::process::Command::new(tool("readelf"))
+        let out = run(std::process::Command::new(binutils("readelf"))
             .arg("-h")
             .arg(&co));
         let text = String::from_utf8(out.stdout).unwrap();
@@ -376,4 +374,56 @@ fn truncated_code_objects_are_refused() {
         "{e}"
     );
     assert!(!out.exists());
+}
+
+/// Two entries for one target make the bundle ambiguous, however the ids
+/// are spelled; nothing is written.
+#[test]
+fn duplicate_targets_are_refused() {
+    let d = tempdir();
+    let dir = d.path();
+    // gfx90a with xnack on and sramecc off (e_flags at 48).
+    let mut co = std::fs::read(code_object("gfx90a")).unwrap();
+    let flags = u32::from_le_bytes(co[48..52].try_into().unwrap()) & 0xff;
+    co[48..52].copy_from_slice(&(flags | 3 << 8 | 2 << 10).to_le_bytes());
+    let xs = dir.join("k.xs.co");
+    std::fs::write(&xs, co).unwrap();
+    let id = device_id("gfx90a");
+    let cases: &[(&[String], &str)] = &[
+        (
+            &[
+                format!("{id}:xnack+:sramecc-"),
+                format!("{id}:sramecc-:xnack+"),
+            ],
+            "entry ids `hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+:sramecc-` and \
+             `hipv4-amdgcn-amd-amdhsa--gfx90a:sramecc-:xnack+` name the same target",
+        ),
+        (
+            &[format!("{id}:xnack+:xnack-")],
+            "target feature xnack is given twice",
+        ),
+    ];
+    let out = dir.join("out.hipfb");
+    let before = snapshot(dir);
+    for (ids, needle) in cases {
+        for compression in [
+            Compression::None,
+            Compression::Compressed {
+                method: Method::Zstd,
+                version: 2,
+                level: None,
+            },
+        ] {
+            let e = err_of(write_bundle_file(&WriteRequest {
+                output: out.clone(),
+                host_triple: HOST.into(),
+                entries: ids.iter().map(|i| (i.clone(), xs.clone())).collect(),
+                compression,
+            }));
+            assert!(e.contains(needle), "{needle:?} not in: {e}");
+            assert_unchanged(dir, &before);
+        }
+    }
+    // One of them alone is fine.
+    write_bundle_file(&request(out, vec![(format!("{id}:sramecc-:xnack+"), xs)])).unwrap();
 }

@@ -5,8 +5,6 @@
 //! and `-compress` in CCOB versions 2 and 3), the others by our own writer
 //! or by hand; `regenerate_seed_corpus` makes them all.
 
-mod common;
-
 use std::path::PathBuf;
 
 use offload_bundle::{build_uncompressed, compress, fuzz_read, read_bundle, Limits, Method};
@@ -99,8 +97,8 @@ fn fake_code_object(mach: u8) -> Vec<u8> {
 /// `-compress` in CCOB format `version` if given.
 fn clang_bundle_bytes(entries: &[(&str, u8)], extra: &[&str], version: Option<u16>) -> Vec<u8> {
     let dir = tempfile::tempdir().unwrap();
-    let mut targets = vec![format!("host-{}", common::HOST)];
-    let mut cmd = common::llvm_cmd("clang-offload-bundler");
+    let mut targets = vec![format!("host-{}", test_support::HOST)];
+    let mut cmd = test_support::llvm_cmd("clang-offload-bundler");
     cmd.arg("-type=o").args(extra).arg("-input=/dev/null");
     for (i, (id, mach)) in entries.iter().enumerate() {
         let p = dir.path().join(format!("{i}.co"));
@@ -115,7 +113,7 @@ fn clang_bundle_bytes(entries: &[(&str, u8)], extra: &[&str], version: Option<u1
         cmd.arg("-compress")
             .env("COMPRESSED_BUNDLE_FORMAT_VERSION", v.to_string());
     }
-    common::run(&mut cmd);
+    test_support::run(&mut cmd);
     std::fs::read(&out).unwrap()
 }
 
@@ -155,7 +153,7 @@ fn real_bundler_seeds() -> Vec<(String, Vec<u8>)> {
 fn hand_laid_seeds_match_clang_offload_bundler() {
     let (a, b) = (fake_code_object(TWO[0].1), fake_code_object(TWO[1].1));
     let ours = compact(&[
-        (&format!("host-{}-", common::HOST), &[]),
+        (&format!("host-{}-", test_support::HOST), &[]),
         (TWO[0].0, &a),
         (TWO[1].0, &b),
     ]);
@@ -245,5 +243,5 @@ fn regenerate_seed_corpus() {
 /// The fuzz crate's own lock file lists this crate's dependencies as they are.
 #[test]
 fn fuzz_lock_file_is_current() {
-    common::assert_fuzz_lock_file_current(&test_support::manifest_dir());
+    test_support::assert_fuzz_lock_file_current(&test_support::manifest_dir());
 }

@@ -1,17 +1,15 @@
 //! Bundles made and checked by the real tools of the build root: LLVM's
 //! clang++, clang-offload-bundler and lld, Python's zstandard.
 
-mod common;
-
 use std::collections::BTreeSet;
 use std::process::Command;
 
-use common::*;
 use offload_bundle::{
     read_bundle, read_bundles, read_file_bundles, write_bundle_file, Compression, Limits, Method,
     WriteRequest,
 };
 use sha2::{Digest, Sha256};
+use test_support::*;
 
 fn sha256(data: &[u8]) -> String {
     Sha256::digest(data)
@@ -240,7 +238,7 @@ fn compressed_bundles_cross_checked_by_python() {
             },
         })
         .unwrap();
-        let o = run(Command::new(python())
+        let o = run(Command::new(venv_bin("python"))
             .arg(test_support::manifest_dir().join("tests/ccob.py"))
             .arg("read")
             .arg(&out));
@@ -282,7 +280,7 @@ fn reads_compressed_bundles_written_by_python() {
     clang_bundle(&inner, &[(&device_id("gfx90a"), &co)]);
     for (method, version) in [("zstd", 2), ("zlib", 3)] {
         let out = f.path(&format!("py.{method}.{version}.hipfb"));
-        run(Command::new(python())
+        run(Command::new(venv_bin("python"))
             .arg(test_support::manifest_dir().join("tests/ccob.py"))
             .arg("write")
             .args([&inner, &out])

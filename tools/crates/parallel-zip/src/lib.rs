@@ -26,10 +26,8 @@
 
 mod chunks;
 mod deflate_map;
-// The oracle tests reach the writer's test-only ZIP64 switch, so they are
-// unit tests kept where the integration tests would be (autotests is off).
+// The oracle tests reach the writer's test-only ZIP64 switch: unit tests.
 #[cfg(test)]
-#[path = "../tests/oracles.rs"]
 mod oracles;
 mod records;
 mod writer;

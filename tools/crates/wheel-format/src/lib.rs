@@ -24,10 +24,8 @@ mod member_names;
 mod metadata;
 mod names;
 // The packaging oracle test reaches the parser's list of valid
-// requirements, so it is a unit test kept where the integration tests
-// would be (autotests is off).
+// requirements: a unit test.
 #[cfg(test)]
-#[path = "../tests/packaging.rs"]
 mod packaging;
 mod pep508;
 mod record;

@@ -333,7 +333,7 @@ enum Var {
 pub(crate) mod tests {
     use super::*;
 
-    /// Valid requirements, also checked against `packaging` (tests/packaging.rs).
+    /// Valid requirements, also checked against `packaging` (src/packaging.rs).
     pub(crate) const VALID: &[&str] = &[
         "jax-rocm7-pjrt==0.7.1",
         "numpy>=1.26; python_version >= \"3.12\"",

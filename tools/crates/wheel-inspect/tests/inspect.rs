@@ -1,15 +1,12 @@
 //! `inspect` on files made by the real tools of the build root: LLVM's
 //! HIP driver (clang++), clang-offload-bundler and lld, `wheel pack`.
 
-#[path = "../../offload-bundle/tests/common/mod.rs"]
-mod common;
-
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::*;
 use offload_bundle::{write_bundle_file, Compression, Method, WriteRequest};
+use test_support::*;
 use wheel_inspect::inspect;
 
 fn targets(pairs: &[(&str, u32)]) -> BTreeMap<String, u32> {
@@ -48,7 +45,7 @@ fn driver_object(f: &Fixtures) -> PathBuf {
 
 /// `readelf -d` as the oracle for the dynamic section.
 fn readelf_dynamic(path: &Path) -> (Vec<String>, Vec<String>, Option<String>) {
-    let out = run(Command::new(tool("readelf")).arg("-dW").arg(path));
+    let out = run(Command::new(binutils("readelf")).arg("-dW").arg(path));
     let text = String::from_utf8(out.stdout).unwrap();
     let bracket = |l: &str| l[l.find('[').unwrap() + 1..l.rfind(']').unwrap()].to_string();
     let mut needed = Vec::new();
@@ -374,7 +371,11 @@ fn rewrite_zip(src: &Path, dst: &Path, script: &str) {
          \x20   zout.writestr(i, data)\n\
          zout.close()\n"
     );
-    run(Command::new(python()).arg("-c").arg(code).arg(src).arg(dst));
+    run(Command::new(venv_bin("python"))
+        .arg("-c")
+        .arg(code)
+        .arg(src)
+        .arg(dst));
 }
 
 #[test]
@@ -400,7 +401,7 @@ fn record_hash_mismatch_names_the_member() {
         .join("x")
         .join("demo_pkg-1.0-py3-none-linux_x86_64.whl");
     std::fs::create_dir_all(extra.parent().unwrap()).unwrap();
-    run(Command::new(python())
+    run(Command::new(venv_bin("python"))
         .arg("-c")
         .arg("import shutil, sys, zipfile\nshutil.copy(sys.argv[1], sys.argv[2])\nzipfile.ZipFile(sys.argv[2], 'a').writestr('demo_pkg/extra.py', 'x = 1\\n')")
         .arg(&whl)
@@ -437,7 +438,7 @@ fn corrupt_bundle_in_a_wheel_member_names_it() {
 fn zip_that_is_not_a_wheel() {
     let dir = tempfile::tempdir().unwrap();
     let z = dir.path().join("demo-1.0-py3-none-any.whl");
-    run(Command::new(python())
+    run(Command::new(venv_bin("python"))
         .arg("-c")
         .arg("import sys, zipfile\nzipfile.ZipFile(sys.argv[1], 'w').writestr('demo/__init__.py', '')")
         .arg(&z));
@@ -498,7 +499,7 @@ fn real_jax_rocm7_plugin_wheel() {
     assert_eq!(w.tags, ["cp312-cp312-manylinux_2_28_x86_64"]);
 
     let dir = tempfile::tempdir().unwrap();
-    run(Command::new(python())
+    run(Command::new(venv_bin("python"))
         .arg("-c")
         .arg("import sys, zipfile\nzipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])")
         .arg(&whl)
@@ -567,11 +568,11 @@ fn real_jax_rocm7_plugin_wheel() {
 fn python_section_reader(dir: &Path, so: &Path) -> serde_json::Value {
     let dump = dir.join("fatbin.bin");
     let _ = std::fs::remove_file(&dump);
-    run(Command::new(tool("objcopy"))
+    run(Command::new(binutils("objcopy"))
         .args(["-O", "binary", "--only-section=.hip_fatbin"])
         .arg(so)
         .arg(&dump));
-    let o = run(Command::new(python())
+    let o = run(Command::new(venv_bin("python"))
         .arg(test_support::manifest_dir().join("../offload-bundle/tests/ccob.py"))
         .arg("section")
         .arg(&dump));
@@ -601,4 +602,97 @@ fn assert_writer_matches_the_compiler(so: &Path, path: &str) {
             b.start
         );
     }
+}
+
+/// A platform wheel built by wheel-writer: a gcc-built shared library with
+/// a RUNPATH, and a `.hipfb` of two real code objects. Every member is
+/// listed in archive order; the library is the only ELF file, the bundle
+/// file says its targets.
+#[test]
+fn wheel_lists_files_and_targets() {
+    const PLAT: &str = "py3-none-manylinux_2_17_x86_64";
+    const WHEEL: &str = "rocmdemo-0.1-py3-none-manylinux_2_17_x86_64.whl";
+    let d = tempdir();
+    let src = d.path().join("src");
+    std::fs::create_dir_all(&src).unwrap();
+    std::fs::write(src.join("__init__.py"), "").unwrap();
+    gcc_so(
+        &src,
+        "libdemo.so",
+        ANSWER_C,
+        &["-Wl,--enable-new-dtags", "-Wl,-rpath,$ORIGIN/../rocm/lib"],
+    );
+    write_bundle_file(&WriteRequest {
+        output: src.join("kernels.hipfb"),
+        host_triple: HOST.into(),
+        entries: vec![
+            (device_id("gfx906"), code_object("gfx906")),
+            (device_id("gfx90a"), code_object("gfx90a")),
+        ],
+        compression: Compression::Compressed {
+            method: Method::Zstd,
+            version: 2,
+            level: None,
+        },
+    })
+    .unwrap();
+    let m = serde_json::json!({
+        "distribution": "rocmdemo",
+        "version": "0.1",
+        "tags": [PLAT],
+        "files": [
+            {"path": "rocmdemo/__init__.py", "src": src.join("__init__.py")},
+            {"path": "rocmdemo/libdemo.so", "src": src.join("libdemo.so")},
+            {"path": "rocmdemo/kernels.hipfb", "src": src.join("kernels.hipfb")}
+        ]
+    });
+    let whl = d.path().join(WHEEL);
+    wheel_writer::build(
+        &wheel_writer::Manifest::from_json(&m.to_string()).unwrap(),
+        &whl,
+        &wheel_writer::Options::default(),
+    )
+    .unwrap();
+    let r = inspect(&whl).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&r.to_json()).unwrap();
+    assert_eq!(v["schema_version"], 1);
+    assert_eq!(v["kind"], "wheel");
+    let w = &v["wheel"];
+    assert_eq!(w["filename"], WHEEL);
+    assert_eq!(w["name"], "rocmdemo");
+    assert_eq!(w["version"], "0.1");
+    assert_eq!(w["tags"], serde_json::json!([PLAT]));
+    assert_eq!(w["root_is_purelib"], false);
+    let files: Vec<&str> = w["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        files,
+        [
+            "rocmdemo/__init__.py",
+            "rocmdemo/kernels.hipfb",
+            "rocmdemo/libdemo.so",
+            "rocmdemo-0.1.dist-info/METADATA",
+            "rocmdemo-0.1.dist-info/WHEEL",
+            "rocmdemo-0.1.dist-info/RECORD",
+        ]
+    );
+    let elfs = v["elf_files"].as_array().unwrap();
+    assert_eq!(elfs.len(), 1);
+    assert_eq!(elfs[0]["path"], "rocmdemo/libdemo.so");
+    assert_eq!(
+        elfs[0]["runpath"],
+        serde_json::json!(["$ORIGIN/../rocm/lib"])
+    );
+    let bundles = v["bundle_files"].as_array().unwrap();
+    assert_eq!(bundles.len(), 1);
+    assert_eq!(bundles[0]["path"], "rocmdemo/kernels.hipfb");
+    assert_eq!(
+        bundles[0]["targets"],
+        serde_json::json!({"gfx906": 1, "gfx90a": 1})
+    );
+    assert!(r.to_text().starts_with(&format!("wheel {WHEEL}\n")));
 }

@@ -356,3 +356,41 @@ fn compression_levels() {
     .to_string();
     assert!(e.contains("out of range"), "{e}");
 }
+
+/// Same manifest, any `jobs`, any run: the same bytes. Members of at least
+/// 4 MB are compressed in parallel chunks.
+#[test]
+fn output_does_not_depend_on_jobs() {
+    let f = Fixture::new();
+    let mut rng = test_support::Rng(0x9e37_79b9_7f4a_7c15);
+    let mut files = Vec::new();
+    for i in 0..2 {
+        let len = (4 << 20) + rng.below(2 << 20) as usize;
+        let name = format!("demo/blob{i}.bin");
+        std::fs::create_dir_all(f.dir.path().join("src/demo")).unwrap();
+        let src = f.dir.path().join("src").join(&name);
+        std::fs::write(&src, test_support::payload(&mut rng, len)).unwrap();
+        files.push(serde_json::json!({"path": name, "src": src}));
+    }
+    let m = serde_json::json!({
+        "distribution": "demo", "version": "1.0", "tags": ["py3-none-any"],
+        "files": files,
+    });
+    let m = Manifest::from_json(&m.to_string()).unwrap();
+    let mut sums = Vec::new();
+    for jobs in [1, 2, 3, 4, 4] {
+        let out = f.dir.path().join(format!("out{jobs}"));
+        std::fs::create_dir_all(&out).unwrap();
+        let out = out.join("demo-1.0-py3-none-any.whl");
+        let opts = Options {
+            jobs,
+            ..Options::default()
+        };
+        build(&m, &out, &opts).unwrap();
+        sums.push((jobs, test_support::sha256_file(&out)));
+    }
+    assert!(
+        sums.iter().all(|(_, s)| *s == sums[0].1),
+        "sha256 by jobs: {sums:?}"
+    );
+}

@@ -1,6 +1,6 @@
-//! Shared helpers: external oracles (binutils readelf, patchelf, a pyenv
-//! Python), the build root's tools, scratch directories and structural checks of
-//! edited files.
+//! elf-edit's own helpers: external oracles (binutils readelf, patchelf, a
+//! pyenv Python) and structural checks of edited files. What other crates'
+//! tests also need (scratch directories, running tools) is test-support's.
 #![allow(dead_code)]
 
 use elf_edit::{Edit, RpathKind};
@@ -14,17 +14,6 @@ pub const SYSLIB: &str = "/usr/lib/x86_64-linux-gnu";
 
 pub fn fixture(name: &str) -> PathBuf {
     test_support::manifest_dir().join("tests/data").join(name)
-}
-
-pub fn scratch() -> tempfile::TempDir {
-    tempfile::Builder::new()
-        .prefix("elf-edit-test")
-        .tempdir()
-        .unwrap()
-}
-
-pub fn stdout(cmd: &mut Command) -> String {
-    String::from_utf8(run(cmd).stdout).unwrap()
 }
 
 /// A pyenv interpreter of the given minor version (3.10–3.13 are installed).
@@ -213,24 +202,19 @@ pub fn stripped_path(ours: &Path) -> PathBuf {
     ours.with_file_name(format!("stripped-{name}"))
 }
 
-pub fn sha(path: &Path) -> Vec<u8> {
-    use sha2::Digest;
-    sha2::Sha256::digest(std::fs::read(path).unwrap()).to_vec()
-}
-
 /// Edits `input` with us and with patchelf, then requires: identical
 /// readelf -d semantics, the new value visible to goblin and to
 /// `read_rpath`, a sane segment layout, no new readelf warnings, and an
 /// untouched input. Returns our output.
 pub fn edit_and_compare(input: &Path, dir: &Path, edit: &Edit) -> PathBuf {
-    let before = sha(input);
+    let before = sha256_file(input);
     let name = input.file_name().unwrap().to_string_lossy();
     let ours = dir.join(format!("ours-{name}"));
     let theirs = dir.join(format!("patchelf-{name}"));
     elf_edit::edit_file(input, Some(&ours), edit)
         .unwrap_or_else(|e| panic!("{}: {e:#}", input.display()));
     patchelf_edit(input, &theirs, edit);
-    assert_eq!(sha(input), before, "input was modified");
+    assert_eq!(sha256_file(input), before, "input was modified");
     assert_eq!(
         dyn_semantics(&ours),
         dyn_semantics(&theirs),

@@ -334,68 +334,6 @@ fn bad_bundles_fail_and_leave_files_alone() {
     }
 }
 
-/// Two entries for one target make the bundle ambiguous, however the ids
-/// are spelled.
-#[test]
-fn write_refuses_duplicate_targets() {
-    let d = setup();
-    let dir = d.path();
-    // gfx90a with xnack on and sramecc off (e_flags at 48).
-    let mut co = std::fs::read(dir.join("k.gfx90a.co")).unwrap();
-    let flags = u32::from_le_bytes(co[48..52].try_into().unwrap()) & 0xff;
-    co[48..52].copy_from_slice(&(flags | 3 << 8 | 2 << 10).to_le_bytes());
-    std::fs::write(dir.join("k.xs.co"), co).unwrap();
-    let cases: &[(&[&str], &str)] = &[
-        (
-            &[
-                &format!("{ID90A}:xnack+:sramecc-=k.xs.co"),
-                &format!("{ID90A}:sramecc-:xnack+=k.xs.co"),
-            ],
-            "entry ids `hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+:sramecc-` and \
-             `hipv4-amdgcn-amd-amdhsa--gfx90a:sramecc-:xnack+` name the same target",
-        ),
-        (
-            &[&format!("{ID90A}:xnack+:xnack-=k.xs.co")],
-            "target feature xnack is given twice",
-        ),
-    ];
-    let before = snapshot(dir);
-    for (entries, needle) in cases {
-        for compress in ["none", "zstd"] {
-            let mut argv = vec![
-                "bundle",
-                "write",
-                "--output",
-                "out.hipfb",
-                "--compress",
-                compress,
-                "--host-triple",
-                HOST,
-            ];
-            for e in entries.iter() {
-                argv.extend(["--entry", e]);
-            }
-            rw(dir, &argv).fails(1, needle);
-            assert_unchanged(dir, &before);
-        }
-    }
-    // One of them alone is fine.
-    rw(
-        dir,
-        &[
-            "bundle",
-            "write",
-            "--output",
-            "out.hipfb",
-            "--host-triple",
-            HOST,
-            "--entry",
-            &format!("{ID90A}:sramecc-:xnack+=k.xs.co"),
-        ],
-    )
-    .success();
-}
-
 /// `--entry` values `bundle write` refuses, with what the error says.
 const BAD_ENTRIES: &[(&str, &str)] = &[
     (
@@ -724,36 +662,4 @@ fn write_refuses_truncated_code_objects() {
         .fails(1, "truncated");
         assert_unchanged(dir, &before);
     }
-}
-
-/// A shared object whose host code embeds `hipfb` in .hip_fatbin, as the
-/// hip_library rule builds it.
-pub fn hip_so(dir: &Path, hipfb: &str, out: &str) {
-    std::fs::write(
-        dir.join("k.hip"),
-        "#include <hip/hip_runtime.h>\n__global__ void add1(float *x, int n) {\n  \
-         int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) x[i] += 1.0f;\n}\n",
-    )
-    .unwrap();
-    run_stdout(llvm_cmd("clang++").current_dir(dir).args([
-        "-x",
-        "hip",
-        "--cuda-host-only",
-        "--offload-arch=gfx906",
-        "-fPIC",
-        "--rocm-path=/usr",
-        "-Xclang",
-        "-fcuda-include-gpubinary",
-        "-Xclang",
-        hipfb,
-        "-c",
-        "k.hip",
-        "-o",
-        "k.host.o",
-    ]));
-    run_stdout(
-        llvm_cmd("clang++")
-            .current_dir(dir)
-            .args(["-shared", "k.host.o", "-o", out]),
-    );
 }

@@ -2,8 +2,9 @@
 //! them (a HIP host object whose `.hip_fatbin` becomes `.rocm_kpack_ref`
 //! around `rocm-wheel kpack marker`'s marker, its wrapper `HIPK`; archives
 //! from real gfx1200/gfx1201 code objects): `check` resolves the linked
-//! binary's wrapper through its relocation, `thin` chooses device wheels,
-//! and `repair` edits the host binary without breaking its wrapper.
+//! binary's wrapper through its relocation, `thin --device-wheel` copies
+//! the chosen device wheels (which ones: wheel-thin's tests), and `repair`
+//! edits the host binary without breaking its wrapper.
 
 use crate::*;
 use serde_json::json;
@@ -47,8 +48,6 @@ fn split_set(dir: &Path) -> PathBuf {
 /// The host wheel: demo/libk.so with one HIPK wrapper whose marker names
 /// [`KEY`].
 fn host_wheel(dir: &Path) -> PathBuf {
-    std::fs::write(dir.join("placeholder.hipfb"), b"replaced\n").unwrap();
-    crate::bundle::hip_so(dir, "placeholder.hipfb", "unused.so");
     rw(
         dir,
         &[
@@ -67,30 +66,7 @@ fn host_wheel(dir: &Path) -> PathBuf {
         ],
     )
     .success();
-    run_stdout(llvm_cmd("llvm-objcopy").current_dir(dir).args([
-        "--update-section",
-        ".hip_fatbin=k.kpackref",
-        "--update-section",
-        ".hipFatBinSegment=k.hipk",
-        "--set-section-alignment",
-        ".hip_fatbin=1",
-        "--rename-section",
-        ".hip_fatbin=.rocm_kpack_ref",
-        "k.host.o",
-        "k.pic.o",
-    ]));
-    run_stdout(
-        llvm_cmd("clang++")
-            .current_dir(dir)
-            .args([
-                "-shared",
-                "-Wl,--enable-new-dtags",
-                "k.pic.o",
-                "-o",
-                "libk.so",
-            ])
-            .arg(format!("-Wl,-rpath,{BUILD_TREE_RUNPATH}")),
-    );
+    kpack_host_so(dir, "k.kpackref", "k.hipk", BUILD_TREE_RUNPATH, "libk.so");
     wheel(dir, "demo", &[("demo/libk.so", "libk.so")], HOST)
 }
 
@@ -145,15 +121,6 @@ fn out_dir(dir: &Path) -> PathBuf {
     out
 }
 
-fn names(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    v.sort();
-    v
-}
-
 #[test]
 fn check_resolves_the_linked_wrapper_and_names_a_missing_target() {
     let d = tempdir();
@@ -201,12 +168,23 @@ fn check_resolves_the_linked_wrapper_and_names_a_missing_target() {
     );
 }
 
+/// wheel-thin's tests cover which device wheels are kept and the
+/// refusals; here, `--device-wheel`'s wiring: the chosen wheels are
+/// copied next to the output, which `check` accepts, and a refusal exits 1
+/// without writing.
 #[test]
-fn thin_chooses_the_device_wheels_of_the_requested_targets() {
+fn thin_copies_the_chosen_device_wheels() {
     let d = tempdir();
     let dir = d.path();
     split_set(dir);
     let out = out_dir(dir);
+    let o = format!("out/{HOST}");
+    let before = snapshot(dir);
+    rw(dir, &["thin", "--gfx", "gfx1201", HOST, "-o", &o]).fails(
+        1,
+        "a kpack host wheel: its binaries hold markers, its device code is in device wheels",
+    );
+    assert_unchanged(dir, &before);
     let report = rw(
         dir,
         &[
@@ -215,7 +193,7 @@ fn thin_chooses_the_device_wheels_of_the_requested_targets() {
             "gfx1201",
             HOST,
             "-o",
-            &format!("out/{HOST}"),
+            &o,
             "--device-wheel",
             &device_name("gfx1200"),
             "--device-wheel",
@@ -223,11 +201,9 @@ fn thin_chooses_the_device_wheels_of_the_requested_targets() {
         ],
     )
     .success();
-    assert_eq!(names(&out), vec![HOST.to_string(), device_name("gfx1201")]);
     assert_eq!(
-        std::fs::read(out.join(HOST)).unwrap(),
-        std::fs::read(dir.join(HOST)).unwrap(),
-        "host copied as it is"
+        file_names(&out),
+        vec![HOST.to_string(), device_name("gfx1201")]
     );
     assert!(
         report
@@ -236,90 +212,11 @@ fn thin_chooses_the_device_wheels_of_the_requested_targets() {
         "{}",
         report.stdout
     );
-    assert!(
-        report
-            .stdout
-            .contains(&format!("left out {} (gfx1200)", device_name("gfx1200"))),
-        "{}",
-        report.stdout
-    );
     rw(
         &out,
         &["check", HOST, "--device-wheel", &device_name("gfx1201")],
     )
     .success();
-
-    // A family wheel serving a requested target is kept whole.
-    let out2 = dir.join("out2");
-    std::fs::create_dir(&out2).unwrap();
-    rw(
-        dir,
-        &[
-            "thin",
-            "--gfx",
-            "gfx120X-all",
-            HOST,
-            "-o",
-            &format!("out2/{HOST}"),
-            "--device-wheel",
-            &device_name("gfx12"),
-        ],
-    )
-    .success();
-    assert_eq!(names(&out2), vec![HOST.to_string(), device_name("gfx12")]);
-}
-
-#[test]
-fn thin_refuses_what_a_split_set_cannot_give_and_writes_nothing() {
-    let d = tempdir();
-    let dir = d.path();
-    split_set(dir);
-    // An archive of another library: the host's key is not in it.
-    let other = tempdir();
-    device_wheels(other.path(), "//other:lib/x.hip");
-    let d1201 = device_name("gfx1201");
-    std::fs::create_dir(dir.join("stranger")).unwrap();
-    copy_in(&other.path().join(&d1201), &dir.join("stranger"), &d1201);
-    let out = out_dir(dir);
-    let before = snapshot(dir);
-    let o = format!("out/{HOST}");
-    let stranger = format!("stranger/{d1201}");
-    let out_device = format!("out/{d1201}");
-    let cases: [(&[&str], &str); 6] = [
-        (
-            &["--gfx", "gfx1100", HOST, "-o", &o, "--device-wheel", &d1201],
-            "no device wheel holds code for target gfx1100 (gfx1100); the device wheels given serve gfx1201",
-        ),
-        (
-            &["--gfx", "gfx1201", HOST, "-o", &o],
-            "a kpack host wheel: its binaries hold markers, its device code is in device wheels; \
-             thin the set by choosing them: --device-wheel",
-        ),
-        (
-            &["--gfx", "gfx1201", HOST, "-o", &o, "--device-wheel", &d1201, "--name-suffix", "x"],
-            "renaming it would orphan them",
-        ),
-        (
-            &["--gfx", "gfx1201", HOST, "-o", "out/other.whl", "--device-wheel", &d1201],
-            &format!("the output must be named {HOST}"),
-        ),
-        (
-            &["--gfx", "gfx1201", HOST, "-o", &o, "--device-wheel", &stranger],
-            "has no //demo:k/k.hip#0",
-        ),
-        (
-            &["--gfx", "gfx1201", &d1201, "-o", &out_device, "--device-wheel", &d1201],
-            "no binary refers to kpack archives; --device-wheel is for kpack host wheels",
-        ),
-    ];
-    for (args, needle) in cases {
-        let argv: Vec<&str> = std::iter::once("thin")
-            .chain(args.iter().copied())
-            .collect();
-        rw(dir, &argv).fails(1, needle);
-    }
-    assert_unchanged(dir, &before);
-    assert!(names(&out).is_empty());
 }
 
 #[test]

@@ -1,9 +1,11 @@
 //! End-to-end tests of the `rocm-wheel` binary: the command-line contract as
 //! users and the Bazel rules see it (argv in; exit code, stdout, stderr and
-//! files out). The library crates test their own logic; these tests run the
-//! real binary on real files made by the machine's compilers and check the
-//! results with external tools (readelf, clang-offload-bundler, `wheel
-//! unpack`) where one exists.
+//! files out): argument parsing, exit codes, error messages, nothing left
+//! behind on error, the binary's peak memory, and one run per subcommand
+//! proving the wiring. What a subcommand computes is tested in the `tests/`
+//! of the library crate it calls (wheel-thin, wheel-repair, wheel-read,
+//! wheel-inspect, elf-edit, ...); the inputs are made by test-support.
+//! Only running the binary is defined here.
 //!
 //! One test binary with one module per subcommand, so the workspace links
 //! one extra executable, not five.
@@ -18,7 +20,6 @@ mod rpath;
 mod thin;
 mod wheel_readers;
 
-use std::collections::BTreeMap;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -119,90 +120,6 @@ pub fn run_cmd(cmd: &mut Command) -> Out {
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
     }
-}
-
-/// Every file under `dir` (dot files included) with its contents: a failed
-/// command must leave this unchanged — input untouched, no output, no
-/// leftover temporary file.
-pub fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
-    fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>) {
-        for e in std::fs::read_dir(dir).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                walk(root, &p, out);
-            } else {
-                let rel = p.strip_prefix(root).unwrap().to_path_buf();
-                out.insert(rel, std::fs::read(&p).unwrap());
-            }
-        }
-    }
-    let mut out = BTreeMap::new();
-    walk(dir, dir, &mut out);
-    out
-}
-
-/// Asserts `dir` holds exactly what `before` recorded.
-#[track_caller]
-pub fn assert_unchanged(dir: &Path, before: &BTreeMap<PathBuf, Vec<u8>>) {
-    let after = snapshot(dir);
-    let names = |m: &BTreeMap<PathBuf, Vec<u8>>| m.keys().cloned().collect::<Vec<_>>();
-    assert_eq!(
-        names(&after),
-        names(before),
-        "files in {} changed (output or temporary file left behind?)",
-        dir.display()
-    );
-    for (p, data) in before {
-        assert!(after[p] == *data, "{} was modified", p.display());
-    }
-}
-
-pub fn tempdir() -> tempfile::TempDir {
-    tempfile::Builder::new()
-        .prefix("rocm-wheel-cli-")
-        .tempdir()
-        .unwrap()
-}
-
-/// A small x86-64 shared library, compiled with gcc into `dir`.
-pub fn host_so(dir: &Path, name: &str) -> PathBuf {
-    let src = dir.join(format!("{name}.c"));
-    std::fs::write(&src, "int answer(void) { return 42; }\n").unwrap();
-    let out = dir.join(name);
-    run_stdout(
-        Command::new("gcc")
-            .args(["-shared", "-fPIC", "-O1", "-o"])
-            .arg(&out)
-            .arg(&src),
-    );
-    std::fs::remove_file(src).unwrap();
-    out
-}
-
-/// Device code for the HIP code objects (kept tiny: compile time matters).
-const KERNEL: &str = r#"#include <hip/hip_runtime.h>
-__global__ void add1(float *x, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) x[i] += 1.0f;
-}
-"#;
-
-/// A plain AMDGPU code object for `arch`, compiled by the build root's clang++.
-/// Kept under cargo's per-target scratch directory (keyed by arch), so a
-/// rerun does not recompile; written atomically because tests run in
-/// parallel.
-pub fn code_object(arch: &str) -> PathBuf {
-    let cache = Path::new(env!("CARGO_TARGET_TMPDIR")).join("rocm-wheel-cli");
-    std::fs::create_dir_all(&cache).unwrap();
-    let out = cache.join(format!("add1.{arch}.co"));
-    if out.exists() {
-        return out;
-    }
-    let work = tempfile::tempdir_in(&cache).unwrap();
-    let src = work.path().join("k.hip");
-    std::fs::write(&src, KERNEL).unwrap();
-    hip_code_object(&src, arch, &out);
-    out
 }
 
 /// Runs `argv` so that directory permissions apply even to root: root

@@ -3,7 +3,6 @@
 
 use crate::*;
 use serde_json::{json, Value};
-use std::io::{Read, Write};
 use std::path::Path;
 
 const PLAT: &str = "py3-none-manylinux_2_17_x86_64";
@@ -224,81 +223,22 @@ fn check_findings_exit_1() {
     assert_unchanged(dir, &before);
 }
 
+/// wheel-inspect's tests cover what `inspect` reports; here, its two
+/// outputs on a wheel the binary built.
 #[test]
-fn inspect_wheel_lists_files_and_targets() {
+fn inspect_prints_text_and_json() {
     let d = tempdir();
     let dir = d.path();
     platform_wheel(dir, "$ORIGIN/../rocm/lib");
     let v = parse(&rw(dir, &["inspect", "--json", WHEEL]).success().stdout);
-    assert_eq!(v["schema_version"], 1);
     assert_eq!(v["kind"], "wheel");
-    let w = &v["wheel"];
-    assert_eq!(w["filename"], WHEEL);
-    assert_eq!(w["name"], "rocmdemo");
-    assert_eq!(w["version"], "0.1");
-    assert_eq!(w["tags"], json!([PLAT]));
-    assert_eq!(w["root_is_purelib"], false);
-    let files: Vec<&str> = w["files"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["path"].as_str().unwrap())
-        .collect();
+    assert_eq!(v["wheel"]["filename"], WHEEL);
     assert_eq!(
-        files,
-        [
-            "rocmdemo/__init__.py",
-            "rocmdemo/kernels.hipfb",
-            "rocmdemo/libdemo.so",
-            "rocmdemo-0.1.dist-info/METADATA",
-            "rocmdemo-0.1.dist-info/WHEEL",
-            "rocmdemo-0.1.dist-info/RECORD",
-        ]
+        v["bundle_files"][0]["targets"],
+        json!({"gfx906": 1, "gfx90a": 1})
     );
-    let elfs = v["elf_files"].as_array().unwrap();
-    assert_eq!(elfs.len(), 1);
-    assert_eq!(elfs[0]["path"], "rocmdemo/libdemo.so");
-    assert_eq!(elfs[0]["runpath"], json!(["$ORIGIN/../rocm/lib"]));
-    let bundles = v["bundle_files"].as_array().unwrap();
-    assert_eq!(bundles.len(), 1);
-    assert_eq!(bundles[0]["path"], "rocmdemo/kernels.hipfb");
-    assert_eq!(bundles[0]["targets"], json!({"gfx906": 1, "gfx90a": 1}));
-
     let text = rw(dir, &["inspect", WHEEL]).success().stdout;
     assert!(text.starts_with(&format!("wheel {WHEEL}\n")), "{text}");
-}
-
-/// Rewrites a wheel with `member`'s contents replaced, keeping RECORD as it
-/// was (what a tampered or corrupted download looks like).
-fn tamper(src: &Path, dst: &Path, member: &str, contents: &[u8]) {
-    let mut z = zip::ZipArchive::new(std::fs::File::open(src).unwrap()).unwrap();
-    let mut w = zip::ZipWriter::new(std::fs::File::create(dst).unwrap());
-    let opts = zip::write::SimpleFileOptions::default()
-        .compression_method(zip::CompressionMethod::Deflated);
-    let mut found = false;
-    for i in 0..z.len() {
-        let mut f = z.by_index(i).unwrap();
-        let mut data = Vec::new();
-        f.read_to_end(&mut data).unwrap();
-        if f.name() == member {
-            data = contents.to_vec();
-            found = true;
-        }
-        w.start_file(f.name(), opts).unwrap();
-        w.write_all(&data).unwrap();
-    }
-    w.finish().unwrap();
-    assert!(found, "{member} not in {}", src.display());
-}
-
-fn zip_of(dst: &Path, members: &[(&str, &[u8])]) {
-    let mut w = zip::ZipWriter::new(std::fs::File::create(dst).unwrap());
-    for (name, data) in members {
-        w.start_file(*name, zip::write::SimpleFileOptions::default())
-            .unwrap();
-        w.write_all(data).unwrap();
-    }
-    w.finish().unwrap();
 }
 
 /// Broken wheels next to a good one: (file, check's message, inspect's).
