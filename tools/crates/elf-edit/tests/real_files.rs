@@ -4,8 +4,8 @@
 mod common;
 use common::*;
 use elf_edit::{Edit, Method, RpathKind};
-use std::path::{Path, PathBuf};
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const LONG: &str =
