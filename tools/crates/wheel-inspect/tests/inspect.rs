@@ -604,16 +604,13 @@ fn assert_writer_matches_the_compiler(so: &Path, path: &str) {
     }
 }
 
-/// A platform wheel built by wheel-writer: a gcc-built shared library with
-/// a RUNPATH, and a `.hipfb` of two real code objects. Every member is
-/// listed in archive order; the library is the only ELF file, the bundle
-/// file says its targets.
-#[test]
-fn wheel_lists_files_and_targets() {
-    const PLAT: &str = "py3-none-manylinux_2_17_x86_64";
-    const WHEEL: &str = "rocmdemo-0.1-py3-none-manylinux_2_17_x86_64.whl";
-    let d = tempdir();
-    let src = d.path().join("src");
+const DEMO_PLAT: &str = "py3-none-manylinux_2_17_x86_64";
+const DEMO_WHEEL: &str = "rocmdemo-0.1-py3-none-manylinux_2_17_x86_64.whl";
+
+/// A platform wheel built by wheel-writer in `d`: a gcc-built shared
+/// library with a RUNPATH, and a `.hipfb` of two real code objects.
+fn demo_wheel(d: &Path) -> PathBuf {
+    let src = d.join("src");
     std::fs::create_dir_all(&src).unwrap();
     std::fs::write(src.join("__init__.py"), "").unwrap();
     gcc_so(
@@ -639,20 +636,31 @@ fn wheel_lists_files_and_targets() {
     let m = serde_json::json!({
         "distribution": "rocmdemo",
         "version": "0.1",
-        "tags": [PLAT],
+        "tags": [DEMO_PLAT],
         "files": [
             {"path": "rocmdemo/__init__.py", "src": src.join("__init__.py")},
             {"path": "rocmdemo/libdemo.so", "src": src.join("libdemo.so")},
             {"path": "rocmdemo/kernels.hipfb", "src": src.join("kernels.hipfb")}
         ]
     });
-    let whl = d.path().join(WHEEL);
+    let whl = d.join(DEMO_WHEEL);
     wheel_writer::build(
         &wheel_writer::Manifest::from_json(&m.to_string()).unwrap(),
         &whl,
         &wheel_writer::Options::default(),
     )
     .unwrap();
+    whl
+}
+
+/// Every member of the demo wheel is listed in archive order; the library
+/// is the only ELF file, the bundle file says its targets.
+#[test]
+fn wheel_lists_files_and_targets() {
+    const PLAT: &str = DEMO_PLAT;
+    const WHEEL: &str = DEMO_WHEEL;
+    let d = tempdir();
+    let whl = demo_wheel(d.path());
     let r = inspect(&whl).unwrap();
     let v: serde_json::Value = serde_json::from_str(&r.to_json()).unwrap();
     assert_eq!(v["schema_version"], 1);
