@@ -79,11 +79,17 @@ pub fn hip_code_object(src: &Path, arch: &str, out: &Path) {
 }
 
 /// A plain AMDGPU code object of [`KERNEL`] for `arch`. Kept in the test
-/// cache (keyed by arch), so a rerun does not recompile; written
-/// atomically because tests run in parallel.
+/// cache (keyed by arch and the kernel's source, so an edited kernel is
+/// compiled anew), so a rerun does not recompile; written atomically
+/// because tests run in parallel.
 pub fn code_object(arch: &str) -> PathBuf {
+    use sha2::Digest;
     let cache = test_cache("hip-code-objects");
-    let out = cache.join(format!("add1.{arch}.co"));
+    let key: String = sha2::Sha256::digest(KERNEL.as_bytes())[..8]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let out = cache.join(format!("add1.{key}.{arch}.co"));
     if out.exists() {
         return out;
     }
