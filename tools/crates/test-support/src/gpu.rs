@@ -267,6 +267,12 @@ pub fn device_id(arch: &str) -> String {
     format!("hipv4-amdgcn-amd-amdhsa--{arch}")
 }
 
+/// The processor a bundle entry id names (`gfx12-generic` whole): the
+/// inverse of [`device_id`].
+pub fn gfx_of(id: &str) -> &str {
+    id.split_once("--").unwrap().1
+}
+
 /// The ELF header of a gfx90a code object, padded with zeros to `len`:
 /// big inputs without a compiler.
 pub fn padded_code_object(len: usize) -> Vec<u8> {

@@ -17,11 +17,6 @@ const ID942: &str = "hipv4-amdgcn-amd-amdhsa--gfx942";
 const ID1201: &str = "hipv4-amdgcn-amd-amdhsa--gfx1201";
 const ID12G: &str = "hipv4-amdgcn-amd-amdhsa--gfx12-generic";
 
-/// The processor an entry id names (`gfx12-generic` whole).
-fn gfx_of(id: &str) -> &str {
-    id.split_once("--").unwrap().1
-}
-
 /// A bundle of `ids` (code objects k.<gfx>.co in `dir`) written as `out`,
 /// `compress` being none, zstd or zlib (CCOB version 2).
 fn bundle(dir: &Path, out: &str, compress: &str, ids: &[&str]) {

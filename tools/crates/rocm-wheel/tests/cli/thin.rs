@@ -11,11 +11,6 @@ const WHEEL: &str = "demo-1.0-py3-none-manylinux_2_17_x86_64.whl";
 const ID906: &str = "hipv4-amdgcn-amd-amdhsa--gfx906";
 const ID90A: &str = "hipv4-amdgcn-amd-amdhsa--gfx90a";
 
-/// The processor an entry id names (`gfx12-generic` whole).
-fn gfx_of(id: &str) -> &str {
-    id.split_once("--").unwrap().1
-}
-
 /// A bundle of `ids` (code objects k.<gfx>.co) written as `out`.
 fn bundle(dir: &Path, out: &str, compress: &str, ids: &[&str]) {
     let mut args = vec![
