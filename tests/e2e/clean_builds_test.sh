@@ -46,7 +46,6 @@ read -r -a R_TARGETS <<<"${CLEAN_BUILDS_TEST_REMOTE_TARGETS:-//:example_wheels}"
 # One Python on the worker: the other versions' actions are the same kinds,
 # and each costs the worker's ~2.5x of a local compile. A proves the matrix.
 R_PYTHONS=${CLEAN_BUILDS_TEST_REMOTE_PYTHONS:-3.13}
-R_SUBSET=(--subset)
 MIN_HIT_RATE=${CLEAN_BUILDS_TEST_MIN_HIT_RATE:-0.99}
 LEAKS=(//tests/e2e/remote:leak_output //tests/e2e/remote:leak_env //tests/e2e/remote:leak_time)
 # The values buildbox-worker registers: what //platforms/rbe:rocm_linux_x86_64
@@ -178,7 +177,7 @@ e2e_bazel "$COPY" "$OB2" clean >/dev/null 2>&1
 start=$SECONDS
 e2e_build "$RUN" R "$COPY" "$OB2" "${RBE[@]}" "--//:python_versions=$R_PYTHONS" "${R_TARGETS[@]}"
 echo "R (cold remote, other path) took $((SECONDS - start)) s"
-e2e_check "$RUN" A R --max-hit-rate 0 --require-runner remote --require-exec-property OSFamily "${R_SUBSET[@]}"
+e2e_check "$RUN" A R --max-hit-rate 0 --require-runner remote --require-exec-property OSFamily --subset
 tool_r=$(e2e_tool_sha "$COPY" "$OB2" "${RBE[@]}")
 [[ $tool_a == "$tool_r" ]] ||
   fail "the rules_rust-built rocm-wheel differs when built on the worker at another path ($tool_a vs $tool_r): its Rustc actions are not deterministic"
@@ -191,7 +190,7 @@ e2e_bazel "$COPY" "$OB2" clean >/dev/null 2>&1
 start=$SECONDS
 e2e_build "$RUN" W "$COPY" "$OB2" "${RBE[@]}" "--//:python_versions=$R_PYTHONS" "${R_TARGETS[@]}"
 echo "W (warm remote cache) took $((SECONDS - start)) s"
-e2e_check "$RUN" A W --min-hit-rate 1 --require-runner "remote cache hit" "${R_SUBSET[@]}"
+e2e_check "$RUN" A W --min-hit-rate 1 --require-runner "remote cache hit" --subset
 
 # Negative controls through the very same steps and checks: all must fail.
 expect_caught() {
