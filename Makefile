@@ -3,21 +3,32 @@
 # root (scripts/buildroot), where Bazel 7, ROCm 7.2 / clang 22 and Rust live.
 BUILDROOT ?= scripts/buildroot
 BAZEL ?= $(BUILDROOT) bazel
-CARGO ?= $(BUILDROOT) cargo
+# clippy-driver compiles the workspace's own crates (cargo clippy makes it
+# their rustc for a check build): the lints run inside the test build, and
+# -D warnings fails it, so clippy and the tests share one compile. Every cargo
+# command here runs so, or the shared target directory would hold a second
+# build of everything.
+CARGO ?= $(BUILDROOT) env RUSTC_WORKSPACE_WRAPPER=/usr/bin/clippy-driver RUSTFLAGS=-Dwarnings cargo
 # cargo's target directory outside the checkout: clippy, the crates' tests and
 # the dev binary do not test a cold build, so fresh clones share it.
 CARGO_TARGET_DIR ?= $(HOME)/.cache/rules_rocm/cargo-target
 CARGO_FLAGS ?= --manifest-path tools/Cargo.toml --locked --target-dir $(CARGO_TARGET_DIR)
 # Bazel's disk cache for the builds that do not test a cold build: shared by
 # `bazel test //...`, the e2e tests' own output bases and later runs (action
-# keys do not depend on the checkout's path). Bounded in size.
+# keys do not depend on the checkout's path). Bounded in size, well above
+# what all of `make test` writes (one cold //:wheels is 0.7 GB of outputs;
+# the e2e tests' other flags, toolkits and output bases add to it): with 4G,
+# an idle server's garbage collection evicted the clean build's donation,
+# the oldest entries, before `bazel test //...` read them, and that rebuilt
+# XLA and the HIP kernels that e2e builds with other flags had replaced.
 DISK_CACHE ?= $(HOME)/.cache/rules_rocm/e2e-disk-cache
-DISK_CACHE_FLAGS ?= --disk_cache=$(DISK_CACHE) --experimental_disk_cache_gc_max_size=4G
+DISK_CACHE_MAX ?= 16G
+DISK_CACHE_FLAGS ?= --disk_cache=$(DISK_CACHE) --experimental_disk_cache_gc_max_size=$(DISK_CACHE_MAX)
 # Docstring Args:/Returns: sections are not required for internal helpers;
 # WORKSPACE macros (register_toolchains) take no name.
 BUILDIFIER_WARNINGS ?= -warnings=-function-docstring-args,-function-docstring-return,-unnamed-macro
 
-.PHONY: setup wheels test rust-test real-wheel-test bazel-test workspace-test e2e dist-test import-test jax-test kpack-test setup-test lint
+.PHONY: setup wheels tool-wheels test rust-test real-wheel-test bazel-test workspace-test e2e dist-test import-test jax-test kpack-test setup-test lint
 setup:
 	scripts/setup.sh
 
@@ -25,9 +36,13 @@ wheels: setup
 	$(BAZEL) build //:wheels
 	$(BAZEL) run //:copy_wheels -- $(CURDIR)/dist
 
+# rocm-wheel's own wheels (x86_64, aarch64): the project's release, not part
+# of //:wheels; the tests that pip-install the tool take them from dist/.
+tool-wheels: setup
+	$(BAZEL) run //tools/release:copy_wheels -- $(CURDIR)/dist
+
 rust-test: setup
 	$(CARGO) fmt --manifest-path tools/Cargo.toml --all -- --check
-	$(CARGO) clippy $(CARGO_FLAGS) --workspace --all-targets -- -D warnings
 	$(CARGO) test $(CARGO_FLAGS) --workspace
 
 # The tool on PyPI's real JAX ROCm wheels (downloaded once, sha256-checked):
@@ -49,7 +64,7 @@ workspace-test: setup
 
 # Tests that drive bazel themselves (aquery, execution logs, clean builds).
 e2e: setup
-	$(BUILDROOT) env RULES_ROCM_DISK_CACHE=$(DISK_CACHE) tests/e2e/run_all.sh
+	$(BUILDROOT) env RULES_ROCM_DISK_CACHE=$(DISK_CACHE) RULES_ROCM_DISK_CACHE_MAX=$(DISK_CACHE_MAX) tests/e2e/run_all.sh
 
 # What `make wheels` leaves in dist/ (the README's main job), and that a
 # second setup changes nothing.
@@ -58,7 +73,7 @@ dist-test: wheels
 
 # The wheels of `make wheels` installed with pip and imported on this host
 # (glibc 2.36, no ROCm), outside the build root: ROCm found by RUNPATH alone.
-import-test: wheels
+import-test: wheels tool-wheels
 	tests/host/import_test.sh $(CURDIR)/dist
 
 # The jax-rocm7-plugin wheel of `make wheels` pip-installed with JAX 0.10.2
@@ -72,7 +87,7 @@ jax-test: wheels
 # 3.12 only, the one the test installs: per-Python configurations do not
 # depend on the list, so nothing else is rebuilt. Then per-family device
 # wheels, whose execution log shows that only wheels were written.
-kpack-test: wheels
+kpack-test: wheels tool-wheels
 	$(BAZEL) run --config=kpack --//:python_versions=3.12 //:copy_wheels -- $(CURDIR)/dist-kpack
 	$(BAZEL) run --config=kpack --//:python_versions=3.12 --//:device_wheel_level=family \
 	  --execution_log_json_file=$(CURDIR)/bazel-kpack-family.exec.json //:copy_wheels -- $(CURDIR)/dist-kpack-family

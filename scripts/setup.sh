@@ -32,6 +32,13 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q "${missing[@]}"
 fi
 
+# The build root (minutes: mostly downloads and unpacking) is made while the
+# venv and buildifier install; its output is shown once it is done.
+root_log=$(mktemp "${TMPDIR:-/tmp}/rules_rocm-buildroot.XXXXXX")
+scripts/buildroot --create >"$root_log" 2>&1 &
+root_pid=$!
+trap 'kill "$root_pid" 2>/dev/null || true; rm -f "$root_log"' EXIT
+
 # The test tools' venv (BuildGrid needs Python >= 3.12). pyenv's interpreters
 # are bound into the build root at the same path, so the venv works there.
 PYENV_ROOT="${PYENV_ROOT:-$( (pyenv root) 2>/dev/null || echo "$HOME/.pyenv")}"
@@ -60,10 +67,14 @@ if [[ ! -x node_modules/.bin/buildifier ]]; then
   npm ci --silent --no-audit --no-fund
 fi
 
-scripts/buildroot --create
+root_rc=0
+wait "$root_pid" || root_rc=$?
+trap - EXIT
+cat "$root_log"
+rm -f "$root_log"
+((root_rc == 0)) || exit "$root_rc"
 
-# rules_rust offline: cargo-bazel and its CARGO_HOME, per build root
-# (third_party/offline/rust_setup.sh; bound at /opt/rules_rocm_rust).
-scripts/buildroot third_party/offline/rust_setup.sh "$(dirname "$(scripts/buildroot --path)")/rust"
-# ... and rules_rust itself, from a file:// registry (rust_registry.sh).
+# rules_rust itself, from a file:// registry (rust_registry.sh; bound at
+# /opt/rules_rocm_rust). The tool's crates need no cargo-bazel: their BUILD
+# files are checked in (tools/3rdparty).
 scripts/buildroot third_party/offline/rust_registry.sh "$(dirname "$(scripts/buildroot --path)")/rust"

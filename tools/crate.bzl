@@ -1,7 +1,8 @@
 """The Bazel side of the Cargo workspace: one macro per crate kind.
 
 Sources are globbed, third-party dependencies come from Cargo.lock through
-crate_universe (@rocm_wheel_crates, see MODULE.bazel), and the version is the
+crate_universe's rendered BUILD files (@rocm_wheel_crates, tools/3rdparty),
+and the version is the
 workspace's, so Cargo.toml stays the one place a dependency is declared; only
 dependencies on sibling crates are listed in BUILD files.
 """

@@ -11,8 +11,8 @@
 #   2. a second repository cache gets exactly the files whose sha256 are
 #      Cargo.lock's checksums (and tinyjson's): nothing else can be served.
 #   3. //:example_wheels from a fresh output base with that cache, inside a network
-#      namespace that has only loopback (cargo-bazel reads the crates.io index
-#      that the prefetch left in its CARGO_HOME, with CARGO_NET_OFFLINE).
+#      namespace that has only loopback (the crates' BUILD files are checked
+#      in: nothing reads the crates.io index).
 #      Every repository is fetched anew there; the actions come from the
 #      e2e tests' shared disk cache (`make bazel-test` fills it) where they
 #      can: a download happens in a repository rule, and that actions
@@ -45,10 +45,6 @@ allowed=$base/allowed.txt
   [[ -d $rr ]] || rr=/usr/share/bazel/rules/rust
   grep -A6 'name = "rules_rust_tinyjson"' "$rr/rust/private/repository_utils.bzl" |
     sed -n 's/.*sha256 = "\([0-9a-f]\{64\}\)".*/\1/p'
-  # This machine's cargo-bazel comes from its offline setup through a
-  # file:// URL (/etc/bazel/bazelrc); Bazel caches it like a download.
-  gen=$(sed -n 's|.*CARGO_BAZEL_GENERATOR_URL=file://\(/[^ ]*\).*|\1|p' /etc/bazel/bazelrc 2>/dev/null | head -1)
-  [[ -z $gen ]] || sha256sum "$gen" | cut -d' ' -f1
   # Its file:// registries (rules_rust and the modules only rules_rocm's
   # dev dependencies ask for): module resolution reads, and caches, their
   # files for every build.
@@ -81,7 +77,7 @@ if unshare --net sh -c 'ip link set lo up; exec getent hosts pypi.org' >/dev/nul
 fi
 before=$(find "$base/repository_cache" -type f | sort)
 read -ra cache_flags <<<"$(shared_disk_cache)"
-unshare --net env CARGO_NET_OFFLINE=true bash -c '
+unshare --net bash -c '
   ip link set lo up
   exec bazel --output_base="$1/ob-offline" build --repository_cache="$1/repository_cache" --distdir= //:example_wheels "${@:2}"
 ' _ "$base" "${cache_flags[@]}" "$@"

@@ -6,7 +6,8 @@
 # tool_reset_transition (rules/private/rules/tool_configuration.bzl) every Python
 # version and gfx target would compile the crates again.
 #
-# aquery, no build: every Rustc action of //:wheels (all Python versions,
+# aquery, no build: every Rustc action of //:wheels and of the tool's own
+# wheels, //tools/release:wheels (all Python versions,
 # several gfx targets) names a distinct crate target in its configuration
 # (the tool's, or the exec one of its proc-macros and build scripts), the
 # tool's crates are among them, and a narrower command line (one gfx target, one Python
@@ -24,7 +25,7 @@ trap 'rm -rf "$tmp"' EXIT
 rustc_actions() {
   local name=$1
   shift
-  bazel aquery "$@" --output=jsonproto 'mnemonic("Rustc", deps(//:wheels))' >"$tmp/$name.json" 2>"$tmp/$name.err" ||
+  bazel aquery "$@" --output=jsonproto 'mnemonic("Rustc", deps(//:wheels + //tools/release:wheels))' >"$tmp/$name.json" 2>"$tmp/$name.err" ||
     { tail -30 "$tmp/$name.err" >&2; fail "aquery $*"; }
   python3 - "$tmp/$name.json" <<'PY'
 import json, sys
@@ -52,7 +53,7 @@ CRATES=(rocm-wheel wheel-writer wheel-rewrite parallel-zip wheel-repair wheel-th
   offload-bundle gfx-targets kpack rocm-layout wheel-inspect wheel-read wheel-format atomic-write)
 rustc_actions wide "${wide[@]}" | sort >"$tmp/wide.txt"
 n=$(wc -l <"$tmp/wide.txt")
-echo "Rustc actions for //:wheels with ${wide[*]}: $n"
+echo "Rustc actions for //:wheels and //tools/release:wheels with ${wide[*]}: $n"
 # configuration<TAB>target per action (bazel-out/<configuration>/bin/...),
 # for x86_64 (the tool, its build tools) and for aarch64 (the arm64 wheel's).
 arm=aarch64-unknown-linux-gnu

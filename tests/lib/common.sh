@@ -84,9 +84,10 @@ llvm_bin() {
 # shared_disk_cache: flags for the disk cache shared by the builds that do
 # not test a cold build (the Makefile's DISK_CACHE, passed as
 # $RULES_ROCM_DISK_CACHE: `bazel test //...` and the e2e tests that use their
-# own output base), bounded in size.
+# own output base), bounded in size (the Makefile's DISK_CACHE_MAX, which
+# says why so large).
 shared_disk_cache() {
-  echo "--disk_cache=$(shared_disk_cache_dir) --experimental_disk_cache_gc_max_size=4G"
+  echo "--disk_cache=$(shared_disk_cache_dir) --experimental_disk_cache_gc_max_size=${RULES_ROCM_DISK_CACHE_MAX:-16G}"
 }
 shared_disk_cache_dir() {
   echo "${RULES_ROCM_DISK_CACHE:-$HOME/.cache/rules_rocm/e2e-disk-cache}"

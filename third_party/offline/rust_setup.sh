@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# What rules_rust needs on this offline machine beyond the files next to this
-# script, made inside the build root (scripts/setup.sh runs it) into DIR, which
-# scripts/buildroot binds at /opt/rules_rocm_rust:
-#   cargo-bazel   crate_universe's generator, built with cargo from rules_rust's
-#                 own sources and Cargo.lock (what its cargo_bazel_bootstrap
-#                 repository does); crate.from_cargo downloads it from GitHub
-#                 otherwise. bazel.bazelrc passes it as CARGO_BAZEL_GENERATOR_URL.
+# crate_universe's generator on this offline machine, for re-rendering the
+# tool's crate BUILD files only (bazel run //tools/3rdparty:crates_vendor;
+# builds never run it, and setup does not make it), into DIR:
+#   cargo-bazel   built with cargo from rules_rust's own sources and
+#                 Cargo.lock (what its cargo_bazel_bootstrap repository does;
+#                 rules_rust's default downloads it from GitHub). A few minutes.
 #   cargo-home    the CARGO_HOME cargo-bazel runs with: cargo >= 1.85 names
 #                 the crates.io index cache index.crates.io-1949cf8c6b5b557f,
 #                 rules_rust 0.54.1's crates-index looks for the older name.
+# Then, inside the build root (DIR as /opt/rules_rocm_rust, where
+# scripts/buildroot binds the root's rust directory):
+#   env PATH=/opt/rules_rocm_rust:$PATH bazel run //tools/3rdparty:crates_vendor
 # Idempotent: a stamp of this script and the rustc/rules_rust versions.
 #
 #   third_party/offline/rust_setup.sh DIR
