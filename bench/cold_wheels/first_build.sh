@@ -21,22 +21,24 @@ case $job in wheels | ci) ;; *) echo "usage: $0 [wheels|ci] [REF]" >&2; exit 2 ;
 out=$here/bench/out/first_build/$job-$ref
 rm -rf "$out"
 mkdir -p "$out"
-work=$(mktemp -d "${BENCH_TMP:-/work}/first-build.XXXXXX")
-git clone -q "$here" "$work/rules_rocm"
-git -C "$work/rules_rocm" checkout -q "$ref"
+# Next to this checkout: the offline build takes ../shared from there.
+work=$(dirname "$here")/first-build-$job-$ref
+rm -rf "$work" "$work.home"
+git clone -q "$here" "$work"
+git -C "$work" checkout -q "$ref"
 # Bazel's profile of the build (not of the `bazel run` after it: a run:
 # line wins over build: for the commands it names). user.bazelrc is the
 # .bazelrc's try-import; inside the checkout, the build root sees the files.
 [[ $job != wheels ]] || printf 'build --profile=%s/build.profile.gz\nrun --profile=%s/run.profile.gz\n' \
-  "$work/rules_rocm" "$work/rules_rocm" >"$work/rules_rocm/user.bazelrc"
-mkdir -p "$work/home"
+  "$work" "$work" >"$work/user.bazelrc"
+mkdir -p "$work.home"
 pyenv_root=${PYENV_ROOT:-$( (pyenv root) 2>/dev/null || echo "$HOME/.pyenv")}
 
 start=$(date +%s)
 rc=0
 (
-  cd "$work/rules_rocm"
-  export HOME=$work/home PYENV_ROOT=$pyenv_root CI_TIMES=$out/steps.txt
+  cd "$work"
+  export HOME=$work.home PYENV_ROOT=$pyenv_root CI_TIMES=$out/steps.txt
   if [[ $job == wheels ]]; then
     make wheels SHELL="$PWD/.ci/timed-shell"
   else
@@ -56,11 +58,11 @@ awk -v t0="$start" '
   / rust_registry: creating/ { mark("rules_rust registry", $1) }
   function mark(name, t) { print "  " name " starts at +" (t - t0) " s" }
 ' "$out/log.txt" | tee -a "$out/summary.txt"
-if [[ -f $work/rules_rocm/build.profile.gz ]]; then
-  cp "$work/rules_rocm/build.profile.gz" "$out/"
+if [[ -f $work/build.profile.gz ]]; then
+  cp "$work/build.profile.gz" "$out/"
   python3 bench/cold_wheels/profile_parts.py "$out/build.profile.gz" >"$out/phases.json"
   python3 bench/cold_wheels/action_kinds.py "$out/build.profile.gz" | tee "$out/action_kinds.md"
 fi
-(cd "$work/rules_rocm" && HOME=$work/home scripts/buildroot bazel shutdown >/dev/null 2>&1) || true
-echo "kept: $out; scratch: $work (remove it when done)"
+(cd "$work" && HOME=$work.home scripts/buildroot bazel shutdown >/dev/null 2>&1) || true
+echo "kept: $out; scratch: $work and $work.home (remove them when done)"
 exit "$rc"
