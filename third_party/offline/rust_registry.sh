@@ -17,6 +17,7 @@ src=/usr/share/bazel/rules/rust
 version=$(sed -n 's/^ *version = "\([^"]*\)",*$/\1/p' "$src/MODULE.bazel" | head -1)
 [[ -n $version ]] || { echo "rust_registry: no version in $src/MODULE.bazel" >&2; exit 1; }
 reg=$out/registry
+mkdir -p "$out"
 tmp=$(mktemp -d "$out/.registry.XXXXXX")
 mkdir -p "$tmp/modules/rules_rust/$version"
 echo '{"mirrors": [], "module_base_path": "."}' >"$tmp/bazel_registry.json"
