@@ -20,8 +20,9 @@ from collections import defaultdict
 ORIGINS = [
     ("tool crates, aarch64", r"aarch64|linux_aarch64"),
     ("tool crates (Rust, x86_64)", r"^Rustc |Compiling Rust|CargoBuildScriptRun"),
+    ("protoc (exec configuration)", r"protobuf.*\[for tool\]"),
     ("protobuf", r"com_google_protobuf|protobuf~|/protobuf/|\.pb\.|GenProto|protoc"),
-    ("abseil", r"abseil-cpp|com_google_absl"),
+    ("abseil", r"abseil-cpp|com_google_absl|Compiling absl/"),
     ("XLA / TSL", r"xla_src|~xla/|external/xla|tsl"),
     ("nanobind", r"nanobind"),
     ("HIP device compiles", r"^HipDevice|device compile|--offload-arch|HipCompileDevice"),
