@@ -38,7 +38,9 @@ pub use dist_info::{dist_info_path, find_dist_info, DistInfoError};
 pub use entry_points::render_entry_points;
 pub use hash::{record_hash, Digest, HashingReader, HashingWriter};
 pub use headers::Headers;
-pub use license::validate_license_expression;
+pub use license::{
+    canonical_license_expression, spdx_ids, spdx_list_version, validate_license_expression,
+};
 pub use member_names::{
     member_name_problem, normalize_components, validate_member_name, MemberSet,
 };
