@@ -241,7 +241,7 @@ _METADATA_ATTRS = {
     ),
     "description_file": attr.label(allow_single_file = True, doc = "Long description (README)."),
     "keywords": attr.string_list(doc = "Search keywords (Keywords, comma-joined)."),
-    "license_expression": attr.string(doc = "SPDX license expression (PEP 639)."),
+    "license_expression": attr.string(doc = "SPDX license expression (PEP 639) in the canonical form pip and PyPI normalise to, e.g. `Apache-2.0 OR MIT`; anything else fails the build, naming the fix."),
     "license_files": attr.label_keyed_string_dict(allow_files = True, doc = "License file -> path under .dist-info/licenses/."),
     "maintainer": attr.string(doc = "Maintainer name (Maintainer)."),
     "maintainer_email": attr.string(doc = "Maintainer e-mail (Maintainer-email)."),

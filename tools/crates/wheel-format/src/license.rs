@@ -24,7 +24,7 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 
 /// The SPDX license list version the ids come from.
 pub fn spdx_list_version() -> &'static str {
@@ -55,7 +55,7 @@ const MAX_DEPTH: usize = 200;
 /// Checks `e` as packaging does and requires it in packaging's normal form,
 /// so the `License-Expression` written is the one pip and PyPI would use.
 pub fn validate_license_expression(e: &str) -> Result<()> {
-    let canonical = canonical_license_expression(e)?;
+    let canonical = canonical_license_expression(e).context("metadata.license_expression")?;
     if canonical != e {
         bail!(
             "metadata.license_expression {e:?} is valid but not in canonical form: write {canonical:?} \
@@ -70,11 +70,9 @@ pub fn validate_license_expression(e: &str) -> Result<()> {
 /// spaces, no space inside parentheses. An invalid expression is an error
 /// naming the closest id of the list where an id is unknown.
 pub fn canonical_license_expression(e: &str) -> Result<String> {
-    let ctx = |why: String| {
-        anyhow::anyhow!("metadata.license_expression {e:?} is not a valid SPDX expression: {why}")
-    };
+    let ctx = |why: String| anyhow::anyhow!("{e:?} is not a valid SPDX license expression: {why}");
     if e.is_empty() {
-        bail!("metadata.license_expression is empty; give an SPDX expression ({EXAMPLES})");
+        bail!("the license expression is empty; give an SPDX expression ({EXAMPLES})");
     }
     let raw: Vec<&str> = split_tokens(e);
     let mut refs: HashMap<String, String> = HashMap::new();

@@ -89,5 +89,6 @@ fn report(input: &Path, output: &Path, plan: plan::Plan) -> Report {
             warnings: plan.check.summary.warnings,
             infos: plan.check.summary.infos,
         },
+        findings: plan.findings,
     }
 }

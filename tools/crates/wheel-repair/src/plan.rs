@@ -9,8 +9,8 @@ use std::path::Path;
 use anyhow::{bail, Context, Result};
 use manylinux_check::policy::{classify_platform_tag, Arch, PlatformTag, Policies};
 use manylinux_check::wheel::{open_wheel, parent, read_open_wheel, Wheel};
-use manylinux_check::{check_wheel, wheel_arch, Options, Report, Severity};
-use wheel_format::WheelName;
+use manylinux_check::{check_wheel, wheel_arch, Finding, Options, Report, Severity};
+use wheel_format::{canonical_license_expression, dist_info_path, Headers, WheelName};
 use wheel_read::{WheelReader, WHOLE_MAX};
 
 use crate::entries::judge_all;
@@ -28,6 +28,8 @@ pub struct Plan {
     pub retag: Option<Vec<String>>,
     /// The check of the repaired model (no errors).
     pub check: Report,
+    /// What is wrong but left as it is (see [`metadata_findings`]).
+    pub findings: Vec<Finding>,
 }
 
 impl Plan {
@@ -49,6 +51,8 @@ pub fn plan(input: &Path, plat: Option<&str>) -> Result<(Plan, WheelReader)> {
     }
     let mut open = open_wheel(input)?;
     let mut wheel = read_open_wheel(&mut open, WHOLE_MAX)?;
+    let metadata_name = dist_info_path(open.dist(), "METADATA");
+    let findings = metadata_findings(&metadata_name, &open.read_text(&metadata_name)?);
     let arch = wheel_arch(&wheel, plat)?;
     let policies = Policies::for_arch(arch);
     let plat = match plat {
@@ -91,8 +95,43 @@ pub fn plan(input: &Path, plat: Option<&str>) -> Result<(Plan, WheelReader)> {
         tags_before,
         retag,
         check,
+        findings,
     };
     Ok((plan, open))
+}
+
+/// METADATA's `License-Expression` if pip and PyPI would refuse it (an
+/// unknown id, bad syntax) or read it otherwise (not in canonical form).
+/// Reported, not fixed: the license text is the author's, and a guessed
+/// license id is not a repair.
+pub fn metadata_findings(member: &str, metadata: &str) -> Vec<Finding> {
+    let Some(e) = Headers::parse("METADATA", metadata).get("License-Expression") else {
+        return Vec::new();
+    };
+    let finding = |code, message, hint| Finding {
+        severity: Severity::Warning,
+        code,
+        file: Some(member.to_string()),
+        message,
+        hint,
+    };
+    match canonical_license_expression(e) {
+        Err(err) => vec![finding(
+            "license-expression-invalid",
+            format!("License-Expression {err:#}"),
+            "pip and PyPI (packaging) refuse this wheel's metadata; rebuild it with a valid \
+             SPDX expression (repair leaves METADATA as it is)"
+                .to_string(),
+        )],
+        Ok(c) if c != e => vec![finding(
+            "license-expression-not-canonical",
+            format!(
+                "License-Expression {e:?} is not in canonical form; pip and PyPI read it as {c:?}"
+            ),
+            format!("rebuild with License-Expression: {c} (repair leaves METADATA as it is)"),
+        )],
+        Ok(_) => Vec::new(),
+    }
 }
 
 /// The tags `--plat` takes among `policies`, for messages.
@@ -213,6 +252,30 @@ fn refuse_errors(input: &str, check: &Report, target: Option<&str>) -> Result<()
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn license_expression_findings_name_the_fix() {
+        let md = |l: &str| {
+            format!("Metadata-Version: 2.4\nName: x\nVersion: 1\nLicense-Expression: {l}\n\nbody\n")
+        };
+        let m = "x-1.dist-info/METADATA";
+        assert!(metadata_findings(m, &md("Apache-2.0 OR MIT")).is_empty());
+        assert!(metadata_findings(m, "Metadata-Version: 2.1\nName: x\nVersion: 1\n").is_empty());
+        let f = metadata_findings(m, &md("apache-2.0 or mit"));
+        assert_eq!(f[0].code, "license-expression-not-canonical");
+        assert!(
+            f[0].hint.contains("License-Expression: Apache-2.0 OR MIT"),
+            "{f:?}"
+        );
+        assert_eq!(f[0].file.as_deref(), Some(m));
+        let f = metadata_findings(m, &md("Apache-2.1"));
+        assert_eq!(f[0].code, "license-expression-invalid");
+        assert!(
+            f[0].message.contains("did you mean \"Apache-2.0\""),
+            "{f:?}"
+        );
+        assert_eq!(f[0].severity, Severity::Warning);
+    }
 
     #[test]
     fn a_claim_holds_when_it_is_no_more_compatible_than_the_proven_tag() {

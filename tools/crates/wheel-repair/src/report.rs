@@ -3,6 +3,7 @@
 
 use std::fmt::Write as _;
 
+use manylinux_check::Finding;
 use serde::Serialize;
 
 use crate::entries::Reason;
@@ -57,6 +58,9 @@ pub struct Report {
     /// Warnings and notes `rocm-wheel check` still has on the output
     /// (errors are refused).
     pub check: CheckSummary,
+    /// What repair found wrong but does not change (METADATA's
+    /// `License-Expression`): warnings with a code, message and hint.
+    pub findings: Vec<Finding>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -125,6 +129,17 @@ impl Report {
             self.check.warnings,
             self.check.infos
         );
+        for f in &self.findings {
+            let _ = writeln!(
+                out,
+                "  {} [{}] {}: {}\n    {}",
+                f.severity.as_str(),
+                f.code,
+                f.file.as_deref().unwrap_or("wheel"),
+                f.message,
+                f.hint
+            );
+        }
         out
     }
 }

@@ -209,3 +209,48 @@ fn plat_older_than_the_symbols_allow_is_refused() {
         .join("out/demo-1.0-py3-none-manylinux_2_39_x86_64.whl")
         .exists());
 }
+
+#[test]
+fn a_bad_license_expression_is_reported_not_changed() {
+    let d = tempdir();
+    let dir = d.path();
+    let di = "demo-1.0.dist-info";
+    let metadata = format!(
+        "{}License-Expression: apache-2.0 OR mti\n",
+        metadata_text("demo", "1.0")
+    );
+    let files = vec![
+        ("demo/__init__.py".to_string(), Vec::new()),
+        (format!("{di}/METADATA"), metadata.into_bytes()),
+        (
+            format!("{di}/WHEEL"),
+            b"Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+                .to_vec(),
+        ),
+    ];
+    wheel_zip(&dir.join(IN), di, &files, &[]);
+    std::fs::create_dir(dir.join("out")).unwrap();
+    let r = wheel_repair::repair(&dir.join(IN), &dir.join("out"), None).unwrap();
+    let human = r.to_human();
+    assert!(human.contains("nothing to repair"), "{human}");
+    assert!(
+        human.contains("warning [license-expression-invalid]"),
+        "{human}"
+    );
+    let j: Value = serde_json::from_str(&r.to_json()).unwrap();
+    let f = &j["findings"][0];
+    assert_eq!(f["code"], "license-expression-invalid");
+    assert_eq!(f["file"], format!("{di}/METADATA"));
+    assert!(
+        f["message"]
+            .as_str()
+            .unwrap()
+            .contains("did you mean \"MIT\""),
+        "{f}"
+    );
+    // The wheel is copied byte for byte: METADATA is the author's.
+    assert_eq!(
+        std::fs::read(dir.join(IN)).unwrap(),
+        std::fs::read(dir.join("out").join(IN)).unwrap()
+    );
+}
