@@ -381,6 +381,7 @@ _NORMAL_DEPENDENCIES = {
             "anyhow": Label("@rocm_wheel_crates__anyhow-1.0.104//:anyhow"),
             "base64": Label("@rocm_wheel_crates__base64-0.22.1//:base64"),
             "sha2": Label("@rocm_wheel_crates__sha2-0.10.9//:sha2"),
+            "spdx": Label("@rocm_wheel_crates__spdx-0.13.6//:spdx"),
         },
     },
     "tools/crates/wheel-inspect": {
@@ -551,6 +552,7 @@ _NORMAL_DEV_DEPENDENCIES = {
     },
     "tools/crates/wheel-format": {
         _COMMON_CONDITION: {
+            "serde_json": Label("@rocm_wheel_crates__serde_json-1.0.154//:serde_json"),
             "tempfile": Label("@rocm_wheel_crates__tempfile-3.27.0//:tempfile"),
         },
     },
@@ -1640,6 +1642,26 @@ def crate_repositories():
 
     maybe(
         http_archive,
+        name = "rocm_wheel_crates__smallvec-1.16.6",
+        sha256 = "3244542535d5de959d90ec55d1b5ff0fd2bb7b1310223907d5f11932847f7b59",
+        type = "tar.gz",
+        urls = ["https://static.crates.io/crates/smallvec/1.16.6/download"],
+        strip_prefix = "smallvec-1.16.6",
+        build_file = Label("//tools/3rdparty/crates:BUILD.smallvec-1.16.6.bazel"),
+    )
+
+    maybe(
+        http_archive,
+        name = "rocm_wheel_crates__spdx-0.13.6",
+        sha256 = "646c5a367da914e3babcb9cd8e91c37ccaac42325b8f86f036513ad103f2a716",
+        type = "tar.gz",
+        urls = ["https://static.crates.io/crates/spdx/0.13.6/download"],
+        strip_prefix = "spdx-0.13.6",
+        build_file = Label("//tools/3rdparty/crates:BUILD.spdx-0.13.6.bazel"),
+    )
+
+    maybe(
+        http_archive,
         name = "rocm_wheel_crates__strsim-0.11.1",
         sha256 = "7da8b5736845d9f2fcb837ea5d9e2628564b3b043a70948a3f0b778838c5fb4f",
         type = "tar.gz",
@@ -1820,6 +1842,7 @@ def crate_repositories():
         struct(repo = "rocm_wheel_crates__serde-1.0.229", is_dev_dep = False),
         struct(repo = "rocm_wheel_crates__serde_json-1.0.154", is_dev_dep = False),
         struct(repo = "rocm_wheel_crates__sha2-0.10.9", is_dev_dep = False),
+        struct(repo = "rocm_wheel_crates__spdx-0.13.6", is_dev_dep = False),
         struct(repo = "rocm_wheel_crates__tempfile-3.27.0", is_dev_dep = False),
         struct(repo = "rocm_wheel_crates__zip-2.6.1", is_dev_dep = False),
         struct(repo = "rocm_wheel_crates__zlib-rs-0.6.8", is_dev_dep = False),
