@@ -1,18 +1,20 @@
 //! SPDX license expressions (`License-Expression`, PEP 639), judged as pip
 //! and PyPI judge them: with `packaging.licenses.canonicalize_license_expression`.
 //!
-//! The license and exception ids come from the `spdx` crate (its
-//! `identifiers` tables, SPDX license list 3.29.0 in spdx 0.13.6; see
-//! [`spdx_list_version`]), looked up case-insensitively as packaging does,
-//! less the few entries the crate adds that are not list ids
-//! (`NOT_IN_SPDX_LIST`).
-//! The grammar and the normal form stay hand-written: they are packaging's
-//! rules, not the SPDX specification's (operators in any case, `WITH` only
-//! right after a license id, no `((` nesting limit beyond packaging's 200,
-//! `LicenseRef-` with `[A-Za-z0-9.-]+` only, no `DocumentRef-` and no
-//! `AdditionRef-`, which packaging refuses), and the `spdx` crate's own
-//! parser differs from packaging on several of them. `tests/packaging.rs`
-//! compares the two on every id of the list.
+//! Where the ids come from: the `spdx` crate (0.13.6, SPDX license list
+//! 3.29.0; [`spdx_list_version`]), its `identifiers` tables of license
+//! and exception ids, deprecated ones included as packaging includes them,
+//! looked up case-insensitively, less the entries the crate adds that are
+//! not list ids (`NOT_IN_SPDX_LIST`).
+//!
+//! Hand-written, and why: the grammar and the normal form. They are
+//! packaging's rules, not the SPDX specification's, and the `spdx` crate's
+//! parser follows the specification: packaging takes operators in any
+//! case, splits on whitespace and parentheses only, allows `WITH` only
+//! between a license id and an exception id (not after a group), at most
+//! 200 nested parentheses, `LicenseRef-` with `[A-Za-z0-9.-]+` and no `+`,
+//! and refuses `DocumentRef-` and `AdditionRef-`. `tests/packaging.rs`
+//! compares this module with packaging on every id of the list.
 //!
 //! Canonical form: [`validate_license_expression`] (what `rocm-wheel build`
 //! runs) refuses an expression that is valid but not in packaging's normal

@@ -216,6 +216,16 @@ const BAD_MANIFESTS: &[Case] = &[
         |m| m["metadata"]["license_files"][0]["src"] = json!("src/NOTICE"),
     ),
     (
+        "license expression not in canonical form",
+        "metadata.license_expression \"apache-2.0 or mit\" is valid but not in canonical form: write \"Apache-2.0 OR MIT\"",
+        |m| m["metadata"]["license_expression"] = json!("apache-2.0 or mit"),
+    ),
+    (
+        "unknown license id",
+        "unknown license id \"Apache-2\": did you mean \"Apache-2.0\"?",
+        |m| m["metadata"]["license_expression"] = json!("Apache-2"),
+    ),
+    (
         "unknown manifest key (a Starlark typo)",
         "unknown field `entrypoints`",
         |m| m["entrypoints"] = json!({}),
