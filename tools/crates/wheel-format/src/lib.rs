@@ -8,8 +8,9 @@
 //!   rewritten, and checked against members as they stream;
 //! - the `.dist-info` directory; METADATA and WHEEL read, edited and
 //!   rendered (one module each), `entry_points.txt` rendered;
-//! - PEP 508 requirements and SPDX license expressions, parsed to check
-//!   them.
+//! - PEP 508 requirements, parsed to check them; SPDX license expressions
+//!   checked and normalised as packaging (pip, PyPI) does, with the ids of
+//!   the SPDX license list.
 //!
 //! No zip or compression code: callers bring the bytes, so a reader does
 //! not pull in the writer's deflate.
