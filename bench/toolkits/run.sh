@@ -29,7 +29,7 @@ source bench/lib/output_bases.sh
 reps=${BENCH_REPEAT:-1}
 PY=$root/.venv/bin/python
 [[ -x $PY ]] || fail "run \`make setup\` first ($PY missing)"
-py312=$(ls -d "$(pyenv root 2>/dev/null || echo "$HOME/.pyenv")"/versions/3.12.*/bin/python3.12 2>/dev/null | sort -V | tail -1)
+py312=$(ls -d "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.12.*/bin/python3.12 2>/dev/null | sort -V | tail -1 || true)
 [[ -x $py312 ]] || fail "no pyenv Python 3.12"
 mkdir -p bench/out/toolkits
 logs=$root/bench/out/toolkits

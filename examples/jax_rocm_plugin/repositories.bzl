@@ -189,6 +189,34 @@ _numpy_hub_repository = repository_rule(
     attrs = {"versions": attr.string_dict(doc = "Python minor version -> repository of its NumPy wheel.")},
 )
 
+# The protobuf release the example builds (com_google_protobuf below): a
+# protoc from elsewhere must be this one, or the generated code would not
+# match the runtime library.
+_PROTOBUF_VERSION = "3.21.12"
+
+def _protoc_impl(rctx):
+    given = rctx.os.environ.get("RULES_ROCM_PROTOC", "")
+    if not given:
+        # protoc built from the pinned sources, in the exec configuration.
+        rctx.file("BUILD.bazel", 'alias(name = "protoc", actual = "@com_google_protobuf//:protoc", visibility = ["//visibility:public"])\n')
+        return
+    path = rctx.path(given)
+    result = rctx.execute([path, "--version"])
+    want = "libprotoc " + _PROTOBUF_VERSION
+    if result.return_code != 0 or result.stdout.strip() != want:
+        fail(("RULES_ROCM_PROTOC={} says {!r}, not {!r}: the example's generated code must come from the " +
+              "protoc of the protobuf release it links ({}). Point RULES_ROCM_PROTOC at that protoc, or unset " +
+              "it to build protoc from the pinned sources.").format(given, (result.stdout + result.stderr).strip(), want, _PROTOBUF_VERSION))
+    rctx.symlink(path, "protoc")
+    rctx.file("BUILD.bazel", 'exports_files(["protoc"], visibility = ["//visibility:public"])\n')
+
+_protoc_repository = repository_rule(
+    implementation = _protoc_impl,
+    environ = ["RULES_ROCM_PROTOC"],
+    doc = "protoc for the example's protos: built from the pinned protobuf sources, or, with " +
+          "--repo_env=RULES_ROCM_PROTOC=<path>, an installed protoc of the same release.",
+)
+
 def _numpy_repo(version):
     return "numpy_cp" + version.replace(".", "")
 
@@ -249,6 +277,7 @@ def _jax_rocm_plugin_impl(module_ctx):
         strip_prefix = "protobuf-3.21.12",
         url = "http://deb.debian.org/debian/pool/main/p/protobuf/protobuf_3.21.12.orig.tar.gz",
     )
+    _protoc_repository(name = "jax_rocm_plugin_protoc")
     _third_party_archive(
         name = "zlib",
         build_file = ":zlib.BUILD",

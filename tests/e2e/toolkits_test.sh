@@ -32,7 +32,8 @@ source "$root/tests/lib/pythons.sh"
 source "$root/tests/lib/therock_toolkit.sh"
 PY="${ROCM_WHEEL_VENV:-$root/.venv}/bin/python"
 [[ -x $PY ]] || fail "$PY missing: run \`make setup\` first"
-py312=$(ls -d "$(pyenv root 2>/dev/null || echo "$HOME/.pyenv")"/versions/3.12.*/bin/python3.12 2>/dev/null | sort -V | tail -1)
+# PYENV_ROOT: scripts/buildroot sets it (pyenv itself is not in the root).
+py312=$(ls -d "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.12.*/bin/python3.12 2>/dev/null | sort -V | tail -1 || true)
 [[ -x $py312 ]] || fail "no pyenv Python 3.12 (pyenv install 3.12; make setup)"
 py314=/usr/bin/python3.14
 [[ -x $py314 ]] || fail "$py314 missing: run this inside the build root (scripts/buildroot)"
