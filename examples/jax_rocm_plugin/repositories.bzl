@@ -204,11 +204,18 @@ def _protoc_impl(rctx):
     result = rctx.execute([path, "--version"])
     want = "libprotoc " + _PROTOBUF_VERSION
     if result.return_code != 0 or result.stdout.strip() != want:
-        fail(("RULES_ROCM_PROTOC={} says {!r}, not {!r}: the example's generated code must come from the " +
+        fail(("RULES_ROCM_PROTOC={} says {}, not {}: the example's generated code must come from the " +
               "protoc of the protobuf release it links ({}). Point RULES_ROCM_PROTOC at that protoc, or unset " +
-              "it to build protoc from the pinned sources.").format(given, (result.stdout + result.stderr).strip(), want, _PROTOBUF_VERSION))
-    rctx.symlink(path, "protoc")
-    rctx.file("BUILD.bazel", 'exports_files(["protoc"], visibility = ["//visibility:public"])\n')
+              "it to build protoc from the pinned sources.").format(given, repr((result.stdout + result.stderr).strip()), repr(want), _PROTOBUF_VERSION))
+    rctx.symlink(path, "protoc.installed")
+    rctx.file("BUILD.bazel", """load("@rules_rocm//examples/jax_rocm_plugin/third_party/protobuf:installed_binary.bzl", "installed_binary")
+
+installed_binary(
+    name = "protoc",
+    src = "protoc.installed",
+    visibility = ["//visibility:public"],
+)
+""")
 
 _protoc_repository = repository_rule(
     implementation = _protoc_impl,
