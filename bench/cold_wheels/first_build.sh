@@ -48,6 +48,8 @@ rc=0
 end=$(date +%s)
 echo "$job of $ref from nothing: $((end - start)) s (exit $rc)" | tee "$out/summary.txt"
 echo "steps (s, recipe line):" | tee -a "$out/summary.txt"
+# .ci/run keeps its own CI_TIMES and prints them at its end.
+[[ -f $out/steps.txt ]] || sed -n '/=== .ci\/run: make test exited/,$p' "$out/log.txt" | cut -d' ' -f2- >"$out/steps.txt"
 tee -a "$out/summary.txt" <"$out/steps.txt"
 # setup's parts: the seconds between the lines that start and end each.
 awk -v t0="$start" '
