@@ -17,10 +17,9 @@ CARGO_FLAGS ?= --manifest-path tools/Cargo.toml --locked --target-dir $(CARGO_TA
 # `bazel test //...`, the e2e tests' own output bases and later runs (action
 # keys do not depend on the checkout's path). Bounded in size, well above
 # what all of `make test` writes (one cold //:wheels is 0.7 GB of outputs;
-# the e2e tests' other flags, toolkits and output bases add to it): with 4G,
-# an idle server's garbage collection evicted the clean build's donation,
-# the oldest entries, before `bazel test //...` read them, and that rebuilt
-# XLA and the HIP kernels that e2e builds with other flags had replaced.
+# the e2e tests' other flags, toolkits and output bases add to it): below
+# that, an idle server's garbage collection can evict the clean build's
+# donation, the oldest entries, before `bazel test //...` reads them.
 DISK_CACHE ?= $(HOME)/.cache/rules_rocm/e2e-disk-cache
 DISK_CACHE_MAX ?= 16G
 DISK_CACHE_FLAGS ?= --disk_cache=$(DISK_CACHE) --experimental_disk_cache_gc_max_size=$(DISK_CACHE_MAX)
