@@ -10,11 +10,11 @@ Summed seconds are CPU-slot seconds (two actions at once count twice): on
 2 cores, about twice the wall time they take.
 """
 
-import gzip
-import json
 import re
 import sys
 from collections import defaultdict
+
+from profile_parts import load
 
 # First match wins: (origin, regexp over "mnemonic progress-message").
 ORIGINS = [
@@ -31,12 +31,6 @@ ORIGINS = [
     ("wheels", r"^RocmWheel|Wheel|wheel"),
     ("sysroot / toolchain", r"sysroot|glibc"),
 ]
-
-
-def load(path):
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rt") as f:
-        return json.load(f)["traceEvents"]
 
 
 def origin(mnemonic, name):
