@@ -207,15 +207,8 @@ def _protoc_impl(rctx):
         fail(("RULES_ROCM_PROTOC={} says {}, not {}: the example's generated code must come from the " +
               "protoc of the protobuf release it links ({}). Point RULES_ROCM_PROTOC at that protoc, or unset " +
               "it to build protoc from the pinned sources.").format(given, repr((result.stdout + result.stderr).strip()), repr(want), _PROTOBUF_VERSION))
-    rctx.symlink(path, "protoc.installed")
-    rctx.file("BUILD.bazel", """load("@rules_rocm//examples/jax_rocm_plugin/third_party/protobuf:installed_binary.bzl", "installed_binary")
-
-installed_binary(
-    name = "protoc",
-    src = "protoc.installed",
-    visibility = ["//visibility:public"],
-)
-""")
+    rctx.symlink(path, "protoc")
+    rctx.file("BUILD.bazel", 'exports_files(["protoc"], visibility = ["//visibility:public"])\n')
 
 _protoc_repository = repository_rule(
     implementation = _protoc_impl,

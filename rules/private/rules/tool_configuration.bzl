@@ -24,6 +24,9 @@ tool_in_one_configuration = rule(
         "binary": attr.label(
             mandatory = True,
             executable = True,
+            # An installed executable (a repository's file) as well as a
+            # binary target.
+            allow_files = True,
             cfg = tool_reset_transition,
         ),
     },
