@@ -1,6 +1,12 @@
 //! PEP 508 dependency specifiers (for Requires-Dist), validated with a small
 //! recursive-descent parser: name, extras, version specifiers or a URL, and
 //! an environment-marker expression.
+//! Hand-written rather than `pep508_rs` (0.9.2): that crate cannot parse the
+//! variant markers of PEP 825 (`variant_properties`, ...) that variant
+//! wheels need, and it would add 44 crates (url with ICU, regex, itertools)
+//! to a cold build for validation alone; the differential tests
+//! (`packaging.rs`, `tests/packaging_metadata.rs`) hold its verdicts to
+//! `packaging`'s.
 
 use crate::names::validate_name;
 use crate::version::normalize_version;

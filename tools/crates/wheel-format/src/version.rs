@@ -1,6 +1,10 @@
 //! PEP 440 versions: parsing into the normalised spelling, and checking a
 //! version is already spelled so (a wheel's file name and METADATA must
 //! agree byte for byte).
+//! Hand-written rather than `pep440_rs`: the writer needs one version's
+//! normal spelling, not ordering or specifier algebra, and the differential
+//! tests (`packaging.rs`, `tests/packaging_metadata.rs`) hold it to
+//! `packaging`'s verdicts and normal forms.
 
 use anyhow::{bail, Result};
 
