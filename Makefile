@@ -102,5 +102,10 @@ lint: setup
 	.venv/bin/python tools/fn_length.py --starlark
 
 # e2e before bazel-test: its clean builds pay the cold //:wheels once and
-# leave it (and the shared disk cache) to everything after them.
-test: lint rust-test e2e real-wheel-test bazel-test workspace-test dist-test import-test jax-test kpack-test setup-test
+# leave it (and the shared disk cache) to everything after them. The crates'
+# tests run beside the e2e tests: they share no directory (cargo's target
+# directory, Bazel's output bases), and each leaves a core idle for long
+# stretches (tests that wait on clang, pip or a server; Bazel's analysis).
+test: lint
+	$(MAKE) -j2 --output-sync=line rust-test e2e
+	$(MAKE) real-wheel-test bazel-test workspace-test dist-test import-test jax-test kpack-test setup-test
