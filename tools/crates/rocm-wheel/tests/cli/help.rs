@@ -56,6 +56,11 @@ fn every_subcommand_has_help() {
         ),
         (&["inspect"], &["--json", "<PATH>"]),
         (&["repair"], &["--output", "--plat", "--json", "<INPUT>"]),
+        (&["index"], &["--output", "<DIR_OR_WHEEL>..."]),
+        (
+            &["device-extras"],
+            &["--output", "--device-wheel", "<INPUT>"],
+        ),
     ];
     for (cmd, want) in cases {
         let mut argv: Vec<&str> = cmd.to_vec();
