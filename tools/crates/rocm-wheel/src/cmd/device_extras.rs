@@ -9,9 +9,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
-use wheel_format::{
-    canonical_name, dist_info_path, parse_requirement, wheel_identity, Headers,
-};
+use wheel_format::{canonical_name, dist_info_path, parse_requirement, wheel_identity, Headers};
 use wheel_read::WheelReader;
 use wheel_rewrite::{Source, WheelRewriter};
 
@@ -38,7 +36,9 @@ pub fn run(args: Args) -> Result<()> {
     let member = dist_info_path(&dist_info_stem(&host)?, "METADATA");
     let metadata = host.read_text(&member)?;
     let name = host.name().to_string();
-    let version = Headers::parse("METADATA", &metadata).require("Version")?.to_string();
+    let version = Headers::parse("METADATA", &metadata)
+        .require("Version")?
+        .to_string();
     let mut bundles = BTreeMap::new();
     for path in &args.device_wheels {
         let (bundle, device) = device_wheel(path, &name, &version)?;
@@ -54,7 +54,11 @@ pub fn run(args: Args) -> Result<()> {
     host.replace(&member, Source::Bytes(text.into_bytes()))?;
     host.finish(&args.output)?;
     let extras: Vec<String> = bundles.keys().map(|b| format!("device-{b}")).collect();
-    println!("{}: extras {}, {ALL}", host_file(&args.output), extras.join(", "));
+    println!(
+        "{}: extras {}, {ALL}",
+        host_file(&args.output),
+        extras.join(", ")
+    );
     Ok(())
 }
 
@@ -101,7 +105,9 @@ fn device_wheel(path: &Path, name: &str, version: &str) -> Result<(String, Strin
         .filter(|b| !b.is_empty())
         .map(str::to_string)
     else {
-        bail!("{shown} ({device}) is not a device wheel of {name}: its name must be {prefix}<target>");
+        bail!(
+            "{shown} ({device}) is not a device wheel of {name}: its name must be {prefix}<target>"
+        );
     };
     if device_version != version {
         bail!(
@@ -175,7 +181,11 @@ fn add_extras(
     }
     let end = header_end(text);
     let (head, body) = text.split_at(end);
-    let sep = if head.is_empty() || head.ends_with('\n') { "" } else { "\n" };
+    let sep = if head.is_empty() || head.ends_with('\n') {
+        ""
+    } else {
+        "\n"
+    };
     Ok(format!("{head}{sep}{lines}{body}"))
 }
 
@@ -224,8 +234,15 @@ mod tests {
              \nRequires-Dist: in the body\n"
         );
         // No body and no final newline.
-        let out = add_extras("Name: x\nVersion: 1", "x", "1", &bundles(&[("gfx12", "x-device-gfx12")]));
-        assert!(out.unwrap().starts_with("Name: x\nVersion: 1\nProvides-Extra: device-gfx12\n"));
+        let out = add_extras(
+            "Name: x\nVersion: 1",
+            "x",
+            "1",
+            &bundles(&[("gfx12", "x-device-gfx12")]),
+        );
+        assert!(out
+            .unwrap()
+            .starts_with("Name: x\nVersion: 1\nProvides-Extra: device-gfx12\n"));
     }
 
     #[test]
@@ -240,11 +257,35 @@ mod tests {
 
     #[test]
     fn a_pin_is_the_host_at_its_version() {
-        assert!(pins("jax-rocm7-plugin==0.10.2", "jax_rocm7_plugin", "0.10.2"));
-        assert!(pins("Jax.ROCm7-Plugin == 0.10.2", "jax-rocm7-plugin", "0.10.2"));
-        assert!(!pins("jax-rocm7-plugin==0.10.1", "jax-rocm7-plugin", "0.10.2"));
-        assert!(!pins("jax-rocm7-plugin>=0.10.2", "jax-rocm7-plugin", "0.10.2"));
-        assert!(!pins("jax-rocm7-plugin==0.10.2; extra == 'x'", "jax-rocm7-plugin", "0.10.2"));
-        assert!(!pins("jax-rocm7-pjrt==0.10.2", "jax-rocm7-plugin", "0.10.2"));
+        assert!(pins(
+            "jax-rocm7-plugin==0.10.2",
+            "jax_rocm7_plugin",
+            "0.10.2"
+        ));
+        assert!(pins(
+            "Jax.ROCm7-Plugin == 0.10.2",
+            "jax-rocm7-plugin",
+            "0.10.2"
+        ));
+        assert!(!pins(
+            "jax-rocm7-plugin==0.10.1",
+            "jax-rocm7-plugin",
+            "0.10.2"
+        ));
+        assert!(!pins(
+            "jax-rocm7-plugin>=0.10.2",
+            "jax-rocm7-plugin",
+            "0.10.2"
+        ));
+        assert!(!pins(
+            "jax-rocm7-plugin==0.10.2; extra == 'x'",
+            "jax-rocm7-plugin",
+            "0.10.2"
+        ));
+        assert!(!pins(
+            "jax-rocm7-pjrt==0.10.2",
+            "jax-rocm7-plugin",
+            "0.10.2"
+        ));
     }
 }

@@ -54,7 +54,12 @@ pub fn run(args: Args) -> Result<()> {
     let tmp = tempfile::Builder::new()
         .prefix(".rocm-wheel-index.")
         .tempdir_in(&parent)
-        .with_context(|| format!("cannot create a temporary directory in {}", parent.display()))?;
+        .with_context(|| {
+            format!(
+                "cannot create a temporary directory in {}",
+                parent.display()
+            )
+        })?;
     let projects = add_wheels(tmp.path(), &wheels)?;
     render::write_pages(tmp.path(), &projects)?;
     let count: usize = projects.values().map(Vec::len).sum();
@@ -91,8 +96,8 @@ fn check_output(output: &Path) -> Result<()> {
 fn list_inputs(inputs: &[PathBuf]) -> Result<Vec<PathBuf>> {
     let mut wheels = Vec::new();
     for input in inputs {
-        let meta = std::fs::metadata(input)
-            .with_context(|| format!("cannot read {}", input.display()))?;
+        let meta =
+            std::fs::metadata(input).with_context(|| format!("cannot read {}", input.display()))?;
         if !meta.is_dir() {
             wheels.push(input.clone());
             continue;
@@ -148,7 +153,9 @@ fn add_wheels(dir: &Path, wheels: &[PathBuf]) -> Result<BTreeMap<String, Vec<Fil
             );
         }
         let parsed = WheelName::parse(&file_name)?;
-        let version = Headers::parse("METADATA", &metadata).require("Version")?.to_string();
+        let version = Headers::parse("METADATA", &metadata)
+            .require("Version")?
+            .to_string();
         let tags = format!("{}-{}-{}", parsed.python, parsed.abi, parsed.platform);
         let identity = (project.clone(), normalize_version(&version)?, tags);
         if let Some(other) = by_identity.insert(identity, path.clone()) {
@@ -201,7 +208,9 @@ fn open_wheel(path: &Path) -> Result<(WheelReader, String, String)> {
         bail!("{shown} is not a wheel (*.whl): an index folder holds wheels only; move it out");
     }
     let not_wheel = || format!("{shown} is not a valid wheel");
-    let mut wheel = WheelReader::open(path).map_err(anyhow::Error::new).with_context(not_wheel)?;
+    let mut wheel = WheelReader::open(path)
+        .map_err(anyhow::Error::new)
+        .with_context(not_wheel)?;
     let metadata = wheel
         .read_text(&dist_info_path(wheel.dist(), "METADATA"))
         .with_context(not_wheel)?;

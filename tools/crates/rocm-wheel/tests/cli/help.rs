@@ -11,6 +11,7 @@ fn flags(help: &str) -> Vec<String> {
         .collect()
 }
 
+/// Long because it is one table of every subcommand and its flags.
 #[test]
 fn every_subcommand_has_help() {
     let d = tempdir();
