@@ -49,27 +49,44 @@ pub fn run(args: Args) -> Result<()> {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
+    let created: Vec<PathBuf> = (parent.ancestors())
+        .take_while(|d| !d.as_os_str().is_empty() && !d.exists())
+        .map(Path::to_path_buf)
+        .collect();
     std::fs::create_dir_all(&parent)
         .with_context(|| format!("cannot create {}", parent.display()))?;
+    let result = write_index(&parent, &wheels, &args.output);
+    if result.is_err() {
+        // Nothing is left behind, not even the directories made for it.
+        for d in &created {
+            let _ = std::fs::remove_dir(d);
+        }
+    }
+    let (count, projects) = result?;
+    println!(
+        "{}: {count} wheels of {projects} projects",
+        args.output.display()
+    );
+    Ok(())
+}
+
+/// Builds the index in a temporary directory in `parent` and renames it
+/// to `output`; the numbers of wheels and projects.
+fn write_index(parent: &Path, wheels: &[PathBuf], output: &Path) -> Result<(usize, usize)> {
     let tmp = tempfile::Builder::new()
         .prefix(".rocm-wheel-index.")
-        .tempdir_in(&parent)
+        .tempdir_in(parent)
         .with_context(|| {
             format!(
                 "cannot create a temporary directory in {}",
                 parent.display()
             )
         })?;
-    let projects = add_wheels(tmp.path(), &wheels)?;
+    let projects = add_wheels(tmp.path(), wheels)?;
     render::write_pages(tmp.path(), &projects)?;
     let count: usize = projects.values().map(Vec::len).sum();
-    publish(tmp, &args.output)?;
-    println!(
-        "{}: {count} wheels of {} projects",
-        args.output.display(),
-        projects.len()
-    );
-    Ok(())
+    publish(tmp, output)?;
+    Ok((count, projects.len()))
 }
 
 /// Refuses an output that holds anything: an index is written whole, and
