@@ -11,7 +11,8 @@
 #   - for each distribution with device code, `pip install
 #     "<distribution>[device-gfx1201]"` into one fresh venv must install the
 #     host wheel, the gfx1201 device wheel and their pins, nothing for
-#     gfx1200 (a plain `jax-rocm7-plugin` installs no device wheel); check_reference.py
+#     gfx1200 (a plain `jax-rocm7-plugin` installs no device wheel, and the
+#     fat build's has no device extras); check_reference.py
 #     hands every HIPK wrapper's marker to the reference loader, which must
 #     find the gfx1201 code object through the search paths, byte-equal to
 #     the one the fat build (FAT_DIST, `make wheels`) embeds, and must fail
@@ -145,6 +146,9 @@ venv=$tmp/venv-plain
 pip_from "$index" "$venv" jax-rocm7-plugin
 [[ $(installed "$venv") == "jax-rocm7-pjrt jax-rocm7-plugin" ]] ||
   fail "a plain jax-rocm7-plugin from the index installed: $(installed "$venv")"
+# The fat build's wheels have all their device code: no device extras.
+fat_metadata=$(unzip -p "$(ls "$fat"/jax_rocm7_plugin-*-"$cp"-"$cp"-*.whl)" '*.dist-info/METADATA')
+[[ $fat_metadata != *"Provides-Extra: device-"* ]] || fail "the fat jax_rocm7_plugin wheel offers device extras"
 # distribution (file-name spelling) and the package directory holding its binaries
 for pair in jax_rocm7_plugin:jax_rocm7_plugin example_rocm_plugin:example_rocm_plugin example_rocm7_pjrt:jax_plugins/example_rocm7; do
   dist=${pair%%:*} package=${pair#*:}
