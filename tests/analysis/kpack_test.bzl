@@ -1,12 +1,11 @@
 """Analysis tests of --//:hip_device_code=kpack: what hip_library does instead of bundling.
 
-python_wheels gives each kpack host wheel the extras of its device wheels
-at the level asked for, and lists the host wheel with them.
-
 Per source: no offload bundle; one `rocm-wheel kpack marker` naming the
 source's archive key; the host object's .hip_fatbin renamed .rocm_kpack_ref
 around the marker and its wrapper replaced; HipInfo.kpack_kernels naming
-each device compile's output once per target under that key.
+each device compile's output once per target under that key. Per wheel set:
+python_wheels gives each kpack host wheel the extras of the device wheels
+of the level asked for, and lists the host wheel only with them.
 """
 
 load("@bazel_skylib//lib:unittest.bzl", "analysistest", "asserts")
