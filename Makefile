@@ -82,10 +82,12 @@ jax-test: wheels
 
 # The kpack build of //:wheels (--config=kpack) judged by rocm-kpack's own
 # loader and bundle parser against the fat wheels of `make wheels`, on the
-# host: host and device wheels pip-installed together (tests/host/kpack). Python
+# host: host and device wheels pip-installed together by their extras from an
+# index of the build (tests/host/kpack). Python
 # 3.12 only, the one the test installs: per-Python configurations do not
 # depend on the list, so nothing else is rebuilt. Then per-family device
-# wheels, whose execution log shows that only wheels were written.
+# wheels, whose execution log shows that only wheels (and the host wheels'
+# extras) were written.
 kpack-test: wheels tool-wheels
 	$(BAZEL) run --config=kpack --//:python_versions=3.12 //:copy_wheels -- $(CURDIR)/dist-kpack
 	$(BAZEL) run --config=kpack --//:python_versions=3.12 --//:device_wheel_level=family \

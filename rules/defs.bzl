@@ -36,6 +36,7 @@ load("//rules/private/rules:python_wheel.bzl", _python_wheels = "python_wheels",
 load("//rules/private/rules:rocm_wheel_toolchain.bzl", _rocm_wheel_toolchain = "rocm_wheel_toolchain")
 load("//rules/private/rules:wheel.bzl", _rocm_wheel = "rocm_wheel", _wheel_files = "wheel_files")
 load("//rules/private/rules:wheel_dist.bzl", _wheel_dist = "wheel_dist")
+load("//rules/private/rules:wheel_index.bzl", _wheel_index = "wheel_index")
 load("//rules/private/rules:wheel_shared_library.bzl", _wheel_shared_library = "wheel_shared_library")
 load("//rules/private/testing:python_wheels_install_test.bzl", _python_wheels_install_test = "python_wheels_install_test")
 load("//rules/private/testing:wheel_install_test.bzl", _wheel_install_test = "wheel_install_test")
@@ -61,6 +62,9 @@ family_wheels = _family_wheels
 
 # See rules/private/rules/wheel_dist.bzl: copies built wheels to a directory (`bazel run`).
 wheel_dist = _wheel_dist
+
+# See rules/private/rules/wheel_index.bzl: a static package index (PEP 503 / PEP 691) of built wheels.
+wheel_index = _wheel_index
 
 # Python: per-version extensions and wheels, fanned out by python_wheels.
 

@@ -3,7 +3,9 @@
 Per source: no offload bundle; one `rocm-wheel kpack marker` naming the
 source's archive key; the host object's .hip_fatbin renamed .rocm_kpack_ref
 around the marker and its wrapper replaced; HipInfo.kpack_kernels naming
-each device compile's output once per target under that key.
+each device compile's output once per target under that key. Per wheel set:
+python_wheels gives each kpack host wheel the extras of the device wheels
+of the level asked for, and lists the host wheel only with them.
 """
 
 load("@bazel_skylib//lib:unittest.bzl", "analysistest", "asserts")
@@ -12,7 +14,7 @@ load("@bazel_skylib//lib:unittest.bzl", "analysistest", "asserts")
 load("//rules/private:providers.bzl", "HipInfo")
 
 # buildifier: disable=bzl-visibility
-load("//rules/private/settings:flags.bzl", "DEVICE_WHEEL_LEVEL_FLAG", "GFX_FLAG", "HIP_COMPRESSION_FLAG", "HIP_DEVICE_CODE_FLAG")
+load("//rules/private/settings:flags.bzl", "DEVICE_WHEEL_LEVEL_FLAG", "GFX_FLAG", "HIP_COMPRESSION_FLAG", "HIP_DEVICE_CODE_FLAG", "PYTHON_VERSIONS_FLAG")
 load(":failure_test.bzl", "failure_test")
 load(":hip_test.bzl", "HipActionsInfo", "hip_actions_aspect")
 
@@ -63,6 +65,44 @@ kpack_library_test = analysistest.make(
     extra_target_under_test_aspects = [hip_actions_aspect],
 )
 
+def _name(f):
+    return f.basename.split("-")[0]
+
+def _kpack_extras_test_impl(ctx):
+    env = analysistest.begin(ctx)
+    target = analysistest.target_under_test(env)
+    extras = [a for a in analysistest.target_actions(env) if a.mnemonic == "RocmWheelDeviceExtras"]
+    got = {}
+    for a in extras:
+        (out,) = a.outputs.to_list()
+        devices = sorted([p.rpartition("/")[2].split("-")[0] for p in _arg_after(a.argv, "--device-wheel")])
+        got[_name(out)] = devices
+        host = [f for f in a.inputs.to_list() if f.basename == out.basename]
+        asserts.equals(env, 1, len(host), "the extras action reads the host wheel as built: " + " ".join(a.argv))
+    asserts.equals(env, ctx.attr.want, got, "host wheel -> the device wheels its extras name")
+
+    # The set lists each host wheel once, with its extras, never as built.
+    outputs = {o.path: True for a in extras for o in a.outputs.to_list()}
+    for f in target[DefaultInfo].files.to_list():
+        if _name(f) in ctx.attr.want:
+            asserts.true(env, f.path in outputs, "{} is listed without its extras".format(f.short_path))
+    return analysistest.end(env)
+
+def _extras_test(level):
+    return analysistest.make(
+        _kpack_extras_test_impl,
+        attrs = {"want": attr.string_list_dict(doc = "Host wheel name (file-name form) -> its device wheels' names.")},
+        config_settings = {
+            GFX_FLAG: "gfx120X-all",
+            HIP_DEVICE_CODE_FLAG: "kpack",
+            DEVICE_WHEEL_LEVEL_FLAG: level,
+            PYTHON_VERSIONS_FLAG: "3.12",
+        },
+    )
+
+kpack_extras_target_test = _extras_test("target")
+kpack_extras_family_test = _extras_test("family")
+
 kpack_zlib_test = failure_test({HIP_DEVICE_CODE_FLAG: "kpack", HIP_COMPRESSION_FLAG: "zlib"})
 kpack_bogus_test = failure_test({HIP_DEVICE_CODE_FLAG: "thin"})
 kpack_family_wheels_test = failure_test({HIP_DEVICE_CODE_FLAG: "kpack"})
@@ -104,4 +144,30 @@ def kpack_analysis_tests(name):
         target_under_test = "//:device_wheel_level",
         messages = ["device_wheel_level=gfx12: must be one of target, sub_family, family"],
     )
-    native.test_suite(name = name, tests = [name + "_library", name + "_zlib", name + "_bogus", name + "_family_wheels", name + "_level_bogus"])
+    kpack_extras_target_test(
+        name = name + "_extras_target",
+        size = "small",
+        target_under_test = "//:example_rocm_wheels",
+        want = {
+            "example_rocm7_pjrt": ["example_rocm7_pjrt_device_gfx1200", "example_rocm7_pjrt_device_gfx1201"],
+            "example_rocm_plugin": ["example_rocm_plugin_device_gfx1200", "example_rocm_plugin_device_gfx1201"],
+        },
+    )
+    kpack_extras_family_test(
+        name = name + "_extras_family",
+        size = "small",
+        target_under_test = "//:example_rocm_wheels",
+        want = {
+            "example_rocm7_pjrt": ["example_rocm7_pjrt_device_gfx12"],
+            "example_rocm_plugin": ["example_rocm_plugin_device_gfx12"],
+        },
+    )
+    native.test_suite(name = name, tests = [
+        name + "_library",
+        name + "_zlib",
+        name + "_bogus",
+        name + "_family_wheels",
+        name + "_level_bogus",
+        name + "_extras_target",
+        name + "_extras_family",
+    ])

@@ -23,6 +23,20 @@ def rocm_wheel_build(ctx, manifest, inputs, out, compression_level):
     args.add_all(["build", "--manifest", manifest, "--output", out, "--compression-level", str(compression_level)])
     _run(ctx, args, [manifest] + inputs, out, "RocmWheel", "Writing wheel %s" % out.basename)
 
+def rocm_wheel_device_extras(ctx, host, device_wheels, out):
+    """`rocm-wheel device-extras`: `host` with one extra per device wheel (device-<bundle>) and device-all."""
+    args = ctx.actions.args()
+    args.add_all(["device-extras", host, "-o", out])
+    args.add_all(device_wheels, before_each = "--device-wheel")
+    _run(ctx, args, [host] + device_wheels, out, "RocmWheelDeviceExtras", "Adding device extras to %s" % out.basename)
+
+def rocm_wheel_index(ctx, wheels, out):
+    """`rocm-wheel index`: the static package index (a directory) of `wheels`."""
+    args = ctx.actions.args()
+    args.add_all(["index", "-o", out.path])
+    args.add_all(wheels)
+    _run(ctx, args, wheels, out, "RocmWheelIndex", "Writing the package index %{label}")
+
 def rocm_wheel_rpath(ctx, lib, runpath, out):
     """`rocm-wheel rpath`: a copy of `lib` with RUNPATH `runpath` (removed when empty)."""
     args = ctx.actions.args()

@@ -10,11 +10,15 @@ marker, and keeps each source's per-target code objects apart
 - device_wheels writes one archive per GPU target (`rocm-wheel kpack
   archive`) and one device wheel per target, sub-family or family
   (--//:device_wheel_level) around them, named as rocm-bootstrap's
-  device_dist_name: `<distribution>-device-<bundle>`.
+  device_dist_name: `<distribution>-device-<bundle>`;
+- host_with_extras gives the host wheel one extra per device wheel,
+  `device-<bundle>`, and `device-all` (`rocm-wheel device-extras`), where
+  the level is known: in the wheel's own configuration, or in
+  python_wheels above the configurations that pin it.
 """
 
 load("//rules/private:providers.bzl", "HipInfo", "KpackKernelsInfo", "KpackWheelInfo", "SettingInfo")
-load("//rules/private/actions:rocm_wheel.bzl", "rocm_wheel_build", "rocm_wheel_kpack_archive")
+load("//rules/private/actions:rocm_wheel.bzl", "rocm_wheel_build", "rocm_wheel_device_extras", "rocm_wheel_kpack_archive")
 load("//rules/private/data:gfx_families.bzl", "BOOTSTRAP_LEVELS", "bootstrap_bundle", "sort_gfx_targets")
 load("//rules/private/util:wheel_names.bzl", "is_shared_object", "normalize_distribution", "wheel_file_name")
 
@@ -164,4 +168,25 @@ def _device_wheel(ctx, first, subdir, bundle, archives):
     }, indent = "  ") + "\n")
     out = ctx.actions.declare_file("{}/{}/{}".format(subdir, ctx.label.name, wheel_file_name(distribution, first.version, "py3-none-" + first.platform_tag)))
     rocm_wheel_build(ctx, manifest, [a for _, a in archives], out, 6)
+    return out
+
+def host_with_extras(ctx, host, device_wheels, subdir, out = None):
+    """`host` (a wheel File) with extras for `device_wheels`; `host` itself when there are none.
+
+    The extras' names come from the device wheels' (device-gfx1201,
+    device-gfx12-0, device-gfx12): only METADATA is rewritten, so a level
+    switch rewrites the host wheels' METADATA and compiles nothing.
+
+    Args:
+      ctx: a rule context with the rocm_wheel toolchain.
+      host: the host wheel as built.
+      device_wheels: its device wheels (Files).
+      subdir: output directory (under the rule's package) when `out` is None.
+      out: the File to write, or None for `<subdir>/<rule name>/host/<host's name>`.
+    """
+    if not device_wheels:
+        return host
+    if not out:
+        out = ctx.actions.declare_file("{}/{}/host/{}".format(subdir, ctx.label.name, host.basename))
+    rocm_wheel_device_extras(ctx, host, device_wheels, out)
     return out

@@ -13,7 +13,7 @@
 
 load("//rules/private:providers.bzl", "KpackWheelInfo", "PythonWheelInfo", "PythonWheelSetInfo", "SettingInfo", "WheelInfo")
 load("//rules/private/settings:transitions.bzl", "ALLOWLIST_ATTRS", "python_reset_transition", "python_split_transition", "toolkit_split_transition")
-load(":kpack_wheels.bzl", "device_wheels", "kpack_aspect")
+load(":kpack_wheels.bzl", "device_wheels", "host_with_extras", "kpack_aspect")
 load(
     ":python_toolchain.bzl",
     "per_python_compatible_with",
@@ -99,29 +99,40 @@ def _independent_wheels(ctx):
     for t in ctx.attr.python_independent:
         if PythonWheelInfo in t:
             fail("{}: {} is a per-Python wheel; list it in per_python".format(ctx.label, t.label))
-        independent.extend(_wheel_files_of(t, ctx.label))
         if KpackWheelInfo in t:
             # Written here: --//:device_wheel_level does not reach the
             # Python-independent configuration.
-            independent.extend(device_wheels(ctx, [t[KpackWheelInfo]], "_kpack"))
+            devices = device_wheels(ctx, [t[KpackWheelInfo]], "_kpack")
+            independent.append(host_with_extras(ctx, t[WheelInfo].wheel, devices, "_kpack"))
+            independent.extend(devices)
+        else:
+            independent.extend(_wheel_files_of(t, ctx.label))
     return independent
 
-def _per_python_device_wheels(ctx):
+def _per_python_device_wheels(ctx, by_version):
     """The device wheels of the per-Python kpack wheels: once per distribution for every version.
 
     Their archives hold Python-independent code objects (hip_library through
-    python_independent_deps), the same files in every version's wheel.
+    python_independent_deps), the same files in every version's wheel. Each
+    version's host wheel gets the extras that name them.
+
+    Returns:
+      (device wheel Files, `by_version` with those host wheels replaced)
     """
     by_distribution = {}
     for targets in ctx.split_attr.per_python.values():
         for t in targets:
             if KpackWheelInfo in t:
                 info = t[KpackWheelInfo]
-                by_distribution.setdefault((info.distribution, info.version), []).append(info)
+                by_distribution.setdefault((info.distribution, info.version), []).append((info, t[WheelInfo].wheel))
     wheels = []
-    for _, infos in sorted(by_distribution.items()):
-        wheels.extend(device_wheels(ctx, infos, "_kpack"))
-    return wheels
+    hosts = {}
+    for _, pairs in sorted(by_distribution.items()):
+        devices = device_wheels(ctx, [info for info, _ in pairs], "_kpack")
+        wheels.extend(devices)
+        for _, host in pairs:
+            hosts[host.path] = host_with_extras(ctx, host, devices, "_kpack")
+    return wheels, {v: [hosts.get(f.path, f) for f in files] for v, files in by_version.items()}
 
 def _merge_wheel_set(s, by_version, pythons, independent):
     independent.extend(s.independent)
@@ -168,7 +179,8 @@ def _check_unique_names(label, files, toolkit_of):
 
 def _python_wheels_impl(ctx):
     by_version, pythons = _per_python_wheels(ctx)
-    independent = _independent_wheels(ctx) + _per_python_device_wheels(ctx)
+    per_python_devices, by_version = _per_python_device_wheels(ctx, by_version)
+    independent = _independent_wheels(ctx) + per_python_devices
     toolkit_of = _merge_wheel_sets(ctx, by_version, pythons, independent)
     all_files = list(independent)
     for v in by_version:

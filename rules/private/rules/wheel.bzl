@@ -7,7 +7,7 @@ load("//rules/private/actions:stamp.bzl", "STAMP_ATTRS", "is_stamping", "stamp_t
 load("//rules/private/data:gfx_families.bzl", "therock_families")
 load("//rules/private/util:labels.bzl", "repo_relative_path")
 load("//rules/private/util:wheel_names.bzl", "is_shared_object", "normalize_distribution", "wheel_file_name")
-load(":kpack_wheels.bzl", "kpack_aspect", "kpack_wheel_info")
+load(":kpack_wheels.bzl", "host_with_extras", "kpack_aspect", "kpack_wheel_info")
 load(":rocm_wheel_toolchain.bzl", "ROCM_WHEEL_TOOLCHAIN_TYPE")
 
 def _package_path(label):
@@ -187,7 +187,7 @@ def build_wheel(ctx, tag, entries, platform_tag, sources):
       sources: the attribute targets `entries` came from (kpack_aspect's KpackKernelsInfo).
     """
     distribution = expand_vars(ctx, "distribution", ctx.attr.distribution)
-    out = ctx.actions.declare_file(wheel_file_name(distribution, ctx.attr.version, tag))
+    file_name = wheel_file_name(distribution, ctx.attr.version, tag)
     if ctx.attr.rocm_runpath:
         entries = _rocm_runpath(ctx, distribution, entries)
     inputs = [e.file for e in entries]
@@ -202,8 +202,17 @@ def build_wheel(ctx, tag, entries, platform_tag, sources):
         "rocm_sdk": _rocm_sdk(ctx),
     }
     manifest_file = _write_manifest(ctx, manifest)
-    rocm_wheel_build(ctx, manifest_file, inputs, out, ctx.attr.compression_level)
     kpack = kpack_wheel_info(ctx, distribution, platform_tag, entries, sources)
+    out = ctx.actions.declare_file(file_name)
+    if kpack and kpack.device_wheels:
+        # The level is this configuration's: the host's extras name its
+        # device wheels (python_wheels adds them to the wheels of the
+        # configurations that pin it).
+        plain = ctx.actions.declare_file("_kpack/{}/plain/{}".format(ctx.label.name, file_name))
+        rocm_wheel_build(ctx, manifest_file, inputs, plain, ctx.attr.compression_level)
+        host_with_extras(ctx, plain, kpack.device_wheels, "_kpack", out)
+    else:
+        rocm_wheel_build(ctx, manifest_file, inputs, out, ctx.attr.compression_level)
     return ([kpack] if kpack else []) + [
         DefaultInfo(files = depset([out] + (kpack.device_wheels if kpack else []))),
         OutputGroupInfo(manifest = depset([manifest_file])),

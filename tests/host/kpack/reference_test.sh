@@ -4,8 +4,15 @@
 # (Debian 12, outside the build root; no ROCm or GPU needed):
 #   - its C++ runtime (../shared/third_party/rocm-kpack-e348328/runtime) is
 #     built with CMake against Debian's msgpack-cxx and zstd;
-#   - for each distribution with device code, pip installs the host wheel
-#     and the gfx1201 device wheel into one fresh venv; check_reference.py
+#   - KPACK_DIST, with stand-ins for what its wheels pin from elsewhere
+#     (TheRock's rocm-sdk-device-<target> from AMD's index, PyPI's
+#     jax-rocm7-pjrt: empty wheels written by rocm-wheel build), becomes a
+#     package index (`rocm-wheel index`) and pip installs from it alone;
+#   - for each distribution with device code, `pip install
+#     "<distribution>[device-gfx1201]"` into one fresh venv must install the
+#     host wheel, the gfx1201 device wheel and their pins, nothing for
+#     gfx1200 (a plain `jax-rocm7-plugin` installs no device wheel, and the
+#     fat build's has no device extras); check_reference.py
 #     hands every HIPK wrapper's marker to the reference loader, which must
 #     find the gfx1201 code object through the search paths, byte-equal to
 #     the one the fat build (FAT_DIST, `make wheels`) embeds, and must fail
@@ -24,10 +31,13 @@
 #     lists each binary's markers and the device wheel's archive, whose keys
 #     are the markers' kernel names (#0), for gfx1201 only;
 #   - with FAMILY_DIST and its EXEC_LOG (--//:device_wheel_level=family):
-#     that build wrote three wheels and nothing else; the jax_rocm7_plugin
-#     host wheel with the one gfx12 device wheel resolves, through the same
-#     loader, to the fat build's gfx1201 and gfx1200 code objects, and
-#     `rocm-wheel check` accepts it for gfx120X-all.
+#     that build wrote three device wheels and gave three host wheels their
+#     extras, nothing else; its index refuses to be merged with KPACK_DIST's
+#     (one host wheel name, two different files); from its own index,
+#     "jax_rocm7_plugin[device-gfx12]" installs the one gfx12 device wheel,
+#     which resolves, through the same loader, to the fat build's gfx1201
+#     and gfx1200 code objects, and `rocm-wheel check` accepts the pair for
+#     gfx120X-all.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 usage="usage: reference_test.sh FAT_DIST KPACK_DIST [FAMILY_DIST EXEC_LOG]"
@@ -63,6 +73,44 @@ python3 -m venv "$tmp/tool"
 "$tmp/tool/bin/pip" install -q --disable-pip-version-check --no-index "${tool[0]}" || fail "pip install ${tool[0]##*/}"
 rw=$tmp/tool/bin/rocm-wheel
 
+# pinned WHEEL NAME: the version WHEEL's METADATA pins NAME to (Requires-Dist: NAME==V).
+pinned() {
+  python3 - "$@" <<'PY'
+import sys, zipfile
+whl, name = sys.argv[1:]
+z = zipfile.ZipFile(whl)
+(md,) = [n for n in z.namelist() if n.endswith(".dist-info/METADATA")]
+for line in z.read(md).decode().splitlines():
+    if line.startswith("Requires-Dist: %s==" % name):
+        print(line.split("==", 1)[1].split(";")[0].strip())
+        sys.exit(0)
+sys.exit("%s does not pin %s" % (whl, name))
+PY
+}
+
+# stand_in NAME VERSION: an empty wheel of NAME VERSION in $tmp/stand-ins.
+stand_in() {
+  mkdir -p "$tmp/stand-ins" "$tmp/manifests"
+  printf '{"distribution": "%s", "version": "%s", "tags": ["py3-none-any"], "files": []}\n' "$1" "$2" >"$tmp/manifests/$1.json"
+  "$rw" build --manifest "$tmp/manifests/$1.json" --output "$tmp/stand-ins/${1//-/_}-$2-py3-none-any.whl" >/dev/null ||
+    fail "rocm-wheel build of the stand-in $1 $2"
+}
+
+# installed VENV: the distributions in VENV (normalised names, sorted), pip's own left out.
+installed() {
+  "$1/bin/python" - <<'PY'
+import importlib.metadata as md, re
+names = {re.sub(r"[-_.]+", "-", d.metadata["Name"]).lower() for d in md.distributions()}
+print(" ".join(sorted(names - {"pip", "setuptools"})))
+PY
+}
+
+# pip_from INDEX VENV REQUIREMENT: pip installs REQUIREMENT into VENV from INDEX and nothing else.
+pip_from() {
+  "$2/bin/pip" install -q --disable-pip-version-check --no-cache-dir --index-url "file://$1" "$3" >"$tmp/pip.log" 2>&1 ||
+    fail "pip install \"$3\" from ${1##*/}: $(tail -5 "$tmp/pip.log")"
+}
+
 # The reference's after-the-fact split of the fat jax_rocm7_plugin package
 # (TheRock's artifact layout: a manifest naming the prefix directory).
 split_fat() {
@@ -83,6 +131,24 @@ py=$(ls -d "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.12.*/bin/python3.12 2>/dev/n
 cp=cp312
 shopt -s nullglob
 checked=0
+
+# What the split set pins from elsewhere, as stand-ins; then the index.
+stand_in jax-rocm7-pjrt "$(pinned "$(ls "$kpack"/jax_rocm7_plugin-*-"$cp"-"$cp"-*.whl)" jax-rocm7-pjrt)"
+for gfx in gfx1200 gfx1201; do
+  stand_in "rocm-sdk-device-$gfx" "$(pinned "$(ls "$kpack"/jax_rocm7_plugin_device_"$gfx"-*.whl)" "rocm-sdk-device-$gfx")"
+done
+index=$tmp/index
+start=$SECONDS
+"$rw" index -o "$index" "$kpack" "$tmp/stand-ins" >/dev/null || fail "rocm-wheel index of $kpack"
+echo "kpack reference: index of $(ls "$kpack" | wc -l) wheels and the stand-ins in $((SECONDS - start)) s"
+venv=$tmp/venv-plain
+"$py" -m venv "$venv"
+pip_from "$index" "$venv" jax-rocm7-plugin
+[[ $(installed "$venv") == "jax-rocm7-pjrt jax-rocm7-plugin" ]] ||
+  fail "a plain jax-rocm7-plugin from the index installed: $(installed "$venv")"
+# The fat build's wheels have all their device code: no device extras.
+fat_metadata=$(unzip -p "$(ls "$fat"/jax_rocm7_plugin-*-"$cp"-"$cp"-*.whl)" '*.dist-info/METADATA')
+[[ $fat_metadata != *"Provides-Extra: device-"* ]] || fail "the fat jax_rocm7_plugin wheel offers device extras"
 # distribution (file-name spelling) and the package directory holding its binaries
 for pair in jax_rocm7_plugin:jax_rocm7_plugin example_rocm_plugin:example_rocm_plugin example_rocm7_pjrt:jax_plugins/example_rocm7; do
   dist=${pair%%:*} package=${pair#*:}
@@ -94,8 +160,15 @@ for pair in jax_rocm7_plugin:jax_rocm7_plugin example_rocm_plugin:example_rocm_p
   ((${#fatw[@]} == 1)) || fail "want one $dist wheel for $cp in $fat, found ${#fatw[@]}"
   venv=$tmp/venv-$dist
   "$py" -m venv "$venv"
-  "$venv/bin/pip" install -q --disable-pip-version-check --no-deps --no-index "${host[0]}" "${device[0]}" ||
-    fail "pip install ${host[0]##*/} ${device[0]##*/}"
+  pip_from "$index" "$venv" "$dist[device-gfx1201]"
+  got=$(installed "$venv")
+  project=${dist//_/-}
+  [[ " $got " == *" $project "* && " $got " == *" $project-device-gfx1201 "* && " $got " == *" rocm-sdk-device-gfx1201 "* &&
+    $got != *gfx1200* ]] || fail "\"$dist[device-gfx1201]\" from the index installed: $got"
+  if [[ $dist == jax_rocm7_plugin ]]; then
+    [[ $got == "jax-rocm7-pjrt jax-rocm7-plugin jax-rocm7-plugin-device-gfx1201 rocm-sdk-device-gfx1201" ]] ||
+      fail "\"$dist[device-gfx1201]\" from the index installed: $got"
+  fi
   site=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_path("platlib"))')
   echo "kpack reference: $dist (${host[0]##*/} + ${device[0]##*/})"
   reference=()
@@ -138,18 +211,24 @@ import sys
 from exec_log import outputs, read_spawns
 spawns = read_spawns(sys.argv[1])
 got = sorted((s["mnemonic"], o.rsplit("/", 1)[-1]) for s in spawns for o in outputs(s))
-assert [m for m, _ in got] == ["RocmWheel"] * 3, "want 3 RocmWheel spawns, got %s" % got
-assert all("_device_gfx12-" in name for _, name in got), got
+assert [m for m, _ in got] == ["RocmWheel"] * 3 + ["RocmWheelDeviceExtras"] * 3, "want 3 device wheels and 3 hosts' extras, got %s" % got
+assert all("_device_gfx12-" in name for m, name in got if m == "RocmWheel"), got
+assert not any("_device_" in name for m, name in got if m == "RocmWheelDeviceExtras"), got
 print("ok: the level wrote %s and nothing else" % ", ".join(n for _, n in got))
 PY
-  host=("$kpack"/jax_rocm7_plugin-*-"$cp"-"$cp"-*.whl)
+  expect_failure "$tmp/clash.log" "$rw" index -o "$tmp/index-both" "$kpack" "$family"
+  expect_in "$tmp/clash.log" "two different wheels named " "an index serves one file per name"
+  [[ ! -e $tmp/index-both ]] || fail "a refused index left $tmp/index-both"
+  "$rw" index -o "$tmp/index-family" "$family" "$tmp/stand-ins" >/dev/null || fail "rocm-wheel index of $family"
+  host=("$family"/jax_rocm7_plugin-*-"$cp"-"$cp"-*.whl)
   device=("$family"/jax_rocm7_plugin_device_gfx12-*.whl)
   ((${#device[@]} == 1)) || fail "want one jax_rocm7_plugin_device_gfx12 wheel in $family, found ${#device[@]}"
   fatw=("$fat"/jax_rocm7_plugin-*-"$cp"-"$cp"-*.whl)
   venv=$tmp/venv-family
   "$py" -m venv "$venv"
-  "$venv/bin/pip" install -q --disable-pip-version-check --no-deps --no-index "${host[0]}" "${device[0]}" ||
-    fail "pip install ${host[0]##*/} ${device[0]##*/}"
+  pip_from "$tmp/index-family" "$venv" "jax_rocm7_plugin[device-gfx12]"
+  [[ $(installed "$venv") == "jax-rocm7-pjrt jax-rocm7-plugin jax-rocm7-plugin-device-gfx12" ]] ||
+    fail "\"jax_rocm7_plugin[device-gfx12]\" from the family index installed: $(installed "$venv")"
   site=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_path("platlib"))')
   for target in gfx1201 gfx1200; do
     PYTHONPATH=$src/python .venv/bin/python tests/host/kpack/check_reference.py "$runtime" "$site" jax_rocm7_plugin "${fatw[0]}" "$target" gfx1100 ||

@@ -90,6 +90,31 @@ enum Command {
     Kernels(cmd::kernels::Args),
     /// Write kpack markers and archives (device code stored apart from host binaries), list archives.
     Kpack(cmd::kpack::Args),
+    /// Give a kpack host wheel one extra per device wheel.
+    ///
+    /// Each device wheel `<host>-device-<bundle>` (rocm-bootstrap's
+    /// device_dist_name: gfx1201, gfx12-0, gfx12) becomes the extra
+    /// `device-<bundle>`, which requires it at the host's exact version, and
+    /// `device-all` requires every one: `pip install "host[device-gfx1201]"`
+    /// installs the host with its gfx1201 device code, as TheRock's torch
+    /// wheels do. Only METADATA changes (RECORD follows).
+    ///
+    /// Refused: a device wheel of another distribution or version, or that
+    /// does not pin the host; two for one bundle; a host that has one of
+    /// the extras already.
+    DeviceExtras(cmd::device_extras::Args),
+    /// Write a static package index of a folder of wheels.
+    ///
+    /// PEP 503 HTML and PEP 691 JSON pages (index.html, index.json) with
+    /// sha256 fragments, data-requires-python and each wheel's METADATA
+    /// (PEP 658), projects under their normalised names, the wheels copied
+    /// beside their page: serve OUT from any static file server, or
+    /// `pip install --index-url file:///abs/OUT NAME`.
+    ///
+    /// Refused, with no output: a file that is not a wheel, two different
+    /// wheels with one file name, two file names for one wheel (project,
+    /// version, tags), an output directory that is not empty.
+    Index(cmd::index::Args),
 }
 
 fn main() -> std::process::ExitCode {
@@ -106,6 +131,8 @@ fn main() -> std::process::ExitCode {
         Command::Kernels(a) => cmd::kernels::run(a),
         Command::Repair(a) => cmd::repair::run(a),
         Command::Kpack(a) => cmd::kpack::run(a),
+        Command::DeviceExtras(a) => cmd::device_extras::run(a),
+        Command::Index(a) => cmd::index::run(a),
     };
     // Returning (not `process::exit`) runs every destructor first.
     match result {

@@ -54,6 +54,17 @@ impl Digest {
         urlsafe_b64(&self.hasher.clone().finalize())
     }
 
+    /// The sha256 in lowercase hex, as package indexes write it
+    /// (`#sha256=<hex>` fragments, PEP 503 / PEP 691).
+    pub fn sha256_hex(&self) -> String {
+        self.hasher
+            .clone()
+            .finalize()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    }
+
     /// The hash field of a RECORD row for these bytes: `sha256=<b64>`.
     pub fn record_hash(&self) -> String {
         record_hash(&self.hasher.clone().finalize())
@@ -148,6 +159,10 @@ mod tests {
         // 0xfb 0xff encodes to `+/8=` in standard base64.
         assert_eq!(record_hash(&[0xfb, 0xff]), "sha256=-_8");
         // sha256 of nothing, as Python's wheel writes it for an empty file.
+        assert_eq!(
+            Digest::of(b"hello").sha256_hex(),
+            "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824"
+        );
         assert_eq!(
             Digest::default().record_hash(),
             "sha256=47DEQpj8HBSa-_TImW-5JCeuQeRkm5NMpJWZG3hSuFU"

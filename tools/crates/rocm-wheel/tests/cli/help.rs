@@ -11,6 +11,7 @@ fn flags(help: &str) -> Vec<String> {
         .collect()
 }
 
+/// Long because it is one table of every subcommand and its flags.
 #[test]
 fn every_subcommand_has_help() {
     let d = tempdir();
@@ -56,6 +57,11 @@ fn every_subcommand_has_help() {
         ),
         (&["inspect"], &["--json", "<PATH>"]),
         (&["repair"], &["--output", "--plat", "--json", "<INPUT>"]),
+        (&["index"], &["--output", "<DIR_OR_WHEEL>..."]),
+        (
+            &["device-extras"],
+            &["--output", "--device-wheel", "<INPUT>"],
+        ),
     ];
     for (cmd, want) in cases {
         let mut argv: Vec<&str> = cmd.to_vec();

@@ -14,6 +14,7 @@ mod build;
 mod bundle;
 mod hardening;
 mod help;
+mod index;
 mod kpack;
 mod repair;
 mod rpath;

@@ -1,0 +1,288 @@
+//! `rocm-wheel index`: a static package index of a folder of wheels, for
+//! any static file server or `pip install --index-url file://...`: the
+//! PEP 503 simple HTML pages and, next to each, the PEP 691 JSON form
+//! (`index.json`), with sha256 fragments, `data-requires-python` and each
+//! wheel's METADATA served apart (PEP 658 / PEP 714), so pip resolves a
+//! split set without downloading every wheel.
+//!
+//! Layout: `OUT/index.html` lists the projects; `OUT/<project>/` (the
+//! PEP 503 normalised name) holds its page and its wheels.
+
+mod render;
+
+use std::collections::BTreeMap;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use wheel_format::{
+    canonical_name, dist_info_path, normalize_version, wheel_identity, Digest, Headers, WheelName,
+};
+use wheel_read::WheelReader;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Folders of wheels (every file in one must be a wheel) or wheel
+    /// files. A wheel given twice (same name, same bytes) is indexed once.
+    #[arg(required = true, value_name = "DIR_OR_WHEEL")]
+    inputs: Vec<PathBuf>,
+    /// The index directory: must not exist or be empty. Written whole or
+    /// not at all (built next to it, then renamed into place).
+    #[arg(short, long)]
+    output: PathBuf,
+}
+
+/// One wheel of the index, as its page lists it.
+pub(crate) struct File {
+    pub file_name: String,
+    pub version: String,
+    pub requires_python: Option<String>,
+    pub sha256: String,
+    pub size: u64,
+    pub metadata_sha256: String,
+}
+
+pub fn run(args: Args) -> Result<()> {
+    check_output(&args.output)?;
+    let wheels = list_inputs(&args.inputs)?;
+    let parent = match args.output.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let created: Vec<PathBuf> = (parent.ancestors())
+        .take_while(|d| !d.as_os_str().is_empty() && !d.exists())
+        .map(Path::to_path_buf)
+        .collect();
+    std::fs::create_dir_all(&parent)
+        .with_context(|| format!("cannot create {}", parent.display()))?;
+    let result = write_index(&parent, &wheels, &args.output);
+    if result.is_err() {
+        // Nothing is left behind, not even the directories made for it.
+        for d in &created {
+            let _ = std::fs::remove_dir(d);
+        }
+    }
+    let (count, projects) = result?;
+    println!(
+        "{}: {count} wheels of {projects} projects",
+        args.output.display()
+    );
+    Ok(())
+}
+
+/// Builds the index in a temporary directory in `parent` and renames it
+/// to `output`; the numbers of wheels and projects.
+fn write_index(parent: &Path, wheels: &[PathBuf], output: &Path) -> Result<(usize, usize)> {
+    let tmp = tempfile::Builder::new()
+        .prefix(".rocm-wheel-index.")
+        .tempdir_in(parent)
+        .with_context(|| {
+            format!(
+                "cannot create a temporary directory in {}",
+                parent.display()
+            )
+        })?;
+    let projects = add_wheels(tmp.path(), wheels)?;
+    render::write_pages(tmp.path(), &projects)?;
+    let count: usize = projects.values().map(Vec::len).sum();
+    publish(tmp, output)?;
+    Ok((count, projects.len()))
+}
+
+/// Refuses an output that holds anything: an index is written whole, and
+/// nothing of someone else's is ever replaced.
+fn check_output(output: &Path) -> Result<()> {
+    match std::fs::read_dir(output) {
+        Ok(mut entries) => {
+            if entries.next().is_some() {
+                bail!(
+                    "{} exists and is not empty: remove it or name a new directory",
+                    output.display()
+                );
+            }
+            Ok(())
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(e).with_context(|| format!("{} is not a directory", output.display())),
+    }
+}
+
+/// The wheel files of `inputs`, in the order given (a folder's sorted by
+/// name). Anything else in a folder is refused: an index of "what was in
+/// dist/" must not silently leave a file out.
+fn list_inputs(inputs: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    let mut wheels = Vec::new();
+    for input in inputs {
+        let meta =
+            std::fs::metadata(input).with_context(|| format!("cannot read {}", input.display()))?;
+        if !meta.is_dir() {
+            wheels.push(input.clone());
+            continue;
+        }
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(input)
+            .with_context(|| format!("cannot list {}", input.display()))?
+            .map(|e| e.map(|e| e.path()))
+            .collect::<std::io::Result<_>>()
+            .with_context(|| format!("cannot list {}", input.display()))?;
+        entries.sort();
+        for path in entries {
+            if !path.is_file() {
+                bail!(
+                    "{} is not a wheel file: an index folder holds wheels only; move it out of {}",
+                    path.display(),
+                    input.display()
+                );
+            }
+            wheels.push(path);
+        }
+    }
+    Ok(wheels)
+}
+
+/// Where a wheel came from and what it is, to tell a clash from the same
+/// wheel given twice.
+struct Seen {
+    path: PathBuf,
+    sha256: String,
+}
+
+/// Copies every wheel into `dir/<project>/` with its METADATA beside it;
+/// project (normalised name) -> its files, sorted by file name.
+fn add_wheels(dir: &Path, wheels: &[PathBuf]) -> Result<BTreeMap<String, Vec<File>>> {
+    let mut projects: BTreeMap<String, Vec<File>> = BTreeMap::new();
+    let mut by_name: BTreeMap<String, Seen> = BTreeMap::new();
+    // (project, version, tags): what pip takes to be one wheel.
+    let mut by_identity: BTreeMap<(String, String, String), PathBuf> = BTreeMap::new();
+    for path in wheels {
+        let (wheel, project, metadata) = open_wheel(path)?;
+        let file_name = wheel.file_name().to_string();
+        if let Some(seen) = by_name.get(&file_name) {
+            let sha256 = hash_file(path)?;
+            if seen.sha256 == sha256 {
+                continue;
+            }
+            bail!(
+                "two different wheels named {file_name}: {} (sha256 {}) and {} (sha256 {sha256}); \
+                 an index serves one file per name: keep one",
+                seen.path.display(),
+                seen.sha256,
+                path.display()
+            );
+        }
+        let parsed = WheelName::parse(&file_name)?;
+        let version = Headers::parse("METADATA", &metadata)
+            .require("Version")?
+            .to_string();
+        let tags = format!("{}-{}-{}", parsed.python, parsed.abi, parsed.platform);
+        let identity = (project.clone(), normalize_version(&version)?, tags);
+        if let Some(other) = by_identity.insert(identity, path.clone()) {
+            bail!(
+                "{} and {} are the same wheel to pip (one project, version and tags) under two \
+                 file names: keep one",
+                other.display(),
+                path.display()
+            );
+        }
+        let project_dir = dir.join(&project);
+        std::fs::create_dir_all(&project_dir)
+            .with_context(|| format!("cannot create {}", project_dir.display()))?;
+        let copied = copy_hashed(wheel.into_file()?, &project_dir.join(&file_name))?;
+        let sha256 = copied.sha256_hex();
+        let metadata_path = project_dir.join(format!("{file_name}.metadata"));
+        std::fs::write(&metadata_path, metadata.as_bytes())
+            .with_context(|| format!("cannot write {}", metadata_path.display()))?;
+        let requires_python = Headers::parse("METADATA", &metadata)
+            .get("Requires-Python")
+            .map(str::to_string);
+        by_name.insert(
+            file_name.clone(),
+            Seen {
+                path: path.clone(),
+                sha256: sha256.clone(),
+            },
+        );
+        projects.entry(project).or_default().push(File {
+            file_name,
+            version,
+            requires_python,
+            sha256,
+            size: copied.len(),
+            metadata_sha256: Digest::of(metadata.as_bytes()).sha256_hex(),
+        });
+    }
+    for files in projects.values_mut() {
+        files.sort_by(|a, b| a.file_name.cmp(&b.file_name));
+    }
+    Ok(projects)
+}
+
+/// The open wheel at `path`, its project (normalised name) and METADATA;
+/// refused, naming the file, unless pip would install it.
+fn open_wheel(path: &Path) -> Result<(WheelReader, String, String)> {
+    let shown = path.display();
+    let is_whl = path.extension().is_some_and(|e| e == "whl");
+    if !is_whl {
+        bail!("{shown} is not a wheel (*.whl): an index folder holds wheels only; move it out");
+    }
+    let not_wheel = || format!("{shown} is not a valid wheel");
+    let mut wheel = WheelReader::open(path)
+        .map_err(anyhow::Error::new)
+        .with_context(not_wheel)?;
+    let metadata = wheel
+        .read_text(&dist_info_path(wheel.dist(), "METADATA"))
+        .with_context(not_wheel)?;
+    let (name, _) =
+        wheel_identity(wheel.file_name(), wheel.dist(), &metadata).with_context(not_wheel)?;
+    Ok((wheel, canonical_name(&name), metadata))
+}
+
+fn hash_file(path: &Path) -> Result<String> {
+    let mut f =
+        std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let mut digest = Digest::default();
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        let n = f
+            .read(&mut buf)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        if n == 0 {
+            return Ok(digest.sha256_hex());
+        }
+        digest.update(&buf[..n]);
+    }
+}
+
+/// Copies `src` to `dst`, hashing what it writes.
+fn copy_hashed(mut src: std::fs::File, dst: &Path) -> Result<Digest> {
+    let mut out =
+        std::fs::File::create(dst).with_context(|| format!("cannot write {}", dst.display()))?;
+    let mut digest = Digest::default();
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        let n = src.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        digest.update(&buf[..n]);
+        out.write_all(&buf[..n])
+            .with_context(|| format!("cannot write {}", dst.display()))?;
+    }
+    out.sync_all()?;
+    Ok(digest)
+}
+
+/// Moves the finished index into place (a temporary directory is 0700;
+/// an index is read by a web server or another user).
+fn publish(tmp: tempfile::TempDir, output: &Path) -> Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o755))?;
+    let built = tmp.keep();
+    // rename(2) replaces an empty directory, and nothing else.
+    std::fs::rename(&built, output).map_err(|e| {
+        let _ = std::fs::remove_dir_all(&built);
+        anyhow::Error::new(e).context(format!(
+            "cannot move the index into {} (it must not exist or be empty)",
+            output.display()
+        ))
+    })
+}

@@ -1,0 +1,313 @@
+//! `rocm-wheel device-extras` and `rocm-wheel index`: a split set (a host
+//! wheel and its per-target device wheels, written by the binary) given
+//! device extras and served from a file:// index, judged by pip itself
+//! (the project venv's pip resolving `--dry-run --report`, no other
+//! index); the refusals leave no output.
+
+use crate::*;
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Writes a py3-none-any wheel of `dist` `version` (one module) with
+/// `requires` into `dir` through `rocm-wheel build`; its path.
+fn wheel(dir: &Path, dist: &str, version: &str, requires: &[&str]) -> PathBuf {
+    std::fs::create_dir_all(dir).unwrap();
+    let module = dist.replace(['-', '.'], "_").to_lowercase();
+    std::fs::write(dir.join(format!("{module}.py")), "").unwrap();
+    let m = json!({
+        "distribution": dist, "version": version, "tags": ["py3-none-any"],
+        "metadata": {"requires_dist": requires, "requires_python": ">=3.9"},
+        "files": [{"path": format!("{module}.py"), "src": format!("{module}.py")}],
+    });
+    let manifest = dir.join(format!("{module}.json"));
+    std::fs::write(&manifest, m.to_string()).unwrap();
+    let name = format!("{module}-{version}-py3-none-any.whl");
+    rw(
+        dir,
+        &[
+            "build",
+            "--manifest",
+            manifest.to_str().unwrap(),
+            "--output",
+            name.as_str(),
+        ],
+    )
+    .success();
+    std::fs::remove_file(&manifest).unwrap();
+    std::fs::remove_file(dir.join(format!("{module}.py"))).unwrap();
+    dir.join(name)
+}
+
+/// A kpack build's set as the rules write it (host `Demo.Plugin`, device
+/// wheels for gfx1200 and gfx1201 pinning it and TheRock's SDK device
+/// package), the host given its extras, in `dir/dist`; stand-ins for the
+/// SDK packages in `dir/sdk`.
+fn split_set(dir: &Path) -> PathBuf {
+    let (build, dist, sdk) = (dir.join("build"), dir.join("dist"), dir.join("sdk"));
+    let host = wheel(&build, "Demo.Plugin", "1.0", &[]);
+    let mut devices = Vec::new();
+    for gfx in ["gfx1200", "gfx1201"] {
+        let pins = [
+            "Demo.Plugin==1.0".to_string(),
+            format!("rocm-sdk-device-{gfx}==7.2.4"),
+        ];
+        let pins: Vec<&str> = pins.iter().map(String::as_str).collect();
+        devices.push(wheel(
+            &dist,
+            &format!("Demo.Plugin-device-{gfx}"),
+            "1.0",
+            &pins,
+        ));
+        wheel(&sdk, &format!("rocm-sdk-device-{gfx}"), "7.2.4", &[]);
+    }
+    let target = dist.join(host.file_name().unwrap());
+    let devices: Vec<&Path> = devices.iter().map(PathBuf::as_path).collect();
+    let out = device_extras(dir, &host, target.to_str().unwrap(), &devices).success();
+    assert!(
+        out.stdout
+            .contains("extras device-gfx1200, device-gfx1201, device-all"),
+        "{}",
+        out.stdout
+    );
+    dist
+}
+
+/// What pip would install for `requirement` from the index at `index`
+/// alone: sorted (name, version).
+fn pip_resolves(dir: &Path, index: &Path, requirement: &str) -> Vec<(String, String)> {
+    let report = dir.join("report.json");
+    run(Command::new(venv_bin("python"))
+        .args([
+            "-m",
+            "pip",
+            "install",
+            "--dry-run",
+            "--ignore-installed",
+            "--quiet",
+        ])
+        .args(["--disable-pip-version-check", "--no-cache-dir", "--report"])
+        .arg(&report)
+        .arg("--index-url")
+        .arg(format!("file://{}", index.display()))
+        .arg(requirement));
+    let report: Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    let mut got: Vec<(String, String)> = (report["install"].as_array().unwrap().iter())
+        .map(|i| {
+            let md = &i["metadata"];
+            let name = md["name"]
+                .as_str()
+                .unwrap()
+                .to_lowercase()
+                .replace(['.', '_'], "-");
+            (name, md["version"].as_str().unwrap().to_string())
+        })
+        .collect();
+    got.sort();
+    got
+}
+
+fn set(items: &[(&str, &str)]) -> Vec<(String, String)> {
+    let mut v: Vec<_> = items
+        .iter()
+        .map(|(n, v)| (n.to_string(), v.to_string()))
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn pip_installs_a_split_set_by_extra_from_the_index() {
+    let d = tempdir();
+    let dist = split_set(d.path());
+    let index = d.path().join("out/index");
+    let out = rw(
+        d.path(),
+        &["index", "-o", "out/index", "dist", "sdk", "dist"],
+    )
+    .success();
+    assert!(
+        out.stdout.contains("5 wheels of 5 projects"),
+        "{}",
+        out.stdout
+    );
+    // Projects under their PEP 503 names, each wheel beside its page.
+    assert_eq!(
+        file_names(&index),
+        [
+            "demo-plugin",
+            "demo-plugin-device-gfx1200",
+            "demo-plugin-device-gfx1201",
+            "index.html",
+            "index.json",
+            "rocm-sdk-device-gfx1200",
+            "rocm-sdk-device-gfx1201"
+        ]
+    );
+    assert_eq!(
+        file_names(&index.join("demo-plugin")),
+        [
+            "demo_plugin-1.0-py3-none-any.whl",
+            "demo_plugin-1.0-py3-none-any.whl.metadata",
+            "index.html",
+            "index.json"
+        ]
+    );
+    let page: Value =
+        serde_json::from_slice(&std::fs::read(index.join("demo-plugin/index.json")).unwrap())
+            .unwrap();
+    let whl = dist.join("demo_plugin-1.0-py3-none-any.whl");
+    assert_eq!(page["files"][0]["hashes"]["sha256"], sha256_file(&whl));
+    assert_eq!(page["files"][0]["requires-python"], ">=3.9");
+    let html = std::fs::read_to_string(index.join("demo-plugin/index.html")).unwrap();
+    assert!(html.contains(&format!(
+        "#sha256={}\" data-requires-python=\"&gt;=3.9\"",
+        sha256_file(&whl)
+    )));
+
+    let gfx1201 = set(&[
+        ("demo-plugin", "1.0"),
+        ("demo-plugin-device-gfx1201", "1.0"),
+        ("rocm-sdk-device-gfx1201", "7.2.4"),
+    ]);
+    assert_eq!(
+        pip_resolves(d.path(), &index, "demo-plugin[device-gfx1201]"),
+        gfx1201
+    );
+    // pip normalises names and extras as the index does.
+    assert_eq!(
+        pip_resolves(d.path(), &index, "DEMO_plugin[Device_GFX1201]"),
+        gfx1201
+    );
+    assert_eq!(
+        pip_resolves(d.path(), &index, "demo.plugin"),
+        set(&[("demo-plugin", "1.0")])
+    );
+    let all = pip_resolves(d.path(), &index, "demo-plugin[device-all]");
+    assert_eq!(all.len(), 5, "{all:?}");
+}
+
+#[test]
+fn index_refusals_leave_no_output() {
+    let d = tempdir();
+    let dist = split_set(d.path());
+    let whl = "demo_plugin-1.0-py3-none-any.whl";
+    let refused = |argv: &[&str], needle: &str| {
+        rw(d.path(), argv).fails(1, needle);
+        assert!(!d.path().join("out").exists(), "{argv:?} left output");
+    };
+    // A file that is not a wheel, by name or by content.
+    let other = d.path().join("other");
+    std::fs::create_dir(&other).unwrap();
+    std::fs::write(other.join("README.txt"), "hello").unwrap();
+    refused(
+        &["index", "-o", "out/i", "dist", "other"],
+        "README.txt is not a wheel (*.whl)",
+    );
+    std::fs::remove_file(other.join("README.txt")).unwrap();
+    std::fs::write(other.join("x-1.0-py3-none-any.whl"), "not a zip").unwrap();
+    refused(
+        &["index", "-o", "out/i", "dist", "other"],
+        "x-1.0-py3-none-any.whl is not a valid wheel",
+    );
+    std::fs::remove_file(other.join("x-1.0-py3-none-any.whl")).unwrap();
+    std::fs::create_dir(other.join("sub")).unwrap();
+    refused(
+        &["index", "-o", "out/i", "other"],
+        "sub is not a wheel file",
+    );
+    std::fs::remove_dir(other.join("sub")).unwrap();
+    // Two different files with one name; then one wheel under two names.
+    wheel(&other, "Demo.Plugin", "1.0", &["numpy"]);
+    refused(
+        &["index", "-o", "out/i", "dist", "other"],
+        &format!("two different wheels named {whl}"),
+    );
+    std::fs::remove_file(other.join(whl)).unwrap();
+    std::fs::copy(
+        dist.join(whl),
+        other.join("Demo_Plugin-1.0-py3-none-any.whl"),
+    )
+    .unwrap();
+    refused(
+        &["index", "-o", "out/i", "dist", "other"],
+        "are the same wheel to pip",
+    );
+    // An output that holds something.
+    std::fs::create_dir_all(d.path().join("busy")).unwrap();
+    std::fs::write(d.path().join("busy/keep"), "").unwrap();
+    rw(d.path(), &["index", "-o", "busy", "dist"]).fails(1, "busy exists and is not empty");
+    assert_eq!(file_names(&d.path().join("busy")), ["keep"]);
+    // Nothing half-written stays beside the output either.
+    assert!(
+        !file_names(d.path())
+            .iter()
+            .any(|n| n.starts_with(".rocm-wheel-index")),
+        "{:?}",
+        file_names(d.path())
+    );
+    // An empty directory (Bazel's tree artifact) is filled.
+    std::fs::create_dir_all(d.path().join("empty")).unwrap();
+    rw(d.path(), &["index", "-o", "empty", "dist"]).success();
+    assert!(d.path().join("empty/demo-plugin/index.html").exists());
+}
+
+/// `rocm-wheel device-extras HOST -o OUT --device-wheel D...` in `dir`.
+fn device_extras(dir: &Path, host: &Path, out: &str, devices: &[&Path]) -> Out {
+    let mut argv = vec!["device-extras".to_string(), host.display().to_string()];
+    argv.extend(["-o".to_string(), out.to_string()]);
+    for d in devices {
+        argv.extend(["--device-wheel".to_string(), d.display().to_string()]);
+    }
+    rw(dir, &argv)
+}
+
+#[test]
+fn device_extras_refusals() {
+    let d = tempdir();
+    let p = d.path();
+    let host = wheel(&p.join("h"), "demo", "1.0", &[]);
+    let good = wheel(&p.join("g"), "demo-device-gfx1201", "1.0", &["demo==1.0"]);
+    let out = "out/demo-1.0-py3-none-any.whl";
+    let cases: &[(&str, &str, &str, &str)] = &[
+        (
+            "other-device-gfx1201",
+            "1.0",
+            "other==1.0",
+            "is not a device wheel of demo",
+        ),
+        (
+            "demo-device-gfx1200",
+            "1.0",
+            "demo>=1.0",
+            "does not require demo==1.0",
+        ),
+        (
+            "demo-device-gfx1100",
+            "1.0",
+            "demo==1.0; python_version >= '3'",
+            "does not require demo==1.0",
+        ),
+        (
+            "demo-device-gfx1200",
+            "0.9",
+            "demo==0.9",
+            "the host is demo 1.0",
+        ),
+    ];
+    for (i, (dist, version, pin, needle)) in cases.iter().enumerate() {
+        let bad = wheel(&p.join(format!("b{i}")), dist, version, &[*pin]);
+        device_extras(p, &host, out, &[&bad]).fails(1, needle);
+    }
+    device_extras(p, &host, out, &[&good, &good])
+        .fails(1, "are both the device-gfx1201 wheel of demo");
+    device_extras(p, &host, "out/x.whl", &[&good])
+        .fails(1, "the output must be named as the host wheel");
+    assert!(!p.join("out").exists());
+    // Twice: the extras are there already.
+    std::fs::create_dir(p.join("once")).unwrap();
+    device_extras(p, &host, "once/demo-1.0-py3-none-any.whl", &[&good]).success();
+    let once = p.join("once/demo-1.0-py3-none-any.whl");
+    device_extras(p, &once, out, &[&good]).fails(1, "demo already has an extra device-gfx1201");
+    assert!(!p.join("out").exists());
+}
