@@ -15,6 +15,7 @@ mod bundle;
 mod hardening;
 mod help;
 mod kpack;
+mod kpack_hostile;
 mod repair;
 mod rpath;
 mod thin;
