@@ -50,6 +50,14 @@ pub fn host_refs<S: ReadAt + ?Sized>(src: &S) -> Result<Vec<WrapperRef>> {
             bytes.len()
         );
     }
+    // Every wrapper's address is then below the end: no sum overflows.
+    if seg.sh_addr.checked_add(seg.sh_size).is_none() {
+        bail!(
+            ".hipFatBinSegment at address {:#x} of {} bytes runs past the end of the address space",
+            seg.sh_addr,
+            seg.sh_size
+        );
+    }
     let mut refs = Vec::new();
     let mut wanted = Vec::new();
     for (i, w) in bytes.chunks(WRAPPER_SIZE).enumerate() {
