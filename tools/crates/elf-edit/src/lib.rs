@@ -244,6 +244,16 @@ pub fn lower_glibc_floor(
 ) -> anyhow::Result<FloorReport> {
     use anyhow::Context;
     use std::os::unix::fs::PermissionsExt;
+    let same = match (input.canonicalize(), output.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => input == output,
+    };
+    if same {
+        anyhow::bail!(
+            "-o {} is the input file: the input is never changed; give another output path",
+            output.display()
+        );
+    }
     let src = open(input).with_context(|| format!("cannot open {}", input.display()))?;
     let (plan, report) =
         plan_glibc_floor(&src, max).with_context(|| format!("{}", input.display()))?;
@@ -251,7 +261,13 @@ pub fn lower_glibc_floor(
         base: &src,
         plan: &plan,
     };
-    let (again, after) = plan_glibc_floor(&view, max)?;
+    // Read back as the loader will read the output (see plan_glibc_floor).
+    let (again, after) = plan_glibc_floor(&view, max).with_context(|| {
+        format!(
+            "{}: the edited file would not load; nothing written",
+            input.display()
+        )
+    })?;
     if again.method != Method::Unchanged || after.floor != report.floor {
         anyhow::bail!(
             "{}: the edited file does not read back with glibc {}.{} as its floor; the file is probably damaged",

@@ -13,6 +13,15 @@
 //! file's list in `.gnu.version_r`. Nothing moves: a few existing bytes
 //! change. A strong reference is never touched: the edit is refused, naming
 //! the symbol.
+//!
+//! The tables are found where the loader finds them, through `PT_DYNAMIC`
+//! (`DT_VERNEED`, `DT_VERSYM`, `DT_SYMTAB`, `DT_STRTAB`). The symbol count
+//! comes from the `.dynsym` section header, so a file whose section headers
+//! are missing (`sstrip`) or disagree with the dynamic array is refused,
+//! never edited on a partial view; and every symbol's version index must
+//! name a definition or a need still linked, in the input and in the
+//! edited file read back (what the loader would otherwise read out of
+//! bounds).
 
 use crate::edit::{Method, Plan};
 use crate::error::{EditError, Result};
@@ -143,42 +152,120 @@ struct Tables {
     versym: Vec<u8>,
     syms: Vec<u8>,
     symstr: Vec<u8>,
+    /// `DT_VERDEFNUM`: indexes 2 to this + 1 are the file's own versions.
+    verdefs: u64,
 }
 
-/// Reads `.gnu.version_r`, `.gnu.version`, `.dynsym` and their strings;
-/// `None` when the file has no version needs.
+const DT_SYMTAB: u64 = 6;
+const DT_VERSYM: u64 = 0x6fff_fff0;
+const DT_VERDEFNUM: u64 = 0x6fff_fffd;
+const DT_VERNEED: u64 = 0x6fff_fffe;
+const DT_VERNEEDNUM: u64 = 0x6fff_ffff;
+
+/// Reads the version tables where the loader reads them: `PT_DYNAMIC`'s
+/// `DT_VERNEED`, `DT_VERSYM`, `DT_SYMTAB` and `DT_STRTAB`. The symbol
+/// count comes from the `.dynsym` section header, so the section headers
+/// must be there and agree with the dynamic array (same offsets, one
+/// `.gnu.version` entry per symbol, `DT_VERNEEDNUM` entries); otherwise
+/// the edit is refused rather than made on a partial view. `None` when the
+/// loader sees no version needs (no `DT_VERNEED`).
 fn read_tables<S: ReadAt + ?Sized>(src: &S, p: &parse::Parsed) -> Result<Option<Tables>> {
-    let section = |t: u32| p.shdrs.iter().find(|s| s.sh_type == t);
-    let (Some(verneed), Some(versym), Some(dynsym)) = (
-        section(SHT_GNU_VERNEED),
-        section(SHT_GNU_VERSYM),
-        section(SHT_DYNSYM),
-    ) else {
+    let tag = |t: u64| p.dyns.iter().find(|d| d.tag == t).map(|d| d.val);
+    let Some(verneed_addr) = tag(DT_VERNEED) else {
         return Ok(None);
     };
-    let linked = |link: u32, what: &str| {
-        let sh = p
-            .shdrs
-            .get(link as usize)
-            .ok_or_else(|| EditError::Malformed(format!("{what} links to no string table")))?;
-        read_range(
-            src,
-            sh.sh_offset,
-            sh.sh_size,
-            &format!("string table of {what}"),
-        )
-        .map_err(EditError::from)
+    let refuse = |why: String| {
+        EditError::Refused(format!("{why}; the version tables cannot be edited safely"))
     };
-    let dynstr = linked(verneed.sh_link, ".gnu.version_r")?;
+    let (Some(versym_addr), Some(symtab_addr)) = (tag(DT_VERSYM), tag(DT_SYMTAB)) else {
+        return Err(refuse(
+            "the dynamic section has DT_VERNEED but no DT_VERSYM or DT_SYMTAB".into(),
+        ));
+    };
+    let offset = |addr: u64, what: &str| {
+        elf_read::vaddr_to_offset(&p.phdrs, addr, 1).ok_or_else(|| {
+            refuse(format!(
+                "{what} (address {addr:#x}) is in no loaded segment"
+            ))
+        })
+    };
+    let verneed_off = offset(verneed_addr, "DT_VERNEED")?;
+    let versym_off = offset(versym_addr, "DT_VERSYM")?;
+    let symtab_off = offset(symtab_addr, "DT_SYMTAB")?;
+    // The section describing what the loader reads at `off`.
+    let section = |t: u32, off: u64, what: &str| {
+        let found = p.shdrs.iter().find(|s| s.sh_type == t);
+        match found {
+            None if p.shdrs.is_empty() => Err(refuse(format!(
+                "no section headers (stripped with sstrip?): the size of {what} is unknown"
+            ))),
+            None => Err(refuse(format!(
+                "the dynamic section names {what} but no section header describes it"
+            ))),
+            Some(sh) if sh.sh_offset != off => Err(refuse(format!(
+                "the {what} section header is at offset {}, but PT_DYNAMIC puts it at {off}",
+                sh.sh_offset
+            ))),
+            Some(sh) => Ok(sh),
+        }
+    };
+    let verneed = section(SHT_GNU_VERNEED, verneed_off, ".gnu.version_r")?;
+    let versym = section(SHT_GNU_VERSYM, versym_off, ".gnu.version")?;
+    let dynsym = section(SHT_DYNSYM, symtab_off, ".dynsym")?;
+    let symbols = dynsym.sh_size / SYM_SIZE;
+    if versym.sh_size != symbols * 2 {
+        return Err(refuse(format!(
+            ".gnu.version is {} bytes but .dynsym has {symbols} symbols (the loader reads {} bytes)",
+            versym.sh_size,
+            symbols * 2
+        )));
+    }
+    // Strings are where the loader looks: DT_STRTAB.
+    let dynstr = &p.dynstr;
     let r = read_range(src, verneed.sh_offset, verneed.sh_size, ".gnu.version_r")?;
+    let needs = read_needs(&r, dynstr)?;
+    if let Some(n) = tag(DT_VERNEEDNUM) {
+        if n != needs.len() as u64 {
+            return Err(refuse(format!(
+                "DT_VERNEEDNUM is {n} but .gnu.version_r links {} entries",
+                needs.len()
+            )));
+        }
+    }
     Ok(Some(Tables {
-        verneed_offset: verneed.sh_offset,
-        versym_offset: versym.sh_offset,
-        needs: read_needs(&r, &dynstr)?,
-        versym: read_range(src, versym.sh_offset, versym.sh_size, ".gnu.version")?,
-        syms: read_range(src, dynsym.sh_offset, dynsym.sh_size, ".dynsym")?,
-        symstr: linked(dynsym.sh_link, ".dynsym")?,
+        verneed_offset: verneed_off,
+        versym_offset: versym_off,
+        needs,
+        versym: read_range(src, versym_off, versym.sh_size, ".gnu.version")?,
+        syms: read_range(src, symtab_off, symbols * SYM_SIZE, ".dynsym")?,
+        symstr: dynstr.clone(),
+        verdefs: tag(DT_VERDEFNUM).unwrap_or(0),
     }))
+}
+
+/// Checks every symbol's version index as the loader resolves it: local
+/// (0), global (1), one of the file's own definitions (2 to
+/// `DT_VERDEFNUM + 1`), or a version need still linked in
+/// `.gnu.version_r`. An index to anything else makes the loader read out
+/// of bounds or refuse the file.
+fn check_indexes(t: &Tables) -> Result<()> {
+    let needed: std::collections::HashSet<u16> = t
+        .needs
+        .iter()
+        .flat_map(|n| n.aux.iter().map(|a| a.other & 0x7fff))
+        .collect();
+    for i in 1..t.versym.len() / 2 {
+        let ndx = u16_at(&t.versym, i * 2) & 0x7fff;
+        if ndx <= 1 || u64::from(ndx) <= t.verdefs + 1 || needed.contains(&ndx) {
+            continue;
+        }
+        let s = i * SYM_SIZE as usize;
+        let name = string(&t.symstr, u32_at(&t.syms, s), ".dynsym")?;
+        return Err(EditError::Malformed(format!(
+            "symbol {name} has version index {ndx}, which no version definition or need has"
+        )));
+    }
+    Ok(())
 }
 
 /// The `.gnu.version` patches making every symbol of version need `a`
@@ -193,7 +280,14 @@ fn unversion(t: &Tables, a: &Aux) -> Result<Vec<(Patch, String)>> {
         let s = i * SYM_SIZE as usize;
         let name = string(&t.symstr, u32_at(&t.syms, s), ".dynsym")?;
         let undefined = u16_at(&t.syms, s + 6) == 0;
-        if !(undefined && t.syms[s + 4] >> 4 == STB_WEAK) {
+        if !undefined {
+            return Err(EditError::Refused(format!(
+                "{name}@{} is defined in this file, not a reference, yet carries the version of \
+                 a need; the file is inconsistent and is left alone",
+                a.name
+            )));
+        }
+        if t.syms[s + 4] >> 4 != STB_WEAK {
             return Err(EditError::Refused(format!(
                 "{name}@{} is a strong reference: the binary needs glibc {} for it (a strong \
                  reference is never touched; only weak ones, which the program checks for null, \
@@ -252,6 +346,7 @@ pub fn plan_glibc_floor<S: ReadAt + ?Sized>(
         };
         return Ok((plan, report));
     };
+    check_indexes(&t)?;
     let too_new = |a: &Aux| glibc_version(&a.name).is_some_and(|v| v > max);
     let mut patches = Vec::new();
     for need in &t.needs {

@@ -151,3 +151,73 @@ fn a_strong_reference_is_refused_and_nothing_is_written() {
         "{names:?}"
     );
 }
+
+/// Section header `i` of the ELF64 file `b`: its offset in `b`.
+fn shdr_at(b: &[u8], i: usize) -> usize {
+    let shoff = u64::from_le_bytes(b[0x28..0x30].try_into().unwrap()) as usize;
+    shoff + i * 64
+}
+
+/// The index of the first section header of type `t`.
+fn section_of_type(b: &[u8], t: u32) -> usize {
+    let shnum = u16::from_le_bytes([b[0x3c], b[0x3d]]) as usize;
+    (0..shnum)
+        .find(|&i| {
+            let at = shdr_at(b, i);
+            u32::from_le_bytes(b[at + 4..at + 8].try_into().unwrap()) == t
+        })
+        .unwrap()
+}
+
+const SHT_GNU_VERSYM: u32 = 0x6fff_ffff;
+
+/// The loader reads the version tables through PT_DYNAMIC; section headers
+/// that are missing, stripped or disagree with it are refused (before, a
+/// short `.gnu.version` made the edit drop a need still in use, and a file
+/// without section headers was "no versioned glibc symbol", exit 0).
+#[test]
+fn section_headers_that_disagree_with_the_loader_are_refused() {
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path();
+    library(dir, "new", NEW, true);
+    program(dir, "weak", true);
+    let good = std::fs::read(dir.join("weak")).unwrap();
+
+    let mut short = good.clone();
+    let at = shdr_at(&short, section_of_type(&short, SHT_GNU_VERSYM)) + 0x20;
+    let size = u64::from_le_bytes(short[at..at + 8].try_into().unwrap());
+    short[at..at + 8].copy_from_slice(&(size - 2).to_le_bytes());
+
+    let mut no_versym = good.clone();
+    let at = shdr_at(&no_versym, section_of_type(&no_versym, SHT_GNU_VERSYM)) + 4;
+    no_versym[at..at + 4].copy_from_slice(&1u32.to_le_bytes()); // SHT_PROGBITS
+
+    let mut stripped = good.clone();
+    stripped[0x28..0x30].fill(0); // e_shoff
+    stripped[0x3c..0x40].fill(0); // e_shnum, e_shstrndx
+
+    for (name, bytes, want) in [
+        ("short", &short, ".gnu.version is"),
+        ("no-versym", &no_versym, "no section header describes it"),
+        ("stripped", &stripped, "no section headers"),
+    ] {
+        std::fs::write(dir.join(name), bytes).unwrap();
+        let out = dir.join(format!("{name}.out"));
+        let e = format!(
+            "{:#}",
+            lower_glibc_floor(&dir.join(name), &out, MAX).unwrap_err()
+        );
+        assert!(e.contains(want) && e.contains("refused"), "{name}: {e}");
+        assert!(!out.exists(), "{name}");
+    }
+    // Negative control: the untouched file is edited.
+    lower_glibc_floor(&dir.join("weak"), &dir.join("ok"), MAX).unwrap();
+
+    // -o naming the input is refused: the input is never changed.
+    let e = format!(
+        "{:#}",
+        lower_glibc_floor(&dir.join("weak"), &dir.join("weak"), MAX).unwrap_err()
+    );
+    assert!(e.contains("is the input file"), "{e}");
+    assert_eq!(std::fs::read(dir.join("weak")).unwrap(), good);
+}

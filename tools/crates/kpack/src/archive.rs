@@ -8,7 +8,7 @@
 //! the TOC's `blobs`) or `zstd-per-kernel`: u32 count, then per ordinal a u32
 //! length and one zstd frame (level 3, content size recorded).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -17,7 +17,7 @@ use anyhow::{bail, ensure, Context, Result};
 use atomic_write::AtomicFile;
 use serde::Serialize;
 
-use crate::msgpack::{self, Encoder, Value};
+use crate::msgpack::{self, Budget, Encoder, Value};
 
 pub const MAGIC: &[u8; 4] = b"KPAK";
 pub const VERSION: u32 = 1;
@@ -65,13 +65,16 @@ pub struct KernelRef {
     pub original_size: u64,
 }
 
+/// One TOC key (`<name>#<index>`) with its kernel per target.
+pub type Binary = (String, Vec<(String, KernelRef)>);
+
 /// The table of contents. `binaries` keeps the file's order.
 #[derive(Debug, Clone, Serialize)]
 pub struct Toc {
     pub group_name: String,
     pub gfx_arch_family: String,
     pub gfx_arches: Vec<String>,
-    pub binaries: Vec<(String, Vec<(String, KernelRef)>)>,
+    pub binaries: Vec<Binary>,
     pub compression: Compression,
 }
 
@@ -97,16 +100,16 @@ pub struct Archive {
 
 impl Archive {
     /// Opens and validates `path`: header, TOC types, every ordinal stored,
-    /// and every target of the TOC listed in `gfx_arches` (the loader matches
-    /// targets against that list only).
+    /// every target of the TOC listed in `gfx_arches` (the loader matches
+    /// targets against that list only), and every kernel's stored form
+    /// (see [`toc_from`]).
     pub fn open(path: &Path) -> Result<Archive> {
-        let mut file =
-            File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
-        let len = file.metadata()?.len();
-        let (toc, slots) = load(&mut file, len, &path.display().to_string())?;
+        let file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+        let mut src = SeekSource(file);
+        let (toc, slots) = load(&mut src, &path.display().to_string())?;
         Ok(Archive {
             path: path.to_path_buf(),
-            file,
+            file: src.0,
             toc,
             slots,
         })
@@ -156,15 +159,46 @@ impl Archive {
     }
 }
 
-/// Reads and validates the header and TOC of an archive of `len` bytes
-/// (see [`Archive::open`]); `what` names it in messages.
-fn load<R: Read + Seek>(file: &mut R, len: u64, what: &str) -> Result<(Toc, Vec<(u64, u64)>)> {
-    let mut head = [0u8; 16];
-    file.seek(SeekFrom::Start(0))?;
-    if len < 16 {
-        bail!("{what}: {len} bytes, too short for a kpack archive (16-byte header)");
+/// Where an archive's bytes come from. Reading is front to back from a
+/// given offset, so an archive inside a zip member is read in a few
+/// streaming passes, never copied out.
+pub trait Source {
+    /// A reader positioned at byte `pos` (reading ends at the archive's end).
+    fn read_from(&mut self, pos: u64) -> Result<Box<dyn Read + '_>>;
+}
+
+/// A seekable archive (a file, or bytes in memory).
+pub struct SeekSource<R>(pub R);
+
+impl<R: Read + Seek> Source for SeekSource<R> {
+    fn read_from(&mut self, pos: u64) -> Result<Box<dyn Read + '_>> {
+        self.0.seek(SeekFrom::Start(pos))?;
+        Ok(Box::new(&mut self.0))
     }
-    file.read_exact(&mut head)?;
+}
+
+/// Reads up to `buf.len()` bytes; fewer only at the end.
+fn read_full(r: &mut dyn Read, buf: &mut [u8]) -> Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match r.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Ok(n)
+}
+
+/// The TOC offset and the TOC's bytes (from there to the end), after the
+/// header is checked.
+fn read_toc(src: &mut dyn Source, what: &str) -> Result<(u64, Vec<u8>)> {
+    let mut head = [0u8; 16];
+    let got = read_full(&mut *src.read_from(0)?, &mut head)?;
+    if got < 16 {
+        bail!("{what}: {got} bytes, too short for a kpack archive (16-byte header)");
+    }
     ensure!(
         &head[..4] == MAGIC,
         "{what}: not a kpack archive (magic {:?}, want KPAK)",
@@ -177,52 +211,123 @@ fn load<R: Read + Seek>(file: &mut R, len: u64, what: &str) -> Result<(Toc, Vec<
     );
     let toc_offset = u64::from_le_bytes(head[8..16].try_into().unwrap());
     ensure!(
-        toc_offset >= 16 && toc_offset < len,
-        "{what}: TOC offset {toc_offset} outside the file ({len} bytes)"
+        toc_offset >= 16,
+        "{what}: TOC offset {toc_offset} is inside the 16-byte header"
     );
-    let toc_len = len - toc_offset;
-    ensure!(
-        toc_len <= MAX_TOC_SIZE,
-        "{what}: TOC of {toc_len} bytes exceeds {MAX_TOC_SIZE}"
-    );
-    let mut raw = vec![0u8; toc_len as usize];
-    file.seek(SeekFrom::Start(toc_offset))?;
-    file.read_exact(&mut raw)?;
+    let mut raw = Vec::new();
+    {
+        let r = src.read_from(toc_offset).with_context(|| {
+            format!("{what}: TOC offset {toc_offset} is past the end of the file")
+        })?;
+        r.take(MAX_TOC_SIZE + 1).read_to_end(&mut raw)?;
+        // Past the end of the file, a seekable source reads nothing.
+        ensure!(
+            !raw.is_empty(),
+            "{what}: TOC offset {toc_offset} is at or past the end of the file"
+        );
+        ensure!(
+            raw.len() as u64 <= MAX_TOC_SIZE,
+            "{what}: TOC of more than {MAX_TOC_SIZE} bytes (from {toc_offset} to the end)"
+        );
+    }
+    Ok((toc_offset, raw))
+}
+
+/// Reads and validates the header and TOC of an archive (see
+/// [`Archive::open`] and [`toc_from`]); `what` names it in messages.
+/// Memory: the TOC's bytes (at most [`MAX_TOC_SIZE`]), its typed form (at
+/// most [`TOC_DECODE_FACTOR`] times those bytes), 8 bytes per kernel and
+/// one zstd window; never a kernel or the blob.
+fn load(src: &mut dyn Source, what: &str) -> Result<(Toc, Vec<(u64, u64)>)> {
+    let (toc_offset, raw) = read_toc(src, what)?;
     let (doc, _) = msgpack::decode(&raw).with_context(|| format!("{what}: reading the TOC"))?;
-    let (toc, storage) = parse_toc(&doc).with_context(|| format!("{what}: TOC"))?;
+    let (toc, storage) = parse_toc(doc, raw.len()).with_context(|| format!("{what}: TOC"))?;
+    drop(raw);
     let slots = match storage {
         Storage::Blobs(b) => b,
-        Storage::Zstd { offset, size } => zstd_slots(file, offset, size, toc_offset)
+        Storage::Zstd { offset, size } => zstd_slots(src, offset, size, toc_offset)
             .with_context(|| format!("{what}: zstd blob"))?,
     };
-    for (key, arches) in &toc.binaries {
-        for (arch, r) in arches {
-            ensure!(
-                (r.ordinal as usize) < slots.len(),
-                "{what}: {key} for {arch} has ordinal {} but the blob holds {} kernels",
-                r.ordinal,
-                slots.len()
-            );
-            ensure!(
-                toc.gfx_arches.contains(arch),
-                "{what}: {key} has code for {arch}, which gfx_arches {:?} does not list (the loader would never find it)",
-                toc.gfx_arches
-            );
-        }
-    }
-    for &(off, size) in &slots {
+    let sizes = claimed_sizes(&toc, slots.len(), what)?;
+    for (i, &(off, size)) in slots.iter().enumerate() {
         ensure!(
             off.checked_add(size).is_some_and(|end| end <= toc_offset),
             "{what}: a kernel at {off} of {size} bytes overlaps the TOC at {toc_offset}"
         );
+        if toc.compression == Compression::None && sizes[i] != UNUSED {
+            ensure!(
+                size == sizes[i],
+                "{what}: kernel {i} is stored in {size} bytes but the TOC says {}",
+                sizes[i]
+            );
+        }
+    }
+    if toc.compression == Compression::ZstdPerKernel {
+        verify_frames(src, &slots, &sizes).with_context(|| format!("{what}: zstd blob"))?;
     }
     Ok((toc, slots))
 }
 
+/// Per stored ordinal, the size the TOC claims for it ([`UNUSED`] if no
+/// entry names it), after checking each entry: ordinal stored, target
+/// listed, size bounded, one size per ordinal, the total bounded.
+fn claimed_sizes(toc: &Toc, stored: usize, what: &str) -> Result<Vec<u64>> {
+    // The size each stored ordinal must decode to (the TOC's claim).
+    let mut sizes = vec![UNUSED; stored];
+    let mut total: u64 = 0;
+    let targets: HashSet<&str> = toc.gfx_arches.iter().map(String::as_str).collect();
+    for (key, arches) in &toc.binaries {
+        for (arch, r) in arches {
+            ensure!(
+                (r.ordinal as usize) < stored,
+                "{what}: {key} for {arch} has ordinal {} but the blob holds {} kernels",
+                r.ordinal,
+                stored
+            );
+            ensure!(
+                targets.contains(arch.as_str()),
+                "{what}: {key} has code for {arch}, which gfx_arches {:?} does not list (the loader would never find it)",
+                toc.gfx_arches
+            );
+            ensure!(
+                r.original_size <= MAX_KERNEL_SIZE,
+                "{what}: {key} for {arch} claims {} bytes, more than {MAX_KERNEL_SIZE}",
+                r.original_size
+            );
+            let slot = &mut sizes[r.ordinal as usize];
+            ensure!(
+                *slot == UNUSED || *slot == r.original_size,
+                "{what}: ordinal {} is claimed with sizes {} and {}",
+                r.ordinal,
+                *slot,
+                r.original_size
+            );
+            if *slot == UNUSED {
+                total += r.original_size;
+                *slot = r.original_size;
+            }
+        }
+    }
+    ensure!(
+        total <= MAX_ARCHIVE_CODE,
+        "{what}: its kernels claim {total} bytes in all, more than {MAX_ARCHIVE_CODE}"
+    );
+    Ok(sizes)
+}
+
+/// An ordinal no TOC entry names.
+const UNUSED: u64 = u64::MAX;
+
 /// The validated TOC of an archive held in memory (a wheel member).
 pub fn toc_of(data: &[u8], what: &str) -> Result<Toc> {
-    let mut cursor = std::io::Cursor::new(data);
-    Ok(load(&mut cursor, data.len() as u64, what)?.0)
+    toc_from(&mut SeekSource(std::io::Cursor::new(data)), what)
+}
+
+/// The validated TOC of the archive `src` reads (see [`load`] for what is
+/// checked and held): every kernel a TOC entry names is decompressed, as
+/// the loader will, to a sink under its declared size.
+pub fn toc_from(src: &mut dyn Source, what: &str) -> Result<Toc> {
+    Ok(load(src, what)?.0)
 }
 
 enum Storage {
@@ -230,19 +335,113 @@ enum Storage {
     Zstd { offset: u64, size: u64 },
 }
 
-fn req<'a>(doc: &'a Value, key: &str) -> Result<&'a Value> {
-    doc.get(key).with_context(|| format!("no {key}"))
+/// Bytes the typed TOC may take per byte of its encoding (plus 64 KiB).
+/// A TOC kpack writes needs at most about 3 (short kernel keys); the bound
+/// refuses a crafted one of many tiny items.
+pub const TOC_DECODE_FACTOR: u64 = 4;
+
+fn parse_toc(doc: Value<'_>, encoded_len: usize) -> Result<(Toc, Storage)> {
+    let Value::Map(_) = doc else {
+        bail!("is {}, not a map", doc.kind())
+    };
+    let mut budget = Budget::new(encoded_len, TOC_DECODE_FACTOR, 64 << 10, "the TOC");
+    const KEYS: [&str; 8] = [
+        "gfx_arches",
+        "toc",
+        "compression_scheme",
+        "blobs",
+        "zstd_offset",
+        "zstd_size",
+        "group_name",
+        "gfx_arch_family",
+    ];
+    let fields = doc.fields(KEYS);
+    let field = |i: usize| fields[i].with_context(|| format!("no {}", KEYS[i]));
+    let string = |i: usize| {
+        let v = field(i)?;
+        v.as_str()
+            .with_context(|| format!("{} is {}, not a string", KEYS[i], v.kind()))
+    };
+    let gfx_arches = match field(0)? {
+        Value::Array(items) => {
+            let mut out = budget.vec::<String>(items.len())?;
+            for i in items.values() {
+                out.push(budget.string(i.as_str().context("gfx_arches holds a non-string")?)?);
+            }
+            out
+        }
+        other => bail!("gfx_arches is {}, not an array", other.kind()),
+    };
+    let Value::Map(entries) = field(1)? else {
+        bail!("toc is not a map")
+    };
+    let binaries = parse_binaries(entries, &mut budget)?;
+    let compression = Compression::from_scheme(string(2)?)?;
+    let storage = match compression {
+        Compression::None => {
+            let Value::Array(blobs) = field(3)? else {
+                bail!("blobs is not an array")
+            };
+            ensure!(
+                blobs.len() as u64 <= MAX_KERNELS,
+                "{} blobs exceed the loader's {MAX_KERNELS} kernels",
+                blobs.len()
+            );
+            let mut slots = budget.vec::<(u64, u64)>(blobs.len())?;
+            for b in blobs.values() {
+                let [offset, size] = b.fields(["offset", "size"]);
+                slots.push((uint(offset, "offset")?, uint(size, "size")?));
+            }
+            Storage::Blobs(slots)
+        }
+        Compression::ZstdPerKernel => Storage::Zstd {
+            offset: uint(fields[4], "zstd_offset")?,
+            size: uint(fields[5], "zstd_size")?,
+        },
+    };
+    let toc = Toc {
+        group_name: budget.string(string(6)?)?,
+        gfx_arch_family: budget.string(string(7)?)?,
+        gfx_arches,
+        binaries,
+        compression,
+    };
+    Ok((toc, storage))
 }
 
-fn req_str(doc: &Value, key: &str) -> Result<String> {
-    let v = req(doc, key)?;
-    v.as_str()
-        .map(String::from)
-        .with_context(|| format!("{key} is {}, not a string", v.kind()))
+/// The `toc` map: key -> target -> ordinal and size, in file order; a key
+/// naming no kernel is dropped.
+fn parse_binaries(entries: msgpack::Seq<'_>, budget: &mut Budget) -> Result<Vec<Binary>> {
+    let mut binaries = budget.vec::<Binary>(entries.len())?;
+    for (k, v) in entries.pairs() {
+        let key = k.as_str().context("a toc key is not a string")?;
+        let Value::Map(per_arch) = v else {
+            bail!("toc[{key}] is {}, not a map", v.kind())
+        };
+        if per_arch.is_empty() {
+            continue;
+        }
+        let mut arches = budget.vec::<(String, KernelRef)>(per_arch.len())?;
+        for (a, e) in per_arch.pairs() {
+            let arch = a
+                .as_str()
+                .with_context(|| format!("toc[{key}] has a non-string target"))?;
+            let [ordinal, original_size] = e.fields(["ordinal", "original_size"]);
+            let r = KernelRef {
+                ordinal: uint(ordinal, "ordinal").with_context(|| format!("toc[{key}][{arch}]"))?,
+                original_size: uint(original_size, "original_size")
+                    .with_context(|| format!("toc[{key}][{arch}]"))?,
+            };
+            arches.push((budget.string(arch)?, r));
+        }
+        binaries.push((budget.string(key)?, arches));
+    }
+    Ok(binaries)
 }
 
-fn req_u64(doc: &Value, key: &str) -> Result<u64> {
-    let v = req(doc, key)?;
+/// A required non-negative integer.
+fn uint(v: Option<Value<'_>>, key: &str) -> Result<u64> {
+    let v = v.with_context(|| format!("no {key}"))?;
     v.as_u64().with_context(|| {
         format!(
             "{key} is {}, not a non-negative integer (the loader aborts on that)",
@@ -251,76 +450,10 @@ fn req_u64(doc: &Value, key: &str) -> Result<u64> {
     })
 }
 
-fn parse_toc(doc: &Value) -> Result<(Toc, Storage)> {
-    let Value::Map(_) = doc else {
-        bail!("is {}, not a map", doc.kind())
-    };
-    let gfx_arches = match req(doc, "gfx_arches")? {
-        Value::Array(items) => items
-            .iter()
-            .map(|i| {
-                i.as_str()
-                    .map(String::from)
-                    .context("gfx_arches holds a non-string")
-            })
-            .collect::<Result<Vec<_>>>()?,
-        other => bail!("gfx_arches is {}, not an array", other.kind()),
-    };
-    let Value::Map(entries) = req(doc, "toc")? else {
-        bail!("toc is not a map")
-    };
-    let mut binaries = Vec::with_capacity(entries.len());
-    for (k, v) in entries {
-        let key = k.as_str().context("a toc key is not a string")?.to_string();
-        let Value::Map(per_arch) = v else {
-            bail!("toc[{key}] is {}, not a map", v.kind())
-        };
-        let mut arches = Vec::with_capacity(per_arch.len());
-        for (a, e) in per_arch {
-            let arch = a
-                .as_str()
-                .with_context(|| format!("toc[{key}] has a non-string target"))?;
-            let r = KernelRef {
-                ordinal: req_u64(e, "ordinal").with_context(|| format!("toc[{key}][{arch}]"))?,
-                original_size: req_u64(e, "original_size")
-                    .with_context(|| format!("toc[{key}][{arch}]"))?,
-            };
-            arches.push((arch.to_string(), r));
-        }
-        binaries.push((key, arches));
-    }
-    let compression = Compression::from_scheme(&req_str(doc, "compression_scheme")?)?;
-    let storage = match compression {
-        Compression::None => {
-            let Value::Array(blobs) = req(doc, "blobs")? else {
-                bail!("blobs is not an array")
-            };
-            Storage::Blobs(
-                blobs
-                    .iter()
-                    .map(|b| Ok((req_u64(b, "offset")?, req_u64(b, "size")?)))
-                    .collect::<Result<_>>()?,
-            )
-        }
-        Compression::ZstdPerKernel => Storage::Zstd {
-            offset: req_u64(doc, "zstd_offset")?,
-            size: req_u64(doc, "zstd_size")?,
-        },
-    };
-    let toc = Toc {
-        group_name: req_str(doc, "group_name")?,
-        gfx_arch_family: req_str(doc, "gfx_arch_family")?,
-        gfx_arches,
-        binaries,
-        compression,
-    };
-    Ok((toc, storage))
-}
-
 /// Walks the frame lengths of a zstd-per-kernel blob (reading 4 bytes per
-/// kernel, never the frames).
-fn zstd_slots<R: Read + Seek>(
-    file: &mut R,
+/// kernel, skipping the frames).
+fn zstd_slots(
+    src: &mut dyn Source,
     offset: u64,
     size: u64,
     toc_offset: u64,
@@ -332,9 +465,12 @@ fn zstd_slots<R: Read + Seek>(
         end <= toc_offset && size >= 4,
         "blob at {offset} of {size} bytes does not fit before the TOC"
     );
+    let mut r = src.read_from(offset)?;
     let mut word = [0u8; 4];
-    file.seek(SeekFrom::Start(offset))?;
-    file.read_exact(&mut word)?;
+    ensure!(
+        read_full(&mut r, &mut word)? == 4,
+        "the file ends inside the blob"
+    );
     let count = u64::from(u32::from_le_bytes(word));
     ensure!(
         count <= MAX_KERNELS,
@@ -348,17 +484,64 @@ fn zstd_slots<R: Read + Seek>(
     let mut pos = offset + 4;
     for i in 0..count {
         ensure!(pos + 4 <= end, "frame {i} starts past the blob's end");
-        file.seek(SeekFrom::Start(pos))?;
-        file.read_exact(&mut word)?;
+        ensure!(
+            read_full(&mut r, &mut word)? == 4,
+            "the file ends at frame {i}"
+        );
         let len = u64::from(u32::from_le_bytes(word));
         ensure!(
             pos + 4 + len <= end,
             "frame {i} of {len} bytes runs past the blob's end"
         );
+        let skipped = std::io::copy(&mut (&mut r).take(len), &mut std::io::sink())?;
+        ensure!(skipped == len, "the file ends inside frame {i}");
         slots.push((pos + 4, len));
         pos += 4 + len;
     }
     Ok(slots)
+}
+
+/// Most bytes of kernel code one archive may claim in all (each kernel is
+/// decompressed to check it, so this bounds the time `check` takes).
+pub const MAX_ARCHIVE_CODE: u64 = 4 << 30;
+
+/// Largest zstd window accepted (log2): level 3 uses at most 2 MiB, and a
+/// frame asking for more could make the decoder allocate up to 2 GiB.
+const ZSTD_WINDOW_LOG_MAX: u32 = 23;
+
+/// Decompresses each frame a TOC entry names to a sink, checking it holds
+/// exactly its declared size (the loader trusts that size).
+fn verify_frames(src: &mut dyn Source, slots: &[(u64, u64)], sizes: &[u64]) -> Result<()> {
+    let Some(&(first, _)) = slots.first() else {
+        return Ok(());
+    };
+    let mut r = src.read_from(first)?;
+    let mut pos = first;
+    for (i, (&(off, len), &want)) in slots.iter().zip(sizes).enumerate() {
+        // Frames are back to back with a 4-byte length before each.
+        let gap = off - pos;
+        std::io::copy(&mut (&mut r).take(gap), &mut std::io::sink())?;
+        let mut frame = (&mut r).take(len);
+        if want != UNUSED {
+            let mut dec = zstd::stream::read::Decoder::new(&mut frame)
+                .context("starting a zstd decoder")?
+                .single_frame();
+            dec.window_log_max(ZSTD_WINDOW_LOG_MAX)
+                .context("setting the zstd window limit")?;
+            let got = std::io::copy(&mut (&mut dec).take(want + 1), &mut std::io::sink())
+                .with_context(|| {
+                    format!("kernel {i}: its zstd frame of {len} bytes does not decompress")
+                })?;
+            ensure!(
+                got == want,
+                "kernel {i}: its zstd frame decompresses to {}{got} bytes, the TOC says {want}",
+                if got > want { "more than " } else { "" }
+            );
+        }
+        std::io::copy(&mut frame, &mut std::io::sink())?;
+        pos = off + len;
+    }
+    Ok(())
 }
 
 /// Builds an archive from code object files; nothing is read before
@@ -370,6 +553,7 @@ pub struct ArchiveWriter {
     pub compression: Compression,
     /// (key, target, file), in ordinal order.
     kernels: Vec<(String, String, PathBuf)>,
+    added: HashSet<(String, String)>,
 }
 
 impl ArchiveWriter {
@@ -385,6 +569,7 @@ impl ArchiveWriter {
             gfx_arches: gfx_arches.to_vec(),
             compression,
             kernels: Vec::new(),
+            added: HashSet::new(),
         }
     }
 
@@ -402,7 +587,7 @@ impl ArchiveWriter {
                 .is_some_and(|(n, i)| !n.is_empty() && i.parse::<u32>().is_ok()),
             "kpack key {key:?} must be <name>#<code object index>"
         );
-        if self.kernels.iter().any(|(k, a, _)| k == key && a == arch) {
+        if !self.added.insert((key.to_string(), arch.to_string())) {
             bail!("{key} for {arch} added twice");
         }
         self.kernels.push((key.into(), arch.into(), file.into()));
@@ -497,14 +682,34 @@ impl ArchiveWriter {
     }
 }
 
+/// A code object file, read no further than the size it had when opened:
+/// a device or a file that grows (`/dev/zero`) is refused, not read until
+/// memory runs out.
 fn read_kernel(file: &Path) -> Result<Vec<u8>> {
-    let len = std::fs::metadata(file)
-        .with_context(|| format!("cannot read {}", file.display()))?
-        .len();
+    let f = File::open(file).with_context(|| format!("cannot read {}", file.display()))?;
+    let meta = f
+        .metadata()
+        .with_context(|| format!("cannot read {}", file.display()))?;
+    ensure!(
+        meta.is_file(),
+        "{}: not a regular file (a code object file is wanted)",
+        file.display()
+    );
+    let len = meta.len();
     ensure!(
         len <= MAX_KERNEL_SIZE,
         "{}: {len} bytes exceed {MAX_KERNEL_SIZE}",
         file.display()
     );
-    std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))
+    let mut data = Vec::with_capacity(len as usize);
+    f.take(len + 1)
+        .read_to_end(&mut data)
+        .with_context(|| format!("cannot read {}", file.display()))?;
+    ensure!(
+        data.len() as u64 == len,
+        "{}: changed size while being read ({len} bytes, then {})",
+        file.display(),
+        data.len()
+    );
+    Ok(data)
 }

@@ -2,6 +2,9 @@
 //! `.hipFatBinSegment`, its code object index, and the marker its relocated
 //! pointer leads to.
 
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
 use anyhow::{bail, Context, Result};
 use elf_read::raw::SHT_RELA;
 use elf_read::{read_range, vaddr_to_offset, Elf, ReadAt};
@@ -19,7 +22,8 @@ pub struct WrapperRef {
     pub index: usize,
     /// `reserved1`: the `#<index>` of the archive key.
     pub co_index: u32,
-    pub marker: Marker,
+    /// Shared by the wrappers pointing at the same marker (decoded once).
+    pub marker: Arc<Marker>,
 }
 
 impl WrapperRef {
@@ -44,6 +48,14 @@ pub fn host_refs<S: ReadAt + ?Sized>(src: &S) -> Result<Vec<WrapperRef>> {
         bail!(
             ".hipFatBinSegment is {} bytes, not a whole number of {WRAPPER_SIZE}-byte wrappers",
             bytes.len()
+        );
+    }
+    // Every wrapper's address is then below the end: no sum overflows.
+    if seg.sh_addr.checked_add(seg.sh_size).is_none() {
+        bail!(
+            ".hipFatBinSegment at address {:#x} of {} bytes runs past the end of the address space",
+            seg.sh_addr,
+            seg.sh_size
         );
     }
     let mut refs = Vec::new();
@@ -76,40 +88,72 @@ pub fn host_refs<S: ReadAt + ?Sized>(src: &S) -> Result<Vec<WrapperRef>> {
             .collect::<Vec<_>>(),
     )?;
     let phdrs = elf.program_headers()?;
+    resolve_markers(src, &phdrs, seg.sh_addr, wanted, &addends, &mut refs)?;
+    Ok(refs)
+}
+
+/// Each wanted wrapper (index, code object index, pointer in place) with
+/// its marker, through its relocation (`addends`) or the pointer in place;
+/// each distinct marker read and decoded once.
+fn resolve_markers<S: ReadAt + ?Sized>(
+    src: &S,
+    phdrs: &[elf_read::ProgramHeader],
+    seg_addr: u64,
+    wanted: Vec<(usize, u32, u64)>,
+    addends: &HashMap<u64, u64>,
+    refs: &mut Vec<WrapperRef>,
+) -> Result<()> {
+    // Wrappers of one translation unit share a marker: each distinct one
+    // is read and decoded once.
+    let mut markers: HashMap<u64, Arc<Marker>> = HashMap::new();
     for (i, co_index, in_place) in wanted {
-        let at = seg.sh_addr + (i * WRAPPER_SIZE) as u64 + 8;
-        let ptr = addends
-            .iter()
-            .find(|(o, _)| *o == at)
-            .map_or(in_place, |(_, a)| *a);
+        let at = seg_addr + (i * WRAPPER_SIZE) as u64 + 8;
+        let ptr = addends.get(&at).copied().unwrap_or(in_place);
         if ptr == 0 {
             bail!("HIPK wrapper {i}: its marker pointer is neither relocated nor set");
         }
-        let off = vaddr_to_offset(&phdrs, ptr, 1).with_context(|| {
-            format!(
-                "HIPK wrapper {i}: marker address {ptr:#x} is in no loaded segment's file bytes"
-            )
-        })?;
-        let len = (src.size() - off).min(MAX_MARKER_SIZE as u64);
-        let window = read_range(src, off, len, "kpack marker")?;
-        let (marker, _) = Marker::parse(&window).with_context(|| format!("HIPK wrapper {i}"))?;
+        let marker = match markers.get(&ptr) {
+            Some(m) => Arc::clone(m),
+            None => {
+                let off = vaddr_to_offset(phdrs, ptr, 1).with_context(|| {
+                    format!(
+                        "HIPK wrapper {i}: marker address {ptr:#x} is in no loaded segment's file bytes"
+                    )
+                })?;
+                let len = src
+                    .size()
+                    .checked_sub(off)
+                    .with_context(|| {
+                        format!("HIPK wrapper {i}: marker offset {off} is past the end of the file")
+                    })?
+                    .min(MAX_MARKER_SIZE as u64);
+                let window = read_range(src, off, len, "kpack marker")?;
+                let (marker, _) =
+                    Marker::parse(&window).with_context(|| format!("HIPK wrapper {i}"))?;
+                let m = Arc::new(marker);
+                markers.insert(ptr, Arc::clone(&m));
+                m
+            }
+        };
         refs.push(WrapperRef {
             index: i,
             co_index,
             marker,
         });
     }
-    Ok(refs)
+    Ok(())
 }
 
-/// (r_offset, addend) of the R_X86_64_RELATIVE entries at the `wanted`
-/// addresses, reading the RELA sections in bounded chunks.
+/// r_offset -> addend of the R_X86_64_RELATIVE entries at the `wanted`
+/// addresses, reading the RELA sections in bounded chunks (time linear in
+/// the relocations and wrappers).
 fn relative_addends<S: ReadAt + ?Sized>(
     src: &S,
     shdrs: &[elf_read::SectionHeader],
     wanted: &[u64],
-) -> Result<Vec<(u64, u64)>> {
-    let mut found = Vec::new();
+) -> Result<HashMap<u64, u64>> {
+    let wanted: HashSet<u64> = wanted.iter().copied().collect();
+    let mut found = HashMap::new();
     for s in shdrs.iter().filter(|s| s.sh_type == SHT_RELA) {
         let mut pos = 0;
         while pos < s.sh_size {
@@ -122,7 +166,8 @@ fn relative_addends<S: ReadAt + ?Sized>(
                 let r_offset = u64::from_le_bytes(e[..8].try_into().unwrap());
                 let r_info = u64::from_le_bytes(e[8..16].try_into().unwrap());
                 if r_info & 0xffff_ffff == R_X86_64_RELATIVE && wanted.contains(&r_offset) {
-                    found.push((r_offset, u64::from_le_bytes(e[16..24].try_into().unwrap())));
+                    // The loader applies them in order: the last wins.
+                    found.insert(r_offset, u64::from_le_bytes(e[16..24].try_into().unwrap()));
                 }
             }
             pos += len;

@@ -10,19 +10,23 @@
 //!   resolves them;
 //! * [`wheel`]: the same read from wheels, and a host wheel checked with its
 //!   device wheels;
-//! * [`msgpack`]: the MessagePack subset both use.
+//! * [`msgpack`]: the MessagePack subset both use;
+//! * [`fuzz`]: the fuzz bodies (`fuzz/`, and its corpus in `cargo test`).
 
 pub mod archive;
+pub mod fuzz;
 pub mod host;
 pub mod marker;
 pub mod msgpack;
 pub mod set;
 pub mod wheel;
 
-pub use archive::{toc_of, Archive, ArchiveWriter, Compression, KernelRef, Toc};
+pub use archive::{
+    toc_from, toc_of, Archive, ArchiveWriter, Compression, KernelRef, SeekSource, Source, Toc,
+};
 pub use host::{host_refs, WrapperRef};
 pub use marker::{
     hipk_wrapper, markers_in_section, Marker, GFXARCH, HIPF_MAGIC, HIPK_MAGIC, MARKER_SECTION,
     WRAPPER_SIZE,
 };
-pub use set::{check_binary, Problem};
+pub use set::{check_binary, Archives, Problem};

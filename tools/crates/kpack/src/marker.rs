@@ -1,9 +1,11 @@
 //! The host side of a kpack binary: the MessagePack marker a `HIPK` fat-binary
 //! wrapper points at (the `.rocm_kpack_ref` section), and the wrapper itself.
 
+use std::collections::HashSet;
+
 use anyhow::{bail, Context, Result};
 
-use crate::msgpack::{self, Encoder, Value};
+use crate::msgpack::{self, Budget, Encoder, Value};
 
 /// Section holding the markers in a host object or linked binary.
 pub const MARKER_SECTION: &str = ".rocm_kpack_ref";
@@ -17,6 +19,9 @@ pub const HIPK_MAGIC: u32 = 0x4B50_4948;
 pub const WRAPPER_SIZE: usize = 24;
 /// The loader parses at most this many bytes of a marker.
 pub const MAX_MARKER_SIZE: usize = 64 * 1024;
+/// Bytes a decoded marker may take per byte of its encoding (plus 4 KiB):
+/// a marker kpack writes needs about 2.
+pub const MARKER_DECODE_FACTOR: u64 = 4;
 
 /// What a `HIPK` wrapper points at: the archive key (without `#<index>`) and
 /// where to look for archives, relative to the binary's directory.
@@ -51,26 +56,43 @@ impl Marker {
 
     /// Reads the marker at the start of `bytes`, as the loader does (other
     /// keys ignored, non-string search paths skipped); returns it and its
-    /// encoded length.
+    /// encoded length. Repeated search paths are kept once (the loader
+    /// would find the same nothing twice), in first-seen order, so the
+    /// marker takes at most [`MARKER_DECODE_FACTOR`] times its encoded
+    /// bytes (plus 4 KiB) in memory, and time linear in them.
     pub fn parse(bytes: &[u8]) -> Result<(Marker, usize)> {
         let window = &bytes[..bytes.len().min(MAX_MARKER_SIZE)];
         let (v, used) = msgpack::decode(window).context("reading a kpack marker")?;
         if !matches!(v, Value::Map(_)) {
             bail!("a kpack marker is a MessagePack map, found {}", v.kind());
         }
-        let kernel_name = match v.get("kernel_name") {
-            Some(Value::Str(s)) => s.clone(),
+        let mut budget = Budget::new(used, MARKER_DECODE_FACTOR, 4 << 10, "the kpack marker");
+        let [kernel_name, search_paths] = v.fields(["kernel_name", "kpack_search_paths"]);
+        let kernel_name = match kernel_name {
+            Some(Value::Str(s)) => budget.string(s)?,
             Some(other) => bail!(
                 "kpack marker: kernel_name is {}, not a string",
                 other.kind()
             ),
             None => bail!("kpack marker without kernel_name"),
         };
-        let search_paths: Vec<String> = match v.get("kpack_search_paths") {
-            Some(Value::Array(items)) => items
-                .iter()
-                .filter_map(|i| i.as_str().map(String::from))
-                .collect(),
+        let search_paths: Vec<String> = match search_paths {
+            Some(Value::Array(items)) => {
+                let mut seen = HashSet::new();
+                let mut out = Vec::new();
+                let mut last = None;
+                for p in items.values().filter_map(|i| i.as_str()) {
+                    // A run of one path costs a comparison, not a lookup.
+                    if last != Some(p) && seen.insert(p) {
+                        // The set's entry and the vector's slot (grown by
+                        // doubling) as well as the string.
+                        budget.charge(2 * std::mem::size_of::<&str>() as u64 + 16)?;
+                        out.push(budget.string(p)?);
+                    }
+                    last = Some(p);
+                }
+                out
+            }
             Some(other) => bail!(
                 "kpack marker: kpack_search_paths is {}, not an array",
                 other.kind()
@@ -87,16 +109,6 @@ impl Marker {
             },
             used,
         ))
-    }
-
-    /// The archive files this marker names for `target`, relative to the
-    /// binary's directory unless absolute (each path's first `@GFXARCH@`
-    /// replaced, as the loader does).
-    pub fn archive_paths(&self, target: &str) -> Vec<String> {
-        self.search_paths
-            .iter()
-            .map(|p| p.replacen(GFXARCH, target, 1))
-            .collect()
     }
 }
 
@@ -143,7 +155,6 @@ mod tests {
         twice.extend(&bytes);
         let (back, used) = Marker::parse(&twice).unwrap();
         assert_eq!((back, used), (m.clone(), bytes.len()));
-        assert_eq!(m.archive_paths("gfx1201")[1], "../.kpack/gfx1201.kpack");
         assert!(Marker {
             search_paths: vec![],
             ..m

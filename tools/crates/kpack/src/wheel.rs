@@ -1,18 +1,31 @@
 //! The kpack side of wheels: each binary's `HIPK` wrappers and each
-//! `.kpack` archive's table of contents, read from the zip members (copied
-//! to temporary files, one at a time: a plugin can be hundreds of MB); and
+//! `.kpack` archive's table of contents, read from the zip members without
+//! copying them anywhere: an archive is streamed (a pass to its TOC at the
+//! end, one over its frames), a binary is read into wheel-read's
+//! bounded-memory ELF image (the headers, `.hipFatBinSegment`,
+//! `.rela.dyn` and `.rocm_kpack_ref`). No temporary file is written, so
+//! scratch disk use is nil and a killed run leaves nothing; memory is that
+//! of one member's image (wheel-read's bounds) plus the TOCs kept. And
 //! whether a host wheel resolves among its device wheels' archives.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
+use wheel_format::{normalize_name, normalize_version};
 
-use crate::{check_binary, host_refs, Archive, Problem, Toc, WrapperRef};
+use crate::archive::{toc_from, Source};
+use crate::set::Archives;
+use crate::{check_binary, host_refs, Problem, Toc, WrapperRef};
 
 /// What a wheel holds of kpack: binaries with wrappers, and archives.
 pub struct KpackWheel {
     pub path: PathBuf,
+    /// The distribution name and version its METADATA gives (checked
+    /// against the file name).
+    pub name: String,
+    pub version: String,
     /// Member path -> its wrappers (only binaries that have some).
     pub binaries: Vec<(String, Vec<WrapperRef>)>,
     /// Member path -> the archive's table of contents.
@@ -37,13 +50,19 @@ impl KpackWheel {
     }
 }
 
-fn member_file(zip: &mut wheel_read::Archive, name: &str) -> Result<tempfile::NamedTempFile> {
-    let mut tmp = tempfile::NamedTempFile::new().context("creating a temporary file")?;
-    let mut m = zip
-        .by_name(name)
-        .with_context(|| format!("reading {name}"))?;
-    std::io::copy(&mut m, tmp.as_file_mut()).with_context(|| format!("unpacking {name}"))?;
-    Ok(tmp)
+/// A `.kpack` member, read by streaming it from the start as often as the
+/// archive reader asks (decompressing and discarding up to the offset).
+struct MemberSource<'z> {
+    zip: &'z mut wheel_read::Archive,
+    index: usize,
+}
+
+impl Source for MemberSource<'_> {
+    fn read_from(&mut self, pos: u64) -> Result<Box<dyn Read + '_>> {
+        let mut m = self.zip.by_index(self.index)?;
+        std::io::copy(&mut (&mut m).take(pos), &mut std::io::sink())?;
+        Ok(Box::new(m))
+    }
 }
 
 fn is_binary(name: &str) -> bool {
@@ -51,32 +70,63 @@ fn is_binary(name: &str) -> bool {
     (base.ends_with(".so") || base.contains(".so.")) && !name.contains(".data/")
 }
 
+/// The sections of a binary `host_refs` reads besides the headers.
+const KPACK_SECTIONS: &[&str] = &[".hipFatBinSegment", ".rela.dyn", crate::MARKER_SECTION];
+
 /// Reads the wrappers of every binary of `wheel` and its archives' TOCs.
 pub fn read(wheel: &Path) -> Result<KpackWheel> {
-    let reader = wheel_read::WheelReader::open(wheel).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let mut reader = wheel_read::WheelReader::open(wheel).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let dist = reader.dist().to_string();
+    let metadata = reader.read_text(&wheel_format::dist_info_path(&dist, "METADATA"))?;
+    let file_name = reader.file_name().to_string();
+    let (name, version) = wheel_format::wheel_identity(&file_name, &dist, &metadata)
+        .with_context(|| format!("{}", wheel.display()))?;
     let (_, mut zip, names, _) = reader.into_archive();
     let mut out = KpackWheel {
         path: wheel.to_path_buf(),
+        name,
+        version,
         binaries: Vec::new(),
         archives: BTreeMap::new(),
     };
-    for name in names.iter().filter(|n| !n.ends_with('/')) {
+    for (index, name) in names.iter().enumerate() {
+        if name.ends_with('/') {
+            continue;
+        }
+        let what = format!("{}: {name}", wheel.display());
         if name.ends_with(".kpack") {
-            let tmp = member_file(&mut zip, name)?;
-            let ar = Archive::open(tmp.path())
-                .with_context(|| format!("{}: {name}", wheel.display()))?;
-            out.archives.insert(name.clone(), ar.toc.clone());
+            let toc = toc_from(
+                &mut MemberSource {
+                    zip: &mut zip,
+                    index,
+                },
+                &what,
+            )?;
+            out.archives.insert(name.clone(), toc);
         } else if is_binary(name) {
-            let tmp = member_file(&mut zip, name)?;
-            let src = elf_read::FileSource::new(tmp.reopen()?)?;
-            let mut magic = [0u8; 4];
-            if src.len < 4
-                || elf_read::ReadAt::read_exact_at(&src, &mut magic, 0).is_err()
-                || &magic != elf_read::raw::ELFMAG
-            {
+            let mut magic = Vec::new();
+            let declared = {
+                let m = zip.by_index(index).with_context(|| what.clone())?;
+                let declared = m.size();
+                m.take(4)
+                    .read_to_end(&mut magic)
+                    .with_context(|| what.clone())?;
+                declared
+            };
+            if magic != elf_read::raw::ELFMAG {
                 continue;
             }
-            let refs = host_refs(&src).with_context(|| format!("{}: {name}", wheel.display()))?;
+            let mut reopen = |f: &mut dyn FnMut(&mut dyn Read) -> Result<()>| -> Result<()> {
+                let mut m = zip.by_index(index)?;
+                f(&mut m)
+            };
+            let opts = wheel_read::ImageOptions {
+                want_sections: KPACK_SECTIONS,
+                ..Default::default()
+            };
+            let image = wheel_read::elf_image(&mut reopen, declared, &opts)
+                .with_context(|| what.clone())?;
+            let refs = host_refs(&image[..]).with_context(|| what.clone())?;
             if !refs.is_empty() {
                 out.binaries.push((name.clone(), refs));
             }
@@ -91,7 +141,7 @@ pub fn read(wheel: &Path) -> Result<KpackWheel> {
 pub fn read_devices(paths: &[PathBuf], role: &str) -> Result<Vec<KpackWheel>> {
     let devices = paths.iter().map(|d| read(d)).collect::<Result<Vec<_>>>()?;
     if let Some(d) = devices.iter().find(|d| !d.binaries.is_empty()) {
-        anyhow::bail!(
+        bail!(
             "{}: holds host binaries with kpack markers, not device code; give it as the wheel to {role}",
             d.path.display()
         );
@@ -99,13 +149,75 @@ pub fn read_devices(paths: &[PathBuf], role: &str) -> Result<Vec<KpackWheel>> {
     Ok(devices)
 }
 
-/// Every wrapper of `host` checked for every target in `targets` against
-/// the archives of `host` and `devices` installed together.
-pub fn check_set(host: &KpackWheel, devices: &[&KpackWheel], targets: &[String]) -> Vec<Problem> {
-    let mut archives = host.archives.clone();
+/// Refuses device wheels that are not the host's: each must be named
+/// `<host name>-device-...` with the host's version (what the build writes
+/// and pins), and no two may share a file name (with each other or the
+/// host: copied into one directory, one would replace the other).
+pub fn check_members(host: &KpackWheel, devices: &[KpackWheel]) -> Result<()> {
+    let prefix = format!("{}_device_", normalize_name(&host.name));
+    let host_version = normalize_version(&host.version).unwrap_or_else(|_| host.version.clone());
+    let mut files: HashMap<String, &Path> = HashMap::new();
+    files.insert(host.file_name(), &host.path);
     for d in devices {
-        archives.extend(d.archives.iter().map(|(k, v)| (k.clone(), v.clone())));
+        if !normalize_name(&d.name).starts_with(&prefix) {
+            bail!(
+                "{}: its METADATA names {}, not a device wheel of {} (want {}-device-<target>)",
+                d.path.display(),
+                d.name,
+                host.name,
+                host.name
+            );
+        }
+        if normalize_version(&d.version).unwrap_or_else(|_| d.version.clone()) != host_version {
+            bail!(
+                "{}: version {}, but the host {} is {} (device wheels pin the host's exact version)",
+                d.path.display(),
+                d.version,
+                host.name,
+                host.version
+            );
+        }
+        if let Some(other) = files.insert(d.file_name(), &d.path) {
+            bail!(
+                "{} and {} have one file name, {}: give each wheel once",
+                other.display(),
+                d.path.display(),
+                d.file_name()
+            );
+        }
     }
+    Ok(())
+}
+
+/// Refuses wheels that would install one archive twice: installed
+/// together, the last would overwrite the others, so whether the set
+/// resolves would depend on the install order.
+pub fn installed_once(host: &KpackWheel, devices: &[&KpackWheel]) -> Result<()> {
+    let mut installed: HashMap<&str, &Path> = HashMap::new();
+    for w in std::iter::once(host).chain(devices.iter().copied()) {
+        for k in w.archives.keys() {
+            if let Some(other) = installed.insert(k, &w.path) {
+                bail!(
+                    "{} and {} both install {k}: give only one of them (installed together, one would overwrite the other)",
+                    other.display(),
+                    w.path.display()
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Every wrapper of `host` checked for every target in `targets` against
+/// the archives of `host` and `devices` installed together (see
+/// [`installed_once`] for archives installed twice: here the last given
+/// wins).
+pub fn check_set(host: &KpackWheel, devices: &[&KpackWheel], targets: &[String]) -> Vec<Problem> {
+    let mut by_path: BTreeMap<&str, &Toc> = BTreeMap::new();
+    for w in std::iter::once(host).chain(devices.iter().copied()) {
+        by_path.extend(w.archives.iter().map(|(k, v)| (k.as_str(), v)));
+    }
+    let archives = Archives::new(by_path);
     host.binaries
         .iter()
         .flat_map(|(binary, refs)| check_binary(binary, refs, &archives, targets))

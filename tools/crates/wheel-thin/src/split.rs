@@ -6,11 +6,11 @@
 //! resolve in) come before anything is written.
 
 use std::collections::BTreeSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use gfx_targets::{describe_target, expand, gfx_sort_key, has_code_for, Requested};
-use kpack::wheel::{check_set, read, read_devices, KpackWheel};
+use kpack::wheel::{check_members, check_set, installed_once, read, read_devices, KpackWheel};
 
 use crate::report::{DeviceWheelChoice, Report};
 use crate::{file_name, output_dir, Request};
@@ -40,8 +40,10 @@ pub fn thin_set(req: &Request) -> Result<Report> {
         );
     }
     let devices = read_devices(req.device_wheels, "thin")?;
+    check_members(&host, &devices)?;
     let requested = expand(req.gfx)?;
     let chosen = choose(req, &requested, &devices)?;
+    installed_once(&host, &chosen.wheels)?;
     let problems = check_set(&host, &chosen.wheels, &chosen.targets);
     if let Some(p) = problems.first() {
         bail!(
@@ -51,12 +53,12 @@ pub fn thin_set(req: &Request) -> Result<Report> {
         );
     }
     let out_dir = output_dir(req.output);
-    copy(req.input, req.output)?;
+    let mut outputs = vec![(req.input.to_path_buf(), req.output.to_path_buf())];
     let mut report = Report::default();
     for d in &devices {
         let kept = chosen.wheels.iter().any(|c| c.path == d.path);
         if kept {
-            copy(&d.path, &out_dir.join(d.file_name()))?;
+            outputs.push((d.path.clone(), out_dir.join(d.file_name())));
         }
         let mut targets: Vec<String> = d.targets().into_iter().collect();
         targets.sort_by(|a, b| gfx_sort_key(a).cmp(&gfx_sort_key(b)));
@@ -66,6 +68,10 @@ pub fn thin_set(req: &Request) -> Result<Report> {
             kept,
         });
     }
+    let inputs: Vec<&Path> = std::iter::once(req.input)
+        .chain(devices.iter().map(|d| d.path.as_path()))
+        .collect();
+    copy_all(&inputs, &outputs)?;
     Ok(report)
 }
 
@@ -124,17 +130,62 @@ fn choose<'a>(
     Ok(Chosen { wheels, targets })
 }
 
-/// Copies `from` to `to` atomically; nothing to do when they are one file.
-fn copy(from: &Path, to: &Path) -> Result<()> {
-    if let (Ok(a), Ok(b)) = (from.canonicalize(), to.canonicalize()) {
-        if a == b {
-            return Ok(());
+/// `p` as it will be named once written: canonical if it exists, else
+/// its canonical directory joined with its name.
+fn resolved(p: &Path) -> PathBuf {
+    if let Ok(c) = p.canonicalize() {
+        return c;
+    }
+    let dir = output_dir(p);
+    match (dir.canonicalize(), p.file_name()) {
+        (Ok(d), Some(n)) => d.join(n),
+        _ => p.to_path_buf(),
+    }
+}
+
+/// Copies each `(from, to)` of `outputs`, all or none: every target is
+/// checked first (not a directory, not another output, not an input other
+/// than its own source), every copy is staged next to its target, and only
+/// then are they moved into place. A target that is its own source is left
+/// as it is.
+fn copy_all(inputs: &[&Path], outputs: &[(PathBuf, PathBuf)]) -> Result<()> {
+    let inputs: Vec<PathBuf> = inputs.iter().map(|p| resolved(p)).collect();
+    let mut seen: BTreeSet<PathBuf> = BTreeSet::new();
+    for (from, to) in outputs {
+        let (from, target) = (resolved(from), resolved(to));
+        if !seen.insert(target.clone()) {
+            bail!(
+                "{} would be written twice: two wheels of the set have one file name",
+                to.display()
+            );
+        }
+        if target != from && inputs.contains(&target) {
+            bail!(
+                "{} is an input of this command: writing it would replace that input; choose another -o directory",
+                to.display()
+            );
+        }
+        if to.is_dir() {
+            bail!(
+                "{} is a directory: remove it or choose another -o directory",
+                to.display()
+            );
         }
     }
-    atomic_write::AtomicFile::write_with(to, 0o644, |f| {
+    let mut staged = Vec::new();
+    for (from, to) in outputs {
+        if resolved(from) == resolved(to) {
+            continue;
+        }
+        let mut out = atomic_write::AtomicFile::create(to)?;
         let mut src =
             std::fs::File::open(from).with_context(|| format!("opening {}", from.display()))?;
-        std::io::copy(&mut src, f)?;
-        Ok(())
-    })
+        std::io::copy(&mut src, out.file())
+            .with_context(|| format!("cannot write {}", to.display()))?;
+        staged.push(out);
+    }
+    for out in staged {
+        out.commit(0o644)?;
+    }
+    Ok(())
 }

@@ -6,7 +6,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Result};
-use kpack::wheel::{check_set, read, read_devices, KpackWheel};
+use kpack::wheel::{check_members, check_set, installed_once, read, read_devices, KpackWheel};
 
 use manylinux_check::{EXIT_CLEAN, EXIT_FINDINGS};
 
@@ -26,6 +26,7 @@ pub fn run(
             wheel.display()
         );
     }
+    check_members(&host, &devices)?;
     let targets: Vec<String> = match gfx {
         Some(value) => gfx_targets::expand(value)?
             .into_iter()
@@ -43,6 +44,7 @@ pub fn run(
         bail!("no GPU target to check: give the device wheels (--device-wheel) or the targets (--gfx)");
     }
     let device_refs: Vec<&KpackWheel> = devices.iter().collect();
+    installed_once(&host, &device_refs)?;
     let problems = check_set(&host, &device_refs, &targets);
     for p in &problems {
         writeln!(out, "error: {p}")?;

@@ -1,7 +1,8 @@
 //! `rocm-wheel kpack`: the pieces of a kpack build — the marker and `HIPK`
 //! wrapper a host object carries, the per-target archives, and their listing.
 
-use std::path::PathBuf;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use clap::{Subcommand, ValueEnum};
@@ -97,10 +98,41 @@ fn marker(a: MarkerArgs) -> Result<()> {
         );
     }
     let bytes = m.to_bytes()?;
+    // Both outputs or neither: each is staged before either is moved into place.
+    let mut outputs = vec![(&a.output, bytes)];
     if let Some(w) = &a.wrapper_output {
-        atomic_write::write_bytes(w, &hipk_wrapper(a.co_index), 0o644)?;
+        if same_path(w, &a.output) {
+            bail!(
+                "--wrapper-output and --output are both {}: give two files",
+                w.display()
+            );
+        }
+        outputs.push((w, hipk_wrapper(a.co_index).to_vec()));
     }
-    atomic_write::write_bytes(&a.output, &bytes, 0o644)
+    let mut staged = Vec::new();
+    for (path, data) in outputs {
+        let mut f = atomic_write::AtomicFile::create(path)?;
+        f.file()
+            .write_all(&data)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        staged.push(f);
+    }
+    for f in staged {
+        f.commit(0o644)?;
+    }
+    Ok(())
+}
+
+/// Whether two output paths name one file (one may not exist yet).
+fn same_path(a: &Path, b: &Path) -> bool {
+    let resolve = |p: &Path| {
+        p.canonicalize().ok().or_else(|| {
+            let dir = p.parent().filter(|d| !d.as_os_str().is_empty());
+            let dir = dir.unwrap_or(Path::new(".")).canonicalize().ok()?;
+            Some(dir.join(p.file_name()?))
+        })
+    };
+    a == b || matches!((resolve(a), resolve(b)), (Some(x), Some(y)) if x == y)
 }
 
 fn archive(a: ArchiveArgs) -> Result<()> {
@@ -156,7 +188,7 @@ mod tests {
     }
 
     #[test]
-    fn marker_archive_list() {
+    fn marker_outputs_all_or_none() {
         let dir = tempfile::tempdir().unwrap();
         let p = |n: &str| dir.path().join(n).to_string_lossy().into_owned();
         rw(&[
@@ -186,7 +218,39 @@ mod tests {
         .unwrap_err();
         assert!(err.to_string().contains("@GFXARCH@"), "{err}");
         assert!(!dir.path().join("m2").exists());
+        // An output that cannot be written leaves the other unwritten too,
+        // and one file given as both is refused.
+        let both = |output: &str, wrapper: &str| {
+            rw(&[
+                "marker",
+                "--kernel-name",
+                "k",
+                "--search-path",
+                ".kpack/@GFXARCH@.kpack",
+                "--output",
+                &p(output),
+                "--wrapper-output",
+                &p(wrapper),
+            ])
+            .unwrap_err()
+            .to_string()
+        };
+        let err = both("missing/m3", "w3");
+        assert!(err.contains("temporary file"), "{err}");
+        assert!(!dir.path().join("w3").exists());
+        assert!(both("m4", "m4").contains("give two files"));
+        let leftovers: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".tmp") || n == "w3" || n == "m4")
+            .collect();
+        assert!(leftovers.is_empty(), "{leftovers:?}");
+    }
 
+    #[test]
+    fn archive_and_list() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = |n: &str| dir.path().join(n).to_string_lossy().into_owned();
         std::fs::write(p("a.co"), b"code object").unwrap();
         let kernel = format!("pkg/a.hip#0@gfx1201={}", p("a.co"));
         rw(&[

@@ -132,6 +132,15 @@ fn check_and_inspect_agree_on_name_and_version() {
 /// old memory map's high-water mark), and this test process may have been
 /// large.
 pub(crate) fn rw_rss(cwd: &Path, args: &[&str]) -> (Option<i32>, String, u64) {
+    rw_rss_env(cwd, args, &[])
+}
+
+/// [`rw_rss`] with `env` (name, value) set for the binary.
+pub(crate) fn rw_rss_env(
+    cwd: &Path,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> (Option<i32>, String, u64) {
     const WAIT4: &str = "import os, subprocess, sys\n\
         p = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL)\n\
         _, status, ru = os.wait4(p.pid, 0)\n\
@@ -142,6 +151,7 @@ pub(crate) fn rw_rss(cwd: &Path, args: &[&str]) -> (Option<i32>, String, u64) {
         .args(["-c", WAIT4])
         .arg(bin)
         .args(args)
+        .envs(env.iter().copied())
         .current_dir(cwd)
         .stderr(std::fs::File::create(&err).unwrap())
         .output()

@@ -16,6 +16,7 @@ mod hardening;
 mod help;
 mod index;
 mod kpack;
+mod kpack_hostile;
 mod repair;
 mod rpath;
 mod thin;

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# run.sh [SECONDS] [TARGET...]: builds the fuzz targets the way cargo-fuzz
+# does (coverage instrumentation, libFuzzer from libfuzzer-sys) with the
+# system rustc (RUSTC_BOOTSTRAP for its -C passes; no nightly, no
+# cargo-fuzz), then runs each target SECONDS (default 60) over a scratch
+# copy of its committed corpus. A crash leaves crash-* in the scratch
+# directory and fails the run. Run it in the build root:
+#   scripts/buildroot tools/crates/kpack/fuzz/run.sh 60
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+seconds=${1:-60}
+shift || true
+targets=("$@")
+((${#targets[@]})) || targets=(archive marker host device_wheel)
+target_dir=${CARGO_TARGET_DIR:-$HOME/.cache/rules_rocm/cargo-target-kpack-fuzz}
+triple=x86_64-unknown-linux-gnu
+RUSTC_BOOTSTRAP=1 RUSTFLAGS="-Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=4 \
+-Cllvm-args=-sanitizer-coverage-inline-8bit-counters -Cllvm-args=-sanitizer-coverage-pc-table \
+-Cllvm-args=-sanitizer-coverage-trace-compares --cfg fuzzing -Cdebug-assertions -Coverflow-checks" \
+  cargo build --release --locked --manifest-path "$here/Cargo.toml" --target "$triple" --target-dir "$target_dir"
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+for t in "${targets[@]}"; do
+  cp -r "$here/corpus/$t" "$scratch/$t"
+  (cd "$scratch" && "$target_dir/$triple/release/$t" "$scratch/$t" -max_total_time="$seconds" \
+    -rss_limit_mb=512 -timeout=10 -max_len=65536 -print_final_stats=1 2>"$scratch/$t.log") || {
+    tail -30 "$scratch/$t.log" >&2
+    cp "$scratch"/crash-* "$here/" 2>/dev/null || true
+    echo "run.sh: $t crashed; the input is in $here/crash-*" >&2
+    exit 1
+  }
+  echo "run.sh: $t: $(grep -o 'Done [0-9]* runs' "$scratch/$t.log") in ${seconds}s, no crash"
+done
