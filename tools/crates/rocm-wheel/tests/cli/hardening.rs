@@ -141,10 +141,29 @@ pub(crate) fn rw_rss_env(
     args: &[&str],
     env: &[(&str, &str)],
 ) -> (Option<i32>, String, u64) {
+    let u = rw_usage_env(cwd, args, env);
+    (u.code, u.stderr, u.rss_mib)
+}
+
+/// What one run of the binary cost, from `wait4`'s rusage.
+pub(crate) struct Usage {
+    /// The exit code; `None` for a signal.
+    pub code: Option<i32>,
+    pub stderr: String,
+    /// Peak resident set size.
+    pub rss_mib: u64,
+    /// User plus system CPU time: unlike wall time, what other processes on
+    /// a busy machine do does not change it.
+    pub cpu: std::time::Duration,
+}
+
+/// Runs the binary in `cwd` with `env` set; its exit code, stderr, peak RSS
+/// and CPU time.
+pub(crate) fn rw_usage_env(cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> Usage {
     const WAIT4: &str = "import os, subprocess, sys\n\
         p = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL)\n\
         _, status, ru = os.wait4(p.pid, 0)\n\
-        print(os.waitstatus_to_exitcode(status), ru.ru_maxrss)";
+        print(os.waitstatus_to_exitcode(status), ru.ru_maxrss, ru.ru_utime + ru.ru_stime)";
     let bin = std::env::var_os("ROCM_WHEEL_TEST_BIN").unwrap_or_else(|| BIN.into());
     let err = cwd.join(".stderr");
     let out = Command::new(venv_bin("python"))
@@ -159,14 +178,18 @@ pub(crate) fn rw_rss_env(
     let stderr = std::fs::read_to_string(&err).unwrap();
     std::fs::remove_file(&err).unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
-    let (code, kib) = text
-        .trim()
-        .split_once(' ')
-        .unwrap_or_else(|| panic!("{args:?}: no rusage ({text:?}): {stderr}"));
+    let fields: Vec<&str> = text.split_whitespace().collect();
+    let [code, kib, cpu] = fields[..] else {
+        panic!("{args:?}: no rusage ({text:?}): {stderr}")
+    };
     let code: i32 = code.parse().unwrap();
-    // A negative code is a signal.
-    let code = (code >= 0).then_some(code);
-    (code, stderr, kib.parse::<u64>().unwrap() / 1024)
+    Usage {
+        // A negative code is a signal.
+        code: (code >= 0).then_some(code),
+        stderr,
+        rss_mib: kib.parse::<u64>().unwrap() / 1024,
+        cpu: std::time::Duration::from_secs_f64(cpu.parse().unwrap()),
+    }
 }
 
 pub(crate) fn fixture(name: &str) -> Vec<u8> {
