@@ -22,7 +22,11 @@ CARGO_FLAGS ?= --manifest-path tools/Cargo.toml --locked --target-dir $(CARGO_TA
 # donation, the oldest entries, before `bazel test //...` reads them.
 DISK_CACHE ?= $(HOME)/.cache/rules_rocm/e2e-disk-cache
 DISK_CACHE_MAX ?= 16G
-DISK_CACHE_FLAGS ?= --disk_cache=$(DISK_CACHE) --experimental_disk_cache_gc_max_size=$(DISK_CACHE_MAX)
+# Every output fetched, not only the top-level ones (Bazel 7's default for
+# any remote or disk cache): a later command in the same output base without
+# the cache (`make wheels`) would otherwise find intermediate outputs that
+# were never written and compile them again.
+DISK_CACHE_FLAGS ?= --disk_cache=$(DISK_CACHE) --experimental_disk_cache_gc_max_size=$(DISK_CACHE_MAX) --remote_download_outputs=all
 # Docstring Args:/Returns: sections are not required for internal helpers;
 # WORKSPACE macros (register_toolchains) take no name.
 BUILDIFIER_WARNINGS ?= -warnings=-function-docstring-args,-function-docstring-return,-unnamed-macro

@@ -552,6 +552,7 @@ _NORMAL_DEV_DEPENDENCIES = {
     },
     "tools/crates/wheel-format": {
         _COMMON_CONDITION: {
+            "pep508_rs": Label("@rocm_wheel_crates__pep508_rs-0.9.2//:pep508_rs"),
             "serde_json": Label("@rocm_wheel_crates__serde_json-1.0.154//:serde_json"),
             "tempfile": Label("@rocm_wheel_crates__tempfile-3.27.0//:tempfile"),
         },
@@ -1032,6 +1033,16 @@ def crate_repositories():
 
     maybe(
         http_archive,
+        name = "rocm_wheel_crates__aho-corasick-1.1.5",
+        sha256 = "c982642fa9e8606056828ee9a8505737230110bb1099153c79efe865c59d12ba",
+        type = "tar.gz",
+        urls = ["https://static.crates.io/crates/aho-corasick/1.1.5/download"],
+        strip_prefix = "aho-corasick-1.1.5",
+        build_file = Label("//tools/3rdparty/crates:BUILD.aho-corasick-1.1.5.bazel"),
+    )
+
+    maybe(
+        http_archive,
         name = "rocm_wheel_crates__anstream-1.0.0",
         sha256 = "824a212faf96e9acacdbd09febd34438f8f711fb84e09a8916013cd7815ca28d",
         type = "tar.gz",
@@ -1128,6 +1139,16 @@ def crate_repositories():
         urls = ["https://static.crates.io/crates/block-buffer/0.10.4/download"],
         strip_prefix = "block-buffer-0.10.4",
         build_file = Label("//tools/3rdparty/crates:BUILD.block-buffer-0.10.4.bazel"),
+    )
+
+    maybe(
+        http_archive,
+        name = "rocm_wheel_crates__boxcar-0.2.14",
+        sha256 = "36f64beae40a84da1b4b26ff2761a5b895c12adc41dc25aaee1c4f2bbfe97a6e",
+        type = "tar.gz",
+        urls = ["https://static.crates.io/crates/boxcar/0.2.14/download"],
+        strip_prefix = "boxcar-0.2.14",
+        build_file = Label("//tools/3rdparty/crates:BUILD.boxcar-0.2.14.bazel"),
     )
 
     maybe(
@@ -1272,6 +1293,26 @@ def crate_repositories():
 
     maybe(
         http_archive,
+        name = "rocm_wheel_crates__displaydoc-0.2.7",
+        sha256 = "c6232dd377dcc64799954cbd3a9bb882e9cdc1308ccd87b1c098f1fb2eaf82a8",
+        type = "tar.gz",
+        urls = ["https://static.crates.io/crates/displaydoc/0.2.7/download"],
+        strip_prefix = "displaydoc-0.2.7",
+        build_file = Label("//tools/3rdparty/crates:BUILD.displaydoc-0.2.7.bazel"),
+    )
+
+    maybe(
+        http_archive,
+        name = "rocm_wheel_crates__either-1.19.0",
+        sha256 = "0e9c71c2167ca323c882b99918929403426e2373ea17242ff5653e0d5e1058be",
+        type = "tar.gz",
+        urls = ["https://static.crates.io/crates/either/1.19.0/download"],
+        strip_prefix = "either-1.19.0",
+        build_file = Label("//tools/3rdparty/crates:BUILD.either-1.19.0.bazel"),
+    )
+
+    maybe(
+        http_archive,
         name = "rocm_wheel_crates__equivalent-1.0.3",
         sha256 = "00d174d5400e5e8fd687ad1049e2f578285fa914201b1af7e8b112a4546bd826",
         type = "tar.gz",
@@ -1318,6 +1359,16 @@ def crate_repositories():
         urls = ["https://static.crates.io/crates/flate2/1.1.11/download"],
         strip_prefix = "flate2-1.1.11",
         build_file = Label("//tools/3rdparty/crates:BUILD.flate2-1.1.11.bazel"),
+    )
+
+    maybe(
+        http_archive,
+        name = "rocm_wheel_crates__form_urlencoded-1.2.2",
+        sha256 = "cb4cb245038516f5f85277875cdaa4f7d2c9a0fa0468de06ed190163b1581fcf",
+        type = "tar.gz",
+        urls = ["https://static.crates.io/crates/form_urlencoded/1.2.2/download"],
+        strip_prefix = "form_urlencoded-1.2.2",
+        build_file = Label("//tools/3rdparty/crates:BUILD.form_urlencoded-1.2.2.bazel"),
     )
 
     maybe(
@@ -1372,6 +1423,96 @@ def crate_repositories():
 
     maybe(
         http_archive,
+        name = "rocm_wheel_crates__icu_collections-2.4.0",
+        sha256 = "fe090a42a0d3140fed8c63263ed1fecc02422cb2f4bfe55cd8de2de1b8e105dd",
+        type = "tar.gz",
+        urls = ["https://static.crates.io/crates/icu_collections/2.4.0/download"],
+        strip_prefix = "icu_collections-2.4.0",
+        build_file = Label("//tools/3rdparty/crates:BUILD.icu_collections-2.4.0.bazel"),
+    )
+
+    maybe(
+        http_archive,
+        name = "rocm_wheel_crates__icu_locale_core-2.4.0",
+        sha256 = "25d29b57c17c6528d0dc4c2141cfa2d08200465acb537a3909c8b9b8a4a984c0",
+        type = "tar.gz",
+        urls = ["https://static.crates.io/crates/icu_locale_core/2.4.0/download"],
+        strip_prefix = "icu_locale_core-2.4.0",
+        build_file = Label("//tools/3rdparty/crates:BUILD.icu_locale_core-2.4.0.bazel"),
+    )
+
+    maybe(
+        http_archive,
+        name = "rocm_wheel_crates__icu_normalizer-2.4.0",
+        sha256 = "404a3b8c486f205c87fe7f23ab6894d84a4ad76d6e4671ae1981ba7def87c599",
+        type = "tar.gz",
+        urls = ["https://static.crates.io/crates/icu_normalizer/2.4.0/download"],
+        strip_prefix = "icu_normalizer-2.4.0",
+        build_file = Label("//tools/3rdparty/crates:BUILD.icu_normalizer-2.4.0.bazel"),
+    )
+
+    maybe(
+        http_archive,
+        name = "rocm_wheel_crates__icu_normalizer_data-2.4.0",
+        sha256 = "20f0088bfb7441f7a37fa0c9e20cb1e9cba1cac6b9ce8cd2a6dc44294f8e8cbc",
+        type = "tar.gz",
+        urls = ["https://static.crates.io/crates/icu_normalizer_data/2.4.0/download"],
+        strip_prefix = "icu_normalizer_data-2.4.0",
+        build_file = Label("//tools/3rdparty/crates:BUILD.icu_normalizer_data-2.4.0.bazel"),
+    )
+
+    maybe(
+        http_archive,
+        name = "rocm_wheel_crates__icu_properties-2.4.0",
+        sha256 = "2ea83d991c56158f7cf898bf86436c1dfe7c07ee82fe88951f2695c9f37a379f",
+        type = "tar.gz",
+        urls = ["https://static.crates.io/crates/icu_properties/2.4.0/download"],
+        strip_prefix = "icu_properties-2.4.0",
+        build_file = Label("//tools/3rdparty/crates:BUILD.icu_properties-2.4.0.bazel"),
+    )
+
+    maybe(
+        http_archive,
+        name = "rocm_wheel_crates__icu_properties_data-2.4.0",
+        sha256 = "b98f29af82d02b163fe50161388350e743bb3107cc8e8c2f7314cb505faddfcf",
+        type = "tar.gz",
+        urls = ["https://static.crates.io/crates/icu_properties_data/2.4.0/download"],
+        strip_prefix = "icu_properties_data-2.4.0",
+        build_file = Label("//tools/3rdparty/crates:BUILD.icu_properties_data-2.4.0.bazel"),
+    )
+
+    maybe(
+        http_archive,
+        name = "rocm_wheel_crates__icu_provider-2.4.0",
+        sha256 = "413099315636c588ee8f011190b329b971a09a8fae9d157e01dcae8379468514",
+        type = "tar.gz",
+        urls = ["https://static.crates.io/crates/icu_provider/2.4.0/download"],
+        strip_prefix = "icu_provider-2.4.0",
+        build_file = Label("//tools/3rdparty/crates:BUILD.icu_provider-2.4.0.bazel"),
+    )
+
+    maybe(
+        http_archive,
+        name = "rocm_wheel_crates__idna-1.1.0",
+        sha256 = "3b0875f23caa03898994f6ddc501886a45c7d3d62d04d2d90788d47be1b1e4de",
+        type = "tar.gz",
+        urls = ["https://static.crates.io/crates/idna/1.1.0/download"],
+        strip_prefix = "idna-1.1.0",
+        build_file = Label("//tools/3rdparty/crates:BUILD.idna-1.1.0.bazel"),
+    )
+
+    maybe(
+        http_archive,
+        name = "rocm_wheel_crates__idna_adapter-1.2.2",
+        sha256 = "cb68373c0d6620ef8105e855e7745e18b0d00d3bdb07fb532e434244cdb9a714",
+        type = "tar.gz",
+        urls = ["https://static.crates.io/crates/idna_adapter/1.2.2/download"],
+        strip_prefix = "idna_adapter-1.2.2",
+        build_file = Label("//tools/3rdparty/crates:BUILD.idna_adapter-1.2.2.bazel"),
+    )
+
+    maybe(
+        http_archive,
         name = "rocm_wheel_crates__indexmap-2.14.2",
         sha256 = "cc4e190f5d26ca7051642629da2c52fc03bde85a03197c99408dcd291734c855",
         type = "tar.gz",
@@ -1388,6 +1529,16 @@ def crate_repositories():
         urls = ["https://static.crates.io/crates/is_terminal_polyfill/1.70.2/download"],
         strip_prefix = "is_terminal_polyfill-1.70.2",
         build_file = Label("//tools/3rdparty/crates:BUILD.is_terminal_polyfill-1.70.2.bazel"),
+    )
+
+    maybe(
+        http_archive,
+        name = "rocm_wheel_crates__itertools-0.13.0",
+        sha256 = "413ee7dfc52ee1a4949ceeb7dbc8a33f2d6c088194d9f922fb8318faf1f01186",
+        type = "tar.gz",
+        urls = ["https://static.crates.io/crates/itertools/0.13.0/download"],
+        strip_prefix = "itertools-0.13.0",
+        build_file = Label("//tools/3rdparty/crates:BUILD.itertools-0.13.0.bazel"),
     )
 
     maybe(
@@ -1428,6 +1579,16 @@ def crate_repositories():
         urls = ["https://static.crates.io/crates/linux-raw-sys/0.12.1/download"],
         strip_prefix = "linux-raw-sys-0.12.1",
         build_file = Label("//tools/3rdparty/crates:BUILD.linux-raw-sys-0.12.1.bazel"),
+    )
+
+    maybe(
+        http_archive,
+        name = "rocm_wheel_crates__litemap-0.8.3",
+        sha256 = "47d9d19d1d6efa0109d2f65ff4c85cddd50bd572e5a00127ab10987290bcefae",
+        type = "tar.gz",
+        urls = ["https://static.crates.io/crates/litemap/0.8.3/download"],
+        strip_prefix = "litemap-0.8.3",
+        build_file = Label("//tools/3rdparty/crates:BUILD.litemap-0.8.3.bazel"),
     )
 
     maybe(
@@ -1492,6 +1653,36 @@ def crate_repositories():
 
     maybe(
         http_archive,
+        name = "rocm_wheel_crates__pep440_rs-0.7.3",
+        sha256 = "31095ca1f396e3de32745f42b20deef7bc09077f918b085307e8eab6ddd8fb9c",
+        type = "tar.gz",
+        urls = ["https://static.crates.io/crates/pep440_rs/0.7.3/download"],
+        strip_prefix = "pep440_rs-0.7.3",
+        build_file = Label("//tools/3rdparty/crates:BUILD.pep440_rs-0.7.3.bazel"),
+    )
+
+    maybe(
+        http_archive,
+        name = "rocm_wheel_crates__pep508_rs-0.9.2",
+        sha256 = "faee7227064121fcadcd2ff788ea26f0d8f2bd23a0574da11eca23bc935bcc05",
+        type = "tar.gz",
+        urls = ["https://static.crates.io/crates/pep508_rs/0.9.2/download"],
+        strip_prefix = "pep508_rs-0.9.2",
+        build_file = Label("//tools/3rdparty/crates:BUILD.pep508_rs-0.9.2.bazel"),
+    )
+
+    maybe(
+        http_archive,
+        name = "rocm_wheel_crates__percent-encoding-2.3.2",
+        sha256 = "9b4f627cb1b25917193a259e49bdad08f671f8d9708acfd5fe0a8c1455d87220",
+        type = "tar.gz",
+        urls = ["https://static.crates.io/crates/percent-encoding/2.3.2/download"],
+        strip_prefix = "percent-encoding-2.3.2",
+        build_file = Label("//tools/3rdparty/crates:BUILD.percent-encoding-2.3.2.bazel"),
+    )
+
+    maybe(
+        http_archive,
         name = "rocm_wheel_crates__pkg-config-0.3.34",
         sha256 = "f6b464fbc74e149a392436b17d523f769e057cb6877f6a5c4618bc6f11800548",
         type = "tar.gz",
@@ -1508,6 +1699,16 @@ def crate_repositories():
         urls = ["https://static.crates.io/crates/plain/0.2.3/download"],
         strip_prefix = "plain-0.2.3",
         build_file = Label("//tools/3rdparty/crates:BUILD.plain-0.2.3.bazel"),
+    )
+
+    maybe(
+        http_archive,
+        name = "rocm_wheel_crates__potential_utf-0.1.6",
+        sha256 = "d83eb9bc6d8e5cf568e7a1101d60ee05e81ed50ea106026f3d18deeb046d7661",
+        type = "tar.gz",
+        urls = ["https://static.crates.io/crates/potential_utf/0.1.6/download"],
+        strip_prefix = "potential_utf-0.1.6",
+        build_file = Label("//tools/3rdparty/crates:BUILD.potential_utf-0.1.6.bazel"),
     )
 
     maybe(
@@ -1538,6 +1739,46 @@ def crate_repositories():
         urls = ["https://static.crates.io/crates/r-efi/6.0.0/download"],
         strip_prefix = "r-efi-6.0.0",
         build_file = Label("//tools/3rdparty/crates:BUILD.r-efi-6.0.0.bazel"),
+    )
+
+    maybe(
+        http_archive,
+        name = "rocm_wheel_crates__regex-1.13.2",
+        sha256 = "9807af0e638c12e753aa1b4e601791bf2a8f71274023c8bbeec12fc149950857",
+        type = "tar.gz",
+        urls = ["https://static.crates.io/crates/regex/1.13.2/download"],
+        strip_prefix = "regex-1.13.2",
+        build_file = Label("//tools/3rdparty/crates:BUILD.regex-1.13.2.bazel"),
+    )
+
+    maybe(
+        http_archive,
+        name = "rocm_wheel_crates__regex-automata-0.4.19",
+        sha256 = "41d60ef07df457506a0a1a2073112eb4aae5733dbd2813c3da77d1b0fd441158",
+        type = "tar.gz",
+        urls = ["https://static.crates.io/crates/regex-automata/0.4.19/download"],
+        strip_prefix = "regex-automata-0.4.19",
+        build_file = Label("//tools/3rdparty/crates:BUILD.regex-automata-0.4.19.bazel"),
+    )
+
+    maybe(
+        http_archive,
+        name = "rocm_wheel_crates__regex-syntax-0.8.12",
+        sha256 = "d902046e6a28a1e4c3cab97258a0ce11e994903f01c2d97a9447a0b3df85f4f6",
+        type = "tar.gz",
+        urls = ["https://static.crates.io/crates/regex-syntax/0.8.12/download"],
+        strip_prefix = "regex-syntax-0.8.12",
+        build_file = Label("//tools/3rdparty/crates:BUILD.regex-syntax-0.8.12.bazel"),
+    )
+
+    maybe(
+        http_archive,
+        name = "rocm_wheel_crates__rustc-hash-2.1.3",
+        sha256 = "6b1e7f9a428571be2dc5bc0505c13fb6bf936822b894ec87abf8a08a4e51742d",
+        type = "tar.gz",
+        urls = ["https://static.crates.io/crates/rustc-hash/2.1.3/download"],
+        strip_prefix = "rustc-hash-2.1.3",
+        build_file = Label("//tools/3rdparty/crates:BUILD.rustc-hash-2.1.3.bazel"),
     )
 
     maybe(
@@ -1662,6 +1903,16 @@ def crate_repositories():
 
     maybe(
         http_archive,
+        name = "rocm_wheel_crates__stable_deref_trait-1.2.1",
+        sha256 = "6ce2be8dc25455e1f91df71bfa12ad37d7af1092ae736f3a6cd0e37bc7810596",
+        type = "tar.gz",
+        urls = ["https://static.crates.io/crates/stable_deref_trait/1.2.1/download"],
+        strip_prefix = "stable_deref_trait-1.2.1",
+        build_file = Label("//tools/3rdparty/crates:BUILD.stable_deref_trait-1.2.1.bazel"),
+    )
+
+    maybe(
+        http_archive,
         name = "rocm_wheel_crates__strsim-0.11.1",
         sha256 = "7da8b5736845d9f2fcb837ea5d9e2628564b3b043a70948a3f0b778838c5fb4f",
         type = "tar.gz",
@@ -1692,12 +1943,52 @@ def crate_repositories():
 
     maybe(
         http_archive,
+        name = "rocm_wheel_crates__synstructure-0.14.0",
+        sha256 = "901704edd0dfe137f1987838ee4f259e4e063c31371bdb423f7ae38ec6f77f02",
+        type = "tar.gz",
+        urls = ["https://static.crates.io/crates/synstructure/0.14.0/download"],
+        strip_prefix = "synstructure-0.14.0",
+        build_file = Label("//tools/3rdparty/crates:BUILD.synstructure-0.14.0.bazel"),
+    )
+
+    maybe(
+        http_archive,
         name = "rocm_wheel_crates__tempfile-3.27.0",
         sha256 = "32497e9a4c7b38532efcdebeef879707aa9f794296a4f0244f6f69e9bc8574bd",
         type = "tar.gz",
         urls = ["https://static.crates.io/crates/tempfile/3.27.0/download"],
         strip_prefix = "tempfile-3.27.0",
         build_file = Label("//tools/3rdparty/crates:BUILD.tempfile-3.27.0.bazel"),
+    )
+
+    maybe(
+        http_archive,
+        name = "rocm_wheel_crates__thiserror-1.0.69",
+        sha256 = "b6aaf5339b578ea85b50e080feb250a3e8ae8cfcdff9a461c9ec2904bc923f52",
+        type = "tar.gz",
+        urls = ["https://static.crates.io/crates/thiserror/1.0.69/download"],
+        strip_prefix = "thiserror-1.0.69",
+        build_file = Label("//tools/3rdparty/crates:BUILD.thiserror-1.0.69.bazel"),
+    )
+
+    maybe(
+        http_archive,
+        name = "rocm_wheel_crates__thiserror-impl-1.0.69",
+        sha256 = "4fee6c4efc90059e10f81e6d42c60a18f76588c3d74cb83a0b242a2b6c7504c1",
+        type = "tar.gz",
+        urls = ["https://static.crates.io/crates/thiserror-impl/1.0.69/download"],
+        strip_prefix = "thiserror-impl-1.0.69",
+        build_file = Label("//tools/3rdparty/crates:BUILD.thiserror-impl-1.0.69.bazel"),
+    )
+
+    maybe(
+        http_archive,
+        name = "rocm_wheel_crates__tinystr-0.8.5",
+        sha256 = "abc840c238154d58f9e86b2792261edfde565a17696e1cda1a449de27979801a",
+        type = "tar.gz",
+        urls = ["https://static.crates.io/crates/tinystr/0.8.5/download"],
+        strip_prefix = "tinystr-0.8.5",
+        build_file = Label("//tools/3rdparty/crates:BUILD.tinystr-0.8.5.bazel"),
     )
 
     maybe(
@@ -1722,12 +2013,82 @@ def crate_repositories():
 
     maybe(
         http_archive,
+        name = "rocm_wheel_crates__unicode-width-0.2.3",
+        sha256 = "ca718471876992059f251e33aafc334346ada08042b7661dd1fe313a9bced557",
+        type = "tar.gz",
+        urls = ["https://static.crates.io/crates/unicode-width/0.2.3/download"],
+        strip_prefix = "unicode-width-0.2.3",
+        build_file = Label("//tools/3rdparty/crates:BUILD.unicode-width-0.2.3.bazel"),
+    )
+
+    maybe(
+        http_archive,
+        name = "rocm_wheel_crates__unscanny-0.1.0",
+        sha256 = "e9df2af067a7953e9c3831320f35c1cc0600c30d44d9f7a12b01db1cd88d6b47",
+        type = "tar.gz",
+        urls = ["https://static.crates.io/crates/unscanny/0.1.0/download"],
+        strip_prefix = "unscanny-0.1.0",
+        build_file = Label("//tools/3rdparty/crates:BUILD.unscanny-0.1.0.bazel"),
+    )
+
+    maybe(
+        http_archive,
+        name = "rocm_wheel_crates__url-2.5.8",
+        sha256 = "ff67a8a4397373c3ef660812acab3268222035010ab8680ec4215f38ba3d0eed",
+        type = "tar.gz",
+        urls = ["https://static.crates.io/crates/url/2.5.8/download"],
+        strip_prefix = "url-2.5.8",
+        build_file = Label("//tools/3rdparty/crates:BUILD.url-2.5.8.bazel"),
+    )
+
+    maybe(
+        http_archive,
+        name = "rocm_wheel_crates__urlencoding-2.1.3",
+        sha256 = "daf8dba3b7eb870caf1ddeed7bc9d2a049f3cfdfae7cb521b087cc33ae4c49da",
+        type = "tar.gz",
+        urls = ["https://static.crates.io/crates/urlencoding/2.1.3/download"],
+        strip_prefix = "urlencoding-2.1.3",
+        build_file = Label("//tools/3rdparty/crates:BUILD.urlencoding-2.1.3.bazel"),
+    )
+
+    maybe(
+        http_archive,
+        name = "rocm_wheel_crates__utf8_iter-1.1.0",
+        sha256 = "af3bd9d3e571c26fcce9d033b87ea5ab061b8d2ffe9b7a5675d810d68f03edf0",
+        type = "tar.gz",
+        urls = ["https://static.crates.io/crates/utf8_iter/1.1.0/download"],
+        strip_prefix = "utf8_iter-1.1.0",
+        build_file = Label("//tools/3rdparty/crates:BUILD.utf8_iter-1.1.0.bazel"),
+    )
+
+    maybe(
+        http_archive,
         name = "rocm_wheel_crates__utf8parse-0.2.2",
         sha256 = "06abde3611657adf66d383f00b093d7faecc7fa57071cce2578660c9f1010821",
         type = "tar.gz",
         urls = ["https://static.crates.io/crates/utf8parse/0.2.2/download"],
         strip_prefix = "utf8parse-0.2.2",
         build_file = Label("//tools/3rdparty/crates:BUILD.utf8parse-0.2.2.bazel"),
+    )
+
+    maybe(
+        http_archive,
+        name = "rocm_wheel_crates__utf_types-1.0.0",
+        sha256 = "3a3b425286980a367278453f3b6d28cdcb134b574e5a35824a6ff5eebad50bb6",
+        type = "tar.gz",
+        urls = ["https://static.crates.io/crates/utf_types/1.0.0/download"],
+        strip_prefix = "utf_types-1.0.0",
+        build_file = Label("//tools/3rdparty/crates:BUILD.utf_types-1.0.0.bazel"),
+    )
+
+    maybe(
+        http_archive,
+        name = "rocm_wheel_crates__version-ranges-0.1.3",
+        sha256 = "31e9bd4e9c9ff6a2a9b5969462ba26216af3e010df0377dad8320ab515262ef8",
+        type = "tar.gz",
+        urls = ["https://static.crates.io/crates/version-ranges/0.1.3/download"],
+        strip_prefix = "version-ranges-0.1.3",
+        build_file = Label("//tools/3rdparty/crates:BUILD.version-ranges-0.1.3.bazel"),
     )
 
     maybe(
@@ -1758,6 +2119,86 @@ def crate_repositories():
         urls = ["https://static.crates.io/crates/windows-sys/0.61.2/download"],
         strip_prefix = "windows-sys-0.61.2",
         build_file = Label("//tools/3rdparty/crates:BUILD.windows-sys-0.61.2.bazel"),
+    )
+
+    maybe(
+        http_archive,
+        name = "rocm_wheel_crates__writeable-0.6.4",
+        sha256 = "3ad82d2a33cdc9674dc7465672f271e096168fcdbe0f799d9e6db8c5892679dc",
+        type = "tar.gz",
+        urls = ["https://static.crates.io/crates/writeable/0.6.4/download"],
+        strip_prefix = "writeable-0.6.4",
+        build_file = Label("//tools/3rdparty/crates:BUILD.writeable-0.6.4.bazel"),
+    )
+
+    maybe(
+        http_archive,
+        name = "rocm_wheel_crates__yoke-0.8.4",
+        sha256 = "417ef3fcf6c300b7dbd25c85531a746931c02ad536f3cf4786ed1e88223340b3",
+        type = "tar.gz",
+        urls = ["https://static.crates.io/crates/yoke/0.8.4/download"],
+        strip_prefix = "yoke-0.8.4",
+        build_file = Label("//tools/3rdparty/crates:BUILD.yoke-0.8.4.bazel"),
+    )
+
+    maybe(
+        http_archive,
+        name = "rocm_wheel_crates__yoke-derive-0.8.4",
+        sha256 = "ec8ebde2db3681e8c9980cc27822030e68752690ddfa9473e739aeb4dbde6d71",
+        type = "tar.gz",
+        urls = ["https://static.crates.io/crates/yoke-derive/0.8.4/download"],
+        strip_prefix = "yoke-derive-0.8.4",
+        build_file = Label("//tools/3rdparty/crates:BUILD.yoke-derive-0.8.4.bazel"),
+    )
+
+    maybe(
+        http_archive,
+        name = "rocm_wheel_crates__zerofrom-0.1.8",
+        sha256 = "0ec05a11813ea801ff6d75110ad09cd0824ddba17dfe17128ea0d5f68e6c5272",
+        type = "tar.gz",
+        urls = ["https://static.crates.io/crates/zerofrom/0.1.8/download"],
+        strip_prefix = "zerofrom-0.1.8",
+        build_file = Label("//tools/3rdparty/crates:BUILD.zerofrom-0.1.8.bazel"),
+    )
+
+    maybe(
+        http_archive,
+        name = "rocm_wheel_crates__zerofrom-derive-0.1.8",
+        sha256 = "f75b4683f6c7f45248d4d64056a24298c6281e0993356d7d1b4a1a962ef10d4a",
+        type = "tar.gz",
+        urls = ["https://static.crates.io/crates/zerofrom-derive/0.1.8/download"],
+        strip_prefix = "zerofrom-derive-0.1.8",
+        build_file = Label("//tools/3rdparty/crates:BUILD.zerofrom-derive-0.1.8.bazel"),
+    )
+
+    maybe(
+        http_archive,
+        name = "rocm_wheel_crates__zerotrie-0.2.5",
+        sha256 = "4ea269c3bd32f0a32c321907a2ae912ba6f4649bb0fc764a15627e99a7095a3f",
+        type = "tar.gz",
+        urls = ["https://static.crates.io/crates/zerotrie/0.2.5/download"],
+        strip_prefix = "zerotrie-0.2.5",
+        build_file = Label("//tools/3rdparty/crates:BUILD.zerotrie-0.2.5.bazel"),
+    )
+
+    maybe(
+        http_archive,
+        name = "rocm_wheel_crates__zerovec-0.11.9",
+        sha256 = "f58a2799cfe9a1670c7ea8edbd52ef8edb93cb37a7f83bf31ba9e35d9dae6a40",
+        type = "tar.gz",
+        urls = ["https://static.crates.io/crates/zerovec/0.11.9/download"],
+        strip_prefix = "zerovec-0.11.9",
+        build_file = Label("//tools/3rdparty/crates:BUILD.zerovec-0.11.9.bazel"),
+    )
+
+    maybe(
+        http_archive,
+        name = "rocm_wheel_crates__zerovec-derive-0.11.7",
+        sha256 = "c3743ddbf47738d929cd1ae2e199d40d0162979dfe31aef8ae646d2bf00bf97a",
+        type = "tar.gz",
+        urls = ["https://static.crates.io/crates/zerovec-derive/0.11.7/download"],
+        strip_prefix = "zerovec-derive-0.11.7",
+        build_file = Label("//tools/3rdparty/crates:BUILD.zerovec-derive-0.11.7.bazel"),
     )
 
     maybe(
@@ -1847,4 +2288,5 @@ def crate_repositories():
         struct(repo = "rocm_wheel_crates__zip-2.6.1", is_dev_dep = False),
         struct(repo = "rocm_wheel_crates__zlib-rs-0.6.8", is_dev_dep = False),
         struct(repo = "rocm_wheel_crates__zstd-0.13.4", is_dev_dep = False),
+        struct(repo = "rocm_wheel_crates__pep508_rs-0.9.2", is_dev_dep = True),
     ]

@@ -1,27 +1,28 @@
 //! Differential test on real metadata: every `Version`, `Requires-Dist` and
 //! `Requires-Python` of the distributions installed in the dev venv and in
-//! the interpreter running the test's system site-packages (the build root's
-//! Debian packages under `make rust-test`), and of the PyPI wheels the
-//! e2e tests downloaded (`~/.cache/rules_rocm/wheels`, when present), judged
-//! by wheel-format and by `packaging` (what pip and PyPI run).
+//! the build root's system site-packages (Debian's packages, under `make
+//! rust-test`), and of the PyPI wheels the e2e tests downloaded
+//! (`~/.cache/rules_rocm/wheels`, when present), plus a damaged copy of
+//! each requirement (cut in half: mostly refused), judged by wheel-format,
+//! by `packaging` (what pip and PyPI run) and, for requirements, by
+//! `pep508_rs` (uv's parser).
 //!
 //! Versions must give the same verdict and the same normal form;
 //! requirements and specifier sets the same verdict (wheel-format writes them
 //! as given, so there is no normal form of ours to compare).
 
 use std::collections::BTreeSet;
+use std::io::Write;
 use std::process::{Command, Stdio};
+use std::str::FromStr;
 
 use wheel_format::{normalize_version, parse_requirement, validate_specifiers};
 
-/// Collects the corpus (argv[1:]: extra site-packages directories, then
-/// wheel files) and judges each item: `[kind, text, verdict]`, where the
-/// verdict is the normal form (versions), "ok", or null (refused).
-const SCRIPT: &str = r#"
+/// Prints the corpus, `[[kind, text], ...]` (V version, R requirement, S
+/// Requires-Python), from the interpreter's own distributions, the
+/// site-packages directories and the wheel files in argv[1:].
+const HARVEST: &str = r#"
 import email.parser, importlib.metadata as md, json, sys, zipfile
-from packaging.requirements import Requirement
-from packaging.specifiers import SpecifierSet
-from packaging.version import Version
 
 def fields(msg):
     yield "V", msg.get("Version")
@@ -38,6 +39,16 @@ for w in (a for a in sys.argv[1:] if a.endswith(".whl")):
         name = next(n for n in z.namelist() if n.endswith(".dist-info/METADATA") and n.count("/") == 1)
         msg = email.parser.BytesParser().parsebytes(z.read(name))
         items.update((k, v) for k, v in fields(msg) if v is not None)
+json.dump(sorted(items), sys.stdout)
+"#;
+
+/// Reads `[[kind, text], ...]`, prints packaging's verdict on each: the
+/// normal form (versions), "ok", or null (refused).
+const JUDGE: &str = r#"
+import json, sys
+from packaging.requirements import Requirement
+from packaging.specifiers import SpecifierSet
+from packaging.version import Version
 
 def judge(kind, text):
     try:
@@ -48,14 +59,33 @@ def judge(kind, text):
     except Exception:
         return None
 
-json.dump([[k, t, judge(k, t)] for k, t in sorted(items)], sys.stdout)
+json.dump([judge(k, t) for k, t in json.load(sys.stdin)], sys.stdout)
 "#;
 
-fn corpus() -> Vec<(String, String, Option<String>)> {
-    let mut args: Vec<String> = Vec::new();
-    // The build root's Debian-packaged distributions (when the test runs
-    // there; absent directories are ignored by importlib).
-    args.push("/usr/lib/python3/dist-packages".into());
+type Item = (String, String);
+
+fn python(script: &str, args: &[String], input: &[u8]) -> Vec<u8> {
+    let mut child = Command::new(test_support::venv_bin("python"))
+        .arg("-c")
+        .arg(script)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("run the venv's python");
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_vec();
+    let writer = std::thread::spawn(move || stdin.write_all(&input));
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap().unwrap();
+    assert!(out.status.success(), "python script failed: {out:?}");
+    out.stdout
+}
+
+fn harvest() -> Vec<Item> {
+    // The build root's Debian-packaged distributions (importlib ignores the
+    // directory where it does not exist).
+    let mut args = vec!["/usr/lib/python3/dist-packages".to_string()];
     let cache =
         std::env::var_os("HOME").map(|h| std::path::Path::new(&h).join(".cache/rules_rocm/wheels"));
     if let Some(entries) = cache.and_then(|c| std::fs::read_dir(c).ok()) {
@@ -67,21 +97,32 @@ fn corpus() -> Vec<(String, String, Option<String>)> {
         wheels.sort();
         args.extend(wheels);
     }
-    let out = Command::new(test_support::venv_bin("python"))
-        .arg("-c")
-        .arg(SCRIPT)
-        .args(&args)
-        .stdin(Stdio::null())
-        .output()
-        .expect("run the venv's python");
-    assert!(out.status.success(), "packaging script failed: {out:?}");
-    serde_json::from_slice(&out.stdout).unwrap()
+    serde_json::from_slice(&python(HARVEST, &args, b"")).unwrap()
+}
+
+/// The first half of `s` (on a character boundary, trailing space
+/// dropped): a requirement cut there is mostly invalid, in every way a
+/// parser can be cut short.
+fn cut(s: &str) -> String {
+    let mut n = s.len() / 2;
+    while !s.is_char_boundary(n) {
+        n -= 1;
+    }
+    s[..n].trim_end().to_string()
+}
+
+fn ours(kind: &str, text: &str) -> Option<String> {
+    match kind {
+        "V" => normalize_version(text).ok(),
+        "R" => parse_requirement(text).ok().map(|_| "ok".to_string()),
+        _ => validate_specifiers(text).ok().map(|_| "ok".to_string()),
+    }
 }
 
 #[test]
-fn real_metadata_agrees_with_packaging() {
-    let items = corpus();
-    let count = |k: &str| items.iter().filter(|(kind, _, _)| kind == k).count();
+fn real_metadata_agrees_with_packaging_and_pep508_rs() {
+    let real = harvest();
+    let count = |k: &str| real.iter().filter(|(kind, _)| kind == k).count();
     // The dev venv alone holds dozens of distributions (pip, packaging,
     // twine, auditwheel, BuildGrid's dependencies): a short corpus means the
     // harvest broke, not that there is little to compare.
@@ -91,29 +132,60 @@ fn real_metadata_agrees_with_packaging() {
         count("V"),
         count("R")
     );
+    let mut items: BTreeSet<Item> = real.iter().cloned().collect();
+    for (_, r) in real.iter().filter(|(k, _)| k == "R") {
+        items.insert(("R".into(), cut(r)));
+    }
+    let items: Vec<Item> = items.into_iter().collect();
+    let theirs: Vec<Option<String>> =
+        serde_json::from_slice(&python(JUDGE, &[], &serde_json::to_vec(&items).unwrap())).unwrap();
+
     let mut disagree = BTreeSet::new();
-    for (kind, text, theirs) in &items {
-        let ours = match kind.as_str() {
-            "V" => normalize_version(text).ok(),
-            "R" => parse_requirement(text).ok().map(|_| "ok".to_string()),
-            _ => validate_specifiers(text).ok().map(|_| "ok".to_string()),
-        };
+    let mut refused = 0;
+    for ((kind, text), theirs) in items.iter().zip(&theirs) {
+        let ours = ours(kind, text);
+        refused += usize::from(ours.is_none());
         if &ours != theirs {
             disagree.insert(format!(
                 "{kind} {text:?}: ours {ours:?}, packaging {theirs:?}"
             ));
         }
+        if kind == "R" {
+            let uv = pep508_rs::Requirement::<pep508_rs::VerbatimUrl>::from_str(text).is_ok();
+            if ours.is_some() != uv {
+                disagree.insert(format!(
+                    "R {text:?}: ours {}, pep508_rs {}",
+                    verdict(ours.is_some()),
+                    verdict(uv)
+                ));
+            }
+        }
     }
     eprintln!(
-        "compared {} versions, {} requirements, {} Requires-Python values",
+        "compared {} versions, {} requirements ({} cut short), {} Requires-Python values; {refused} refused",
         count("V"),
-        count("R"),
+        items.iter().filter(|(k, _)| k == "R").count(),
+        items.len() - real.len(),
         count("S")
+    );
+    // Both sides must have refused something, or the damaged half of the
+    // corpus tested nothing.
+    assert!(
+        refused > 0,
+        "no case was refused: the cut requirements are not reaching the parsers"
     );
     assert!(
         disagree.is_empty(),
-        "{} disagreements with packaging:\n{}",
+        "{} disagreements:\n{}",
         disagree.len(),
         disagree.into_iter().collect::<Vec<_>>().join("\n")
     );
+}
+
+fn verdict(ok: bool) -> &'static str {
+    if ok {
+        "accepts"
+    } else {
+        "refuses"
+    }
 }
