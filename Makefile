@@ -112,6 +112,8 @@ lint: setup
 # tests run beside the e2e tests: they share no directory (cargo's target
 # directory, Bazel's output bases), and each leaves a core idle for long
 # stretches (tests that wait on clang, pip or a server; Bazel's analysis).
+# Their lines interleave: grouped output would hold back the e2e tests' until
+# they end, and a CI run stopped by its time limit would show nothing.
 test: lint
-	$(MAKE) -j2 --output-sync=line rust-test e2e
+	$(MAKE) -j2 rust-test e2e
 	$(MAKE) real-wheel-test bazel-test workspace-test dist-test import-test jax-test kpack-test setup-test
