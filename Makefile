@@ -108,12 +108,6 @@ lint: setup
 	.venv/bin/python tools/fn_length.py --starlark
 
 # e2e before bazel-test: its clean builds pay the cold //:wheels once and
-# leave it (and the shared disk cache) to everything after them. The crates'
-# tests run beside the e2e tests: they share no directory (cargo's target
-# directory, Bazel's output bases), and each leaves a core idle for long
-# stretches (tests that wait on clang, pip or a server; Bazel's analysis).
-# Their lines interleave: grouped output would hold back the e2e tests' until
-# they end, and a CI run stopped by its time limit would show nothing.
-test: lint
-	$(MAKE) -j2 rust-test e2e
-	$(MAKE) real-wheel-test bazel-test workspace-test dist-test import-test jax-test kpack-test setup-test
+# leave it (and the shared disk cache) to everything after them. (Run beside
+# the e2e tests, the crates' tests saved nothing: both keep the 2 cores busy.)
+test: lint rust-test e2e real-wheel-test bazel-test workspace-test dist-test import-test jax-test kpack-test setup-test
