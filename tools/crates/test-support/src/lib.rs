@@ -172,6 +172,35 @@ pub fn run_stdout(cmd: &mut Command) -> String {
     String::from_utf8_lossy(&run(cmd).stdout).into_owned()
 }
 
+/// The project venv's python running `script` (`python -c`) with `args`,
+/// `input` on its stdin (written from a thread, so a large input cannot
+/// block on a full stdout pipe); its stdout. Panics with its output if it
+/// fails.
+#[track_caller]
+pub fn venv_python<S: AsRef<std::ffi::OsStr>>(script: &str, args: &[S], input: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut cmd = Command::new(venv_bin("python"));
+    cmd.arg("-c").arg(script).args(args);
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_vec();
+    let writer = std::thread::spawn(move || stdin.write_all(&input));
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap().unwrap();
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
 /// The fuzz crate under `crate_dir` has its own lock file (it is not a
 /// workspace member): it must list the crate's dependencies as they are, or
 /// `cargo fuzz` with `--locked` stops.

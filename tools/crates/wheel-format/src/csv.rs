@@ -96,22 +96,8 @@ for row in json.load(sys.stdin):
     out.append(buf.getvalue()[:-1])
 json.dump(out, sys.stdout)
 "#;
-        let mut child = std::process::Command::new(test_support::venv_bin("python"))
-            .args(["-c", py])
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        use std::io::Write;
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(&serde_json::to_vec(&rows).unwrap())
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
-        assert!(out.status.success(), "{out:?}");
-        let lines: Vec<String> = serde_json::from_slice(&out.stdout).unwrap();
+        let out = test_support::venv_python::<&str>(py, &[], &serde_json::to_vec(&rows).unwrap());
+        let lines: Vec<String> = serde_json::from_slice(&out).unwrap();
         for (row, line) in rows.iter().zip(&lines) {
             let ours: Vec<String> = row.iter().map(|f| quote_field(f)).collect();
             assert_eq!(&ours.join(","), line, "csv.writer spells {row:?} otherwise");

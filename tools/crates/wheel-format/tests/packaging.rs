@@ -4,8 +4,6 @@
 //! batch through the dev venv's python.
 
 use std::collections::BTreeSet;
-use std::io::Write;
-use std::process::{Command, Stdio};
 
 use wheel_format::{canonical_license_expression, spdx_ids};
 
@@ -94,19 +92,8 @@ struct Packaging {
 }
 
 fn run_packaging(cases: &[String]) -> Packaging {
-    let mut child = Command::new(test_support::venv_bin("python"))
-        .args(["-c", SCRIPT])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("run the venv's python");
-    let input = serde_json::to_vec(cases).unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let writer = std::thread::spawn(move || stdin.write_all(&input));
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap().unwrap();
-    assert!(out.status.success(), "packaging script failed: {out:?}");
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let out = test_support::venv_python::<&str>(SCRIPT, &[], &serde_json::to_vec(cases).unwrap());
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
     let strs = |k: &str| -> Vec<String> {
         v[k].as_array()
             .unwrap()

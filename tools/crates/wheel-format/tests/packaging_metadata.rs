@@ -12,8 +12,6 @@
 //! as given, so there is no normal form of ours to compare).
 
 use std::collections::BTreeSet;
-use std::io::Write;
-use std::process::{Command, Stdio};
 use std::str::FromStr;
 
 use wheel_format::{normalize_version, parse_requirement, validate_specifiers};
@@ -64,24 +62,6 @@ json.dump([judge(k, t) for k, t in json.load(sys.stdin)], sys.stdout)
 
 type Item = (String, String);
 
-fn python(script: &str, args: &[String], input: &[u8]) -> Vec<u8> {
-    let mut child = Command::new(test_support::venv_bin("python"))
-        .arg("-c")
-        .arg(script)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("run the venv's python");
-    let mut stdin = child.stdin.take().unwrap();
-    let input = input.to_vec();
-    let writer = std::thread::spawn(move || stdin.write_all(&input));
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap().unwrap();
-    assert!(out.status.success(), "python script failed: {out:?}");
-    out.stdout
-}
-
 fn harvest() -> Vec<Item> {
     // The build root's Debian-packaged distributions (importlib ignores the
     // directory where it does not exist).
@@ -97,7 +77,7 @@ fn harvest() -> Vec<Item> {
         wheels.sort();
         args.extend(wheels);
     }
-    serde_json::from_slice(&python(HARVEST, &args, b"")).unwrap()
+    serde_json::from_slice(&test_support::venv_python(HARVEST, &args, b"")).unwrap()
 }
 
 /// The first half of `s` (on a character boundary, trailing space
@@ -137,8 +117,12 @@ fn real_metadata_agrees_with_packaging_and_pep508_rs() {
         items.insert(("R".into(), cut(r)));
     }
     let items: Vec<Item> = items.into_iter().collect();
-    let theirs: Vec<Option<String>> =
-        serde_json::from_slice(&python(JUDGE, &[], &serde_json::to_vec(&items).unwrap())).unwrap();
+    let theirs: Vec<Option<String>> = serde_json::from_slice(&test_support::venv_python::<&str>(
+        JUDGE,
+        &[],
+        &serde_json::to_vec(&items).unwrap(),
+    ))
+    .unwrap();
 
     let mut disagree = BTreeSet::new();
     let mut refused = 0;
