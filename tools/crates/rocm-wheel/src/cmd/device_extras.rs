@@ -9,7 +9,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
-use wheel_format::{canonical_name, dist_info_path, parse_requirement, wheel_identity, Headers};
+use wheel_format::{
+    canonical_name, dist_info_path, find_dist_info, parse_requirement, wheel_identity, Headers,
+};
 use wheel_read::WheelReader;
 use wheel_rewrite::{Source, WheelRewriter};
 
@@ -33,7 +35,9 @@ const ALL: &str = "device-all";
 pub fn run(args: Args) -> Result<()> {
     let mut host = WheelRewriter::open(&args.input)?;
     check_output_name(&args.output, host.file_name())?;
-    let member = dist_info_path(&dist_info_stem(&host)?, "METADATA");
+    let stem = find_dist_info(host.names().iter().map(String::as_str))
+        .with_context(|| args.input.display().to_string())?;
+    let member = dist_info_path(&stem, "METADATA");
     let metadata = host.read_text(&member)?;
     let name = host.name().to_string();
     let version = Headers::parse("METADATA", &metadata)
@@ -79,15 +83,6 @@ fn check_output_name(output: &Path, input_name: &str) -> Result<()> {
         );
     }
     Ok(())
-}
-
-/// The `.dist-info` stem of the host (its members name it).
-fn dist_info_stem(host: &WheelRewriter) -> Result<String> {
-    (host.names().iter())
-        .find_map(|n| n.strip_suffix(".dist-info/METADATA"))
-        .filter(|stem| !stem.contains('/'))
-        .map(str::to_string)
-        .context("the host wheel has no .dist-info/METADATA")
 }
 
 /// The bundle (`gfx1201`, `gfx12-0`) and distribution name of the device
