@@ -10,7 +10,7 @@ compile against `@rules_python//python/cc:current_py_cc_headers`;
 EXT_SUFFIX, wheel tags) and says what is wrong when they do not fit.
 """
 
-load("//rules/private:providers.bzl", "PythonFactsInfo")
+load("//rules/private:providers.bzl", "PythonFactsInfo", "SettingInfo")
 load("//rules/private/settings:flags.bzl", "PYTHON_INDEPENDENT", "PYTHON_VERSION_SETTING", "declared_python_versions")
 
 # Bazel >= 8 users get these from @rules_cc; on Bazel 7 they are globals.
@@ -30,6 +30,10 @@ def python_toolchain_attrs():
             providers = [_CcInfo],
             doc = "The selected Python's headers (rules_python's C/C++ toolchain).",
         ),
+        "_py_freethreaded": attr.label(
+            default = Label("//rules/python:freethreaded_setting"),
+            doc = "rules_python's py_freethreaded flag as a bool: whether the configuration's Python is free-threaded.",
+        ),
         "_python_version": attr.label(
             default = Label(PYTHON_VERSION_SETTING),
             doc = "rules_python's python_version flag: the configuration's Python version.",
@@ -47,6 +51,9 @@ def _multiarch(ctx):
 
 def _requested_version(ctx):
     return ctx.attr._python_version[config_common.FeatureFlagInfo].value
+
+def _requested_freethreaded(ctx):
+    return ctx.attr._py_freethreaded[SettingInfo].value
 
 def _runtime(ctx, requested):
     toolchain = ctx.toolchains[PYTHON_TOOLCHAIN_TYPE]
@@ -78,10 +85,24 @@ def python_facts(ctx):
             _minor(requested),
         ))
     abi_flags = getattr(runtime, "abi_flags", "") or ""
+    freethreaded = _requested_freethreaded(ctx)
+    if freethreaded != ("t" in abi_flags):
+        fail(("{}: Python {}{} ({}) is selected but the rules_python toolchain that resolved is {} " +
+              "(ABI flags '{}'). Register a {} toolchain for {} (docs/python.md).").format(
+            ctx.label,
+            version,
+            "t" if freethreaded else "",
+            "free-threaded, py_freethreaded=yes" if freethreaded else "with the GIL",
+            "free-threaded" if "t" in abi_flags else "a build with the GIL",
+            abi_flags,
+            "free-threaded" if freethreaded else "GIL",
+            version,
+        ))
     tag = "cp{}{}".format(info.major, info.minor)
     soabi = "cpython-{}{}{}-{}".format(info.major, info.minor, abi_flags, _multiarch(ctx))
     return PythonFactsInfo(
-        version = version,
+        # The --//:python_versions entry: "3.14t" for a free-threaded 3.14.
+        version = version + ("t" if freethreaded else ""),
         full_version = "{}.{}".format(version, info.micro) if info.micro != None else version,
         interpreter = runtime.interpreter or runtime.interpreter_path,
         runtime_files = runtime.files or depset(),
