@@ -43,6 +43,14 @@ fn is_cpython_abi(tag: &str) -> bool {
         .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()))
 }
 
+/// A free-threaded CPython's ABI tag: `cp` and a version, then `t`
+/// (`cp313t`, `cp314t`).
+pub fn is_free_threaded_abi(tag: &str) -> bool {
+    tag.strip_prefix("cp")
+        .and_then(|rest| rest.strip_suffix('t'))
+        .is_some_and(|v| v.len() >= 2 && v.bytes().all(|b| b.is_ascii_digit()))
+}
+
 fn described(tag: &str) -> String {
     if tag.ends_with('t') {
         format!("{tag}, free-threaded")
@@ -130,6 +138,10 @@ mod tests {
         assert_eq!(extension_abi_problem("pkg/_m.abi3.so", &["abi3"]), None);
         // A version-specific module in an abi3 wheel.
         assert!(extension_abi_problem(gil, &["abi3"]).is_some());
+        assert!(is_free_threaded_abi("cp314t") && is_free_threaded_abi("cp313t"));
+        for not_ft in ["cp314", "abi3", "none", "cpt", "cp3t", "pp310t", "cp314td"] {
+            assert!(!is_free_threaded_abi(not_ft), "{not_ft}");
+        }
         // Nothing to hold it to, and files that are no modules.
         assert_eq!(extension_abi_problem(gil, &["none"]), None);
         assert_eq!(extension_abi_problem("pkg/lib/libk.so", &["cp314t"]), None);
