@@ -61,7 +61,7 @@ def _runtime(ctx, requested):
     if runtime == None:
         fail(("{}: Python {} is selected but no rules_python toolchain provides it. Register one: " +
               "python.toolchain(python_version = \"{}\") in MODULE.bazel, or a local runtime " +
-              "(docs/python.md).").format(ctx.label, requested, requested))
+              "(docs/python.md).").format(ctx.label, requested, requested.rstrip("t")))
     return runtime
 
 def _minor(version):
@@ -73,36 +73,23 @@ def python_facts(ctx):
     if requested == PYTHON_INDEPENDENT:
         fail(("{} is built per Python version but this configuration is Python-independent: " +
               "move the dependency on it into a per-Python target (docs/python.md).").format(ctx.label))
-    runtime = _runtime(ctx, requested)
+    freethreaded = _requested_freethreaded(ctx)
+
+    # The --//:python_versions entry: "3.14t" for a free-threaded 3.14.
+    entry = _minor(requested) + ("t" if freethreaded else "")
+    runtime = _runtime(ctx, entry)
     info = runtime.interpreter_version_info
     version = "{}.{}".format(info.major, info.minor)
-    if version != _minor(requested):
-        fail(("{}: Python {} is selected but the rules_python toolchain that resolved is Python {} " +
-              "(a version-unaware toolchain matched). Register a toolchain for {} (docs/python.md).").format(
-            ctx.label,
-            requested,
-            version,
-            _minor(requested),
-        ))
     abi_flags = getattr(runtime, "abi_flags", "") or ""
-    freethreaded = _requested_freethreaded(ctx)
-    if freethreaded != ("t" in abi_flags):
-        fail(("{}: Python {}{} ({}) is selected but the rules_python toolchain that resolved is {} " +
-              "(ABI flags '{}'). Register a {} toolchain for {} (docs/python.md).").format(
-            ctx.label,
-            version,
-            "t" if freethreaded else "",
-            "free-threaded, py_freethreaded=yes" if freethreaded else "with the GIL",
-            "free-threaded" if "t" in abi_flags else "a build with the GIL",
-            abi_flags,
-            "free-threaded" if freethreaded else "GIL",
-            version,
-        ))
+    resolved = version + ("t" if "t" in abi_flags else "")
+    if resolved != entry:
+        fail(("{}: Python {} is selected but the rules_python toolchain that resolved is Python {} " +
+              "(a toolchain that ignores the version or py_freethreaded matched). Register a toolchain " +
+              "for {} (docs/python.md).").format(ctx.label, entry, resolved, entry))
     tag = "cp{}{}".format(info.major, info.minor)
     soabi = "cpython-{}{}{}-{}".format(info.major, info.minor, abi_flags, _multiarch(ctx))
     return PythonFactsInfo(
-        # The --//:python_versions entry: "3.14t" for a free-threaded 3.14.
-        version = version + ("t" if freethreaded else ""),
+        version = entry,
         full_version = "{}.{}".format(version, info.micro) if info.micro != None else version,
         interpreter = runtime.interpreter or runtime.interpreter_path,
         runtime_files = runtime.files or depset(),
