@@ -764,7 +764,8 @@ fn extension_suffixes_against_the_abi_tag() {
     let gil = "pkg/_gil.cpython-314-x86_64-linux-gnu.so";
     let wheel = |file_name: &str, modules: &[&str]| {
         let tmp = tempfile::tempdir().unwrap();
-        let mut members: Vec<(&str, Vec<u8>)> = modules.iter().map(|m| (*m, f.ext("ext_old"))).collect();
+        let mut members: Vec<(&str, Vec<u8>)> =
+            modules.iter().map(|m| (*m, f.ext("ext_old"))).collect();
         members.push(("pkg/__init__.py", b"".to_vec()));
         let path = make_wheel(tmp.path(), file_name, false, &members);
         (tmp, path)
@@ -778,9 +779,14 @@ fn extension_suffixes_against_the_abi_tag() {
     let r = check(&w);
     assert_eq!(codes(&r, "_gil", Severity::Error), vec!["extension-abi"]);
     assert!(codes(&r, "_ft", Severity::Error).is_empty());
-    let finding = r.findings.iter().find(|f| f.code == "extension-abi").unwrap();
+    let finding = r
+        .findings
+        .iter()
+        .find(|f| f.code == "extension-abi")
+        .unwrap();
     assert!(
-        finding.message.contains("cp314, with the GIL") && finding.message.contains("ABI tag is cp314t"),
+        finding.message.contains("cp314, with the GIL")
+            && finding.message.contains("ABI tag is cp314t"),
         "{}",
         finding.message
     );

@@ -65,7 +65,11 @@ fn described(tag: &str) -> String {
 /// (`none`, another interpreter's).
 pub fn extension_abi_problem(member: &str, abi_tags: &[&str]) -> Option<String> {
     let abi = extension_abi(member)?;
-    let cpython: Vec<&str> = abi_tags.iter().copied().filter(|t| is_cpython_abi(t)).collect();
+    let cpython: Vec<&str> = abi_tags
+        .iter()
+        .copied()
+        .filter(|t| is_cpython_abi(t))
+        .collect();
     let tagged = abi_tags.join(".");
     match abi {
         ExtensionAbi::Cpython(tag) => {
@@ -128,9 +132,15 @@ mod tests {
         assert_eq!(extension_abi_problem(ft, &["cp314t"]), None);
         assert_eq!(extension_abi_problem(gil, &["cp314"]), None);
         let wrong = extension_abi_problem(gil, &["cp314t"]).unwrap();
-        assert!(wrong.contains("cp314, with the GIL") && wrong.contains("ABI tag is cp314t"), "{wrong}");
+        assert!(
+            wrong.contains("cp314, with the GIL") && wrong.contains("ABI tag is cp314t"),
+            "{wrong}"
+        );
         let wrong = extension_abi_problem(ft, &["cp314"]).unwrap();
-        assert!(wrong.contains("cp314t, free-threaded") && wrong.contains("ABI tag is cp314"), "{wrong}");
+        assert!(
+            wrong.contains("cp314t, free-threaded") && wrong.contains("ABI tag is cp314"),
+            "{wrong}"
+        );
         // A compressed tag set admits either.
         assert_eq!(extension_abi_problem(gil, &["cp314", "cp314t"]), None);
         assert!(extension_abi_problem("pkg/_m.abi3.so", &["cp314t"]).is_some());

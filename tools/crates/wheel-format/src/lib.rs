@@ -39,9 +39,7 @@ mod wheel_name;
 
 pub use dist_info::{dist_info_path, find_dist_info, DistInfoError};
 pub use entry_points::render_entry_points;
-pub use extension_abi::{
-    extension_abi, extension_abi_problem, is_free_threaded_abi, ExtensionAbi,
-};
+pub use extension_abi::{extension_abi, extension_abi_problem, is_free_threaded_abi, ExtensionAbi};
 pub use hash::{record_hash, Digest, HashingReader, HashingWriter};
 pub use headers::Headers;
 pub use license::{

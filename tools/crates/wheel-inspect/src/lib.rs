@@ -547,7 +547,11 @@ impl Report {
             let _ = writeln!(s, "wheel {}", w.filename);
             let _ = writeln!(s, "  name: {}", w.name);
             let _ = writeln!(s, "  version: {}", w.version);
-            let threading = if w.free_threaded { " (free-threaded CPython)" } else { "" };
+            let threading = if w.free_threaded {
+                " (free-threaded CPython)"
+            } else {
+                ""
+            };
             let _ = writeln!(s, "  tags: {}{threading}", w.tags.join(", "));
             let _ = writeln!(
                 s,
