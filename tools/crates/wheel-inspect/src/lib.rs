@@ -534,6 +534,18 @@ fn inspect_member(m: &mut Member<'_>, out: &mut Contents) -> Result<()> {
     Ok(())
 }
 
+impl WheelInfo {
+    /// The `Tag:` lines, saying whether they are a free-threaded CPython's.
+    fn shown_tags(&self) -> String {
+        let threading = if self.free_threaded {
+            " (free-threaded CPython)"
+        } else {
+            ""
+        };
+        format!("{}{threading}", self.tags.join(", "))
+    }
+}
+
 impl Report {
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).expect("reports always serialize")
@@ -547,12 +559,7 @@ impl Report {
             let _ = writeln!(s, "wheel {}", w.filename);
             let _ = writeln!(s, "  name: {}", w.name);
             let _ = writeln!(s, "  version: {}", w.version);
-            let threading = if w.free_threaded {
-                " (free-threaded CPython)"
-            } else {
-                ""
-            };
-            let _ = writeln!(s, "  tags: {}{threading}", w.tags.join(", "));
+            let _ = writeln!(s, "  tags: {}", w.shown_tags());
             let _ = writeln!(
                 s,
                 "  root-is-purelib: {}{}",
