@@ -178,7 +178,8 @@ def gil(modules):
     _require_freethreaded()
     import jax  # noqa: F401
 
-    assert not sys._is_gil_enabled(), "importing jax (PyPI's jaxlib) turned the GIL back on"
+    # jaxlib imports the plugin's kernel modules itself (plugin_support).
+    assert not sys._is_gil_enabled(), "importing jax (PyPI's jaxlib and the plugin modules it loads) turned the GIL back on"
     for name in modules:
         importlib.import_module(name)
         assert not sys._is_gil_enabled(), f"importing {name} turned the GIL back on: it does not declare Py_MOD_GIL_NOT_USED"
