@@ -2,8 +2,9 @@
 # Idempotent prerequisites for `make wheels` / `make test` on Debian 12: the
 # host tools that make the build root (mmdebstrap, bubblewrap) and that the
 # host import test uses (gcc, binutils, unzip), a Python venv
-# with the test tools, buildifier from npm, and the Debian sid build root
-# itself (scripts/buildroot), where Bazel, HIP, Rust and Python run. Every
+# with the test tools, buildifier from npm, the Debian sid build root
+# itself (scripts/buildroot), where Bazel, HIP, Rust and Python run, and a
+# free-threaded CPython 3.14t (scripts/freethreaded-python). Every
 # step checks before it installs, so a second run changes nothing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,7 +20,10 @@ shared_rules_python=../shared/modules/rules_python-2.0.3
 # gcc, binutils and unzip: tests/host/import_test.sh builds loadable ROCm
 # stand-ins on the host and reads the wheels' ELF files there. cmake, g++,
 # msgpack-cxx and zstd: tests/host/kpack builds rocm-kpack's reference loader.
-APT_PACKAGES=(mmdebstrap bubblewrap ca-certificates gcc binutils unzip cmake g++ libmsgpack-cxx-dev libzstd-dev)
+# make, pkg-config, xz-utils and the -dev packages: the free-threaded CPython
+# (scripts/freethreaded-python) is built on the host, with the modules pip needs.
+APT_PACKAGES=(mmdebstrap bubblewrap ca-certificates gcc binutils unzip cmake g++ libmsgpack-cxx-dev libzstd-dev
+  make pkg-config xz-utils libssl-dev zlib1g-dev libffi-dev libbz2-dev liblzma-dev libsqlite3-dev libreadline-dev uuid-dev)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -37,7 +41,12 @@ fi
 root_log=$(mktemp "${TMPDIR:-/tmp}/rules_rocm-buildroot.XXXXXX")
 scripts/buildroot --create >"$root_log" 2>&1 &
 root_pid=$!
-trap 'kill "$root_pid" 2>/dev/null || true; rm -f "$root_log"' EXIT
+# The free-threaded CPython (minutes of compiling, once per machine) at the
+# same time: the root's creation is mostly downloading and unpacking.
+python_log=$(mktemp "${TMPDIR:-/tmp}/rules_rocm-python.XXXXXX")
+scripts/freethreaded-python --ensure >"$python_log" 2>&1 &
+python_pid=$!
+trap 'kill "$root_pid" "$python_pid" 2>/dev/null || true; rm -f "$root_log" "$python_log"' EXIT
 
 # The test tools' venv (BuildGrid needs Python >= 3.12). pyenv's interpreters
 # are bound into the build root at the same path, so the venv works there.
@@ -69,10 +78,13 @@ fi
 
 root_rc=0
 wait "$root_pid" || root_rc=$?
+python_rc=0
+wait "$python_pid" || python_rc=$?
 trap - EXIT
-cat "$root_log"
-rm -f "$root_log"
+cat "$root_log" "$python_log"
+rm -f "$root_log" "$python_log"
 ((root_rc == 0)) || exit "$root_rc"
+((python_rc == 0)) || exit "$python_rc"
 
 # rules_rust itself, from a file:// registry (rust_registry.sh; bound at
 # /opt/rules_rocm_rust). The tool's crates need no cargo-bazel: their BUILD

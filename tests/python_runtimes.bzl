@@ -5,7 +5,9 @@ Users with a network take rules_python's hermetic interpreters
 has none to download, so rules_rocm's own MODULE.bazel registers, as a dev
 dependency, one `local_runtime_repo` per minor version found: the newest
 pyenv release (`$PYENV_ROOT/versions/3.X.Y`) or the build root's
-`/usr/bin/python3.X`. Each fails loudly when its version is selected and the
+`/usr/bin/python3.X`, and the free-threaded CPython setup builds (3.14t,
+scripts/freethreaded-python), bound at /opt/rules_rocm_python by
+scripts/buildroot. Each fails loudly when its version is selected and the
 interpreter does not work (`on_failure = "fail"`), never falls back.
 """
 
@@ -14,7 +16,8 @@ load("@rules_python//python/local_toolchains:repos.bzl", "local_runtime_repo", "
 _MIN_MINOR = 10
 
 def _version_key(v):
-    return [int(p) for p in v.split(".")]
+    # "3.14t" right after "3.14".
+    return [int(p) for p in v.rstrip("t").split(".")] + ([1] if v.endswith("t") else [])
 
 def _pyenv_interpreters(module_ctx):
     """{minor: newest pyenv release's interpreter path}."""
@@ -35,6 +38,23 @@ def _pyenv_interpreters(module_ctx):
             newest[minor] = (d.basename, str(exe))
     return {m: exe for m, (_, exe) in newest.items()}
 
+# Where scripts/buildroot binds the free-threaded interpreters setup builds
+# (scripts/freethreaded-python): <dir>/3.14t/bin/python3.14t.
+_FREETHREADED_DIR = "/opt/rules_rocm_python"
+
+def _freethreaded_interpreters(module_ctx):
+    """{"3.Xt": interpreter path} of the free-threaded builds bound into the build root."""
+    found = {}
+    for minor in range(_MIN_MINOR, 40):
+        version = "3.{}t".format(minor)
+        exe = module_ctx.path("{}/{}/bin/python{}".format(_FREETHREADED_DIR, version, version))
+        if exe.exists:
+            found[version] = str(exe)
+    return found
+
+_FREETHREADED = str(Label("//rules/python:freethreaded"))
+_NOT_FREETHREADED = str(Label("//rules/python:not_freethreaded"))
+
 def _python_runtimes_impl(module_ctx):
     found = _pyenv_interpreters(module_ctx)
     for n in range(_MIN_MINOR, 40):
@@ -44,12 +64,19 @@ def _python_runtimes_impl(module_ctx):
             # The build root's Debian interpreter wins over pyenv's: it is
             # the one with the distribution's headers and libpython.
             found[minor] = str(system)
+    found |= _freethreaded_interpreters(module_ctx)
     names = []
-    for minor in sorted(found.keys(), key = _version_key):
-        name = "local_python_" + minor.replace(".", "_")
-        local_runtime_repo(name = name, interpreter_path = found[minor], on_failure = "fail")
+    target_settings = {}
+    for version in sorted(found.keys(), key = _version_key):
+        name = "local_python_" + version.replace(".", "_")
+        local_runtime_repo(name = name, interpreter_path = found[version], on_failure = "fail")
         names.append(name)
-    local_runtime_toolchains_repo(name = "local_pythons", runtimes = names)
+
+        # rules_python's local runtimes match on the version alone: 3.14 and
+        # 3.14t are told apart by its py_freethreaded flag, as its hermetic
+        # toolchains are.
+        target_settings[name] = [_FREETHREADED if version.endswith("t") else _NOT_FREETHREADED]
+    local_runtime_toolchains_repo(name = "local_pythons", runtimes = names, target_settings = target_settings)
     return module_ctx.extension_metadata(reproducible = False)
 
 python_runtimes = module_extension(

@@ -1,7 +1,12 @@
 """Install-test check: the plugin's eight modules import and export
 PyInit_<module> only; the seven kernel modules register kernels.
 
-argv[1] is the Python minor version, argv[2] the expected version. No GPU is
+On a free-threaded Python the GIL must stay disabled after every import:
+each module declares that it does not need it (nanobind's free-threaded
+mode), or CPython would turn the GIL back on for the whole process.
+
+argv[1] is the Python minor version ("3.14t": free-threaded), argv[2] the
+expected version. No GPU is
 needed: the modules link ROCm's libraries but only list their FFI handlers.
 Exports are read with binutils' nm (-D: the dynamic symbol table).
 """
@@ -23,7 +28,8 @@ def dynamic_exports(path):
 
 def main():
     python, want_version = sys.argv[1], sys.argv[2]
-    got = "{}.{}".format(*sys.version_info[:2])
+    freethreaded = "t" in sys.abiflags
+    got = "{}.{}{}".format(*sys.version_info[:2], "t" if freethreaded else "")
     assert got == python, f"running Python {got}, expected {python}"
     version = importlib.import_module("jax_rocm7_plugin.version")
     assert version.__version__ == want_version, f"__version__ {version.__version__!r}, expected {want_version!r}"
@@ -37,6 +43,8 @@ def main():
             assert module.ffi_handlers(), f"{name}.ffi_handlers() is empty"
         exported = dynamic_exports(module.__file__)
         assert exported == ["PyInit_" + name], f"{name} exports {len(exported)} symbols, want only PyInit_{name}: {exported[:10]}"
+        if freethreaded:
+            assert not sys._is_gil_enabled(), f"importing {name} turned the GIL back on: it does not declare Py_MOD_GIL_NOT_USED"
         print(f"ok {name}: {suffix}")
 
 

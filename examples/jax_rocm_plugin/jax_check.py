@@ -23,6 +23,15 @@ PyPI). Modes:
       registers them, then ffi_types() and ffi_handlers(); a non-handler
       is refused (the path validates);
     - a CPU computation still works.
+  gil MODULE...        free-threaded Pythons: import jax (jaxlib's cp314t
+                       modules declare that they need no GIL) and then each
+                       MODULE; fails naming the first one after whose
+                       import the GIL is enabled again
+  threads              free-threaded Pythons: eight threads call into every
+                       plugin module at once (registrations(),
+                       ffi_handlers(), ffi_types()), a few hundred times
+                       each, and get the same answers a single thread does;
+                       the GIL stays disabled
 """
 
 import ctypes
@@ -153,6 +162,70 @@ def register(pjrt_library):
     assert total == 83.0, total
     assert jax.devices()[0].platform == "cpu", jax.devices()
     print(f"ok jax {jax.__version__} computes on {jax.devices()[0]}: {total}")
+    if "t" in sys.abiflags:
+        assert not sys._is_gil_enabled(), "the GIL was enabled again on the way"
+        print("ok the GIL is still disabled")
+
+
+def _require_freethreaded():
+    assert "t" in sys.abiflags, f"Python {sys.version} is not a free-threaded build"
+    assert not sys._is_gil_enabled(), "the GIL is enabled before any import (PYTHON_GIL=1 or -X gil=1?)"
+
+
+def gil(modules):
+    import importlib
+
+    _require_freethreaded()
+    import jax  # noqa: F401
+
+    # jaxlib imports the plugin's kernel modules itself (plugin_support).
+    assert not sys._is_gil_enabled(), "importing jax (PyPI's jaxlib and the plugin modules it loads) turned the GIL back on"
+    for name in modules:
+        importlib.import_module(name)
+        assert not sys._is_gil_enabled(), f"importing {name} turned the GIL back on: it does not declare Py_MOD_GIL_NOT_USED"
+        print(f"ok the GIL stays disabled after importing {name}")
+
+
+KERNEL_MODULES = sorted(JAXLIB_MODULES)
+
+
+def threads(rounds=300, workers=8):
+    import importlib
+    import threading
+
+    _require_freethreaded()
+    modules = {name: importlib.import_module(f"{PACKAGE}.{name}") for name in KERNEL_MODULES}
+    ext = importlib.import_module(PACKAGE + ".rocm_plugin_extension")
+
+    # The registrations' names: handlers are capsules (new objects per call).
+    def answers():
+        out = {name: sorted(m.registrations()) for name, m in modules.items()}
+        out["rocm_plugin_extension"] = (sorted(ext.ffi_handlers()), sorted(ext.ffi_types()))
+        return out
+
+    want = answers()
+    start = threading.Barrier(workers)
+    errors = []
+
+    def work():
+        try:
+            start.wait()
+            for _ in range(rounds):
+                got = answers()
+                if got != want:
+                    errors.append(f"a thread got other registrations: {got} vs {want}")
+                    return
+        except Exception as e:  # noqa: BLE001 (reported below)
+            errors.append(repr(e))
+
+    pool = [threading.Thread(target=work) for _ in range(workers)]
+    for t in pool:
+        t.start()
+    for t in pool:
+        t.join()
+    assert not errors, errors[:3]
+    assert not sys._is_gil_enabled(), "the GIL was enabled while the threads ran"
+    print(f"ok {workers} threads called into {len(want)} modules {rounds} times each at once, GIL disabled")
 
 
 def main():
@@ -164,6 +237,10 @@ def main():
         print(json.dumps(out, sort_keys=True))
     elif mode == "register":
         register(sys.argv[2])
+    elif mode == "gil":
+        gil(sys.argv[2:])
+    elif mode == "threads":
+        threads()
     else:
         sys.exit(__doc__)
 

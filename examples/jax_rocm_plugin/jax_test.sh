@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The jax-rocm7-plugin of `make wheels` (DIST) inside JAX 0.10.2, as a user
-# installs it: for each Python of the build root (3.13, 3.14), a fresh venv,
+# installs it: for each Python of the build root (3.13, 3.14, and the
+# free-threaded 3.14t setup builds, scripts/freethreaded-python), a fresh venv,
 # `pip install` of every DIST wheel for that Python (the examples' too) with
 # jax==0.10.2, which takes jaxlib and, through the plugin's own
 # Requires-Dist, PyPI's jax-rocm7-pjrt 0.10.2 (the real XLA). Then
@@ -14,6 +15,15 @@
 #     ffi_types() through this wheel's rocm_plugin_extension; a non-handler
 #     is refused;
 #   - a CPU computation works.
+# On 3.14t (PyPI has no cp314t jax-rocm7-plugin) JAX must queue the same
+# targets as with our cp314 wheel, and jax_check.py also checks that:
+#   - the GIL stays disabled after importing every plugin module (and
+#     through the registration above);
+#   - eight threads calling into every module at once get the answers one
+#     thread gets.
+#   Control: importing a module that does not declare Py_MOD_GIL_NOT_USED
+#   (the jaxlib example's C module, single-phase init, installed from the
+#   same dist/) turns the GIL back on, and the check says so.
 # Control: with rocm_plugin_extension removed from the installed wheel the
 # registration fails (JAX would log "rocm_plugin_extension is not found"
 # and leave every target queued). The two ROCm libraries PyPI's plugin links
@@ -28,11 +38,18 @@ check=$PWD/examples/jax_rocm_plugin/jax_check.py
 work=$(mktemp -d "${TMPDIR:-/tmp}/jax_test.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 export PIP_DISABLE_PIP_VERSION_CHECK=1 JAX_PLATFORMS=cpu
+# The free-threaded interpreter decides for itself whether the GIL comes back.
+unset PYTHON_GIL
 
-for py in ${JAX_TEST_PYTHONS:-python3.13 python3.14}; do
-  tag=$("$py" -c 'import sys; print("cp%d%d" % sys.version_info[:2])')
-  wheel=$(ls "$dist"/jax_rocm7_plugin-0.10.2-"$tag"-"$tag"-*.whl 2>/dev/null) ||
-    fail "$dist has no jax_rocm7_plugin wheel for $tag: run make wheels"
+freethreaded=/opt/rules_rocm_python/3.14t/bin/python3.14t
+[[ -n ${JAX_TEST_PYTHONS:-} || -x $freethreaded ]] ||
+  fail "no free-threaded Python at $freethreaded: run make setup (scripts/freethreaded-python), inside scripts/buildroot"
+# The GIL builds first: 3.14t is compared with cp314's queue.
+for py in ${JAX_TEST_PYTHONS:-python3.13 python3.14 $freethreaded}; do
+  # Python tag cp314, ABI tag cp314 or cp314t; $tag names the run.
+  read -r pytag tag < <("$py" -c 'import sys; print("cp%d%d" % sys.version_info[:2], "cp%d%d%s" % (*sys.version_info[:2], sys.abiflags))')
+  wheel=$(ls "$dist"/jax_rocm7_plugin-0.10.2-"$pytag"-"$tag"-*.whl 2>/dev/null) ||
+    fail "$dist has no jax_rocm7_plugin wheel for $pytag-$tag: run make wheels"
   venv=$work/$tag
   "$py" -m venv "$venv"
   # dist/ as a set, as users install it: this Python's wheels and the
@@ -41,7 +58,7 @@ for py in ${JAX_TEST_PYTHONS:-python3.13 python3.14}; do
   # from PyPI) and refuses two wheels of one distribution.
   # Wheels for another CPU (the aarch64 tool wheel) are not for this one.
   set=()
-  for w in "$dist"/*-"$tag"-"$tag"-*.whl "$dist"/*-py3-none-*.whl; do
+  for w in "$dist"/*-"$pytag"-"$tag"-*.whl "$dist"/*-py3-none-*.whl; do
     for_this_cpu "$w" && set+=("$w")
   done
   "$venv/bin/pip" install -q "${set[@]}" jax==0.10.2 >"$work/$tag.pip.log" 2>&1 ||
@@ -61,15 +78,44 @@ PY
   stubs=$work/$tag.stubs
   python3 tests/host/stub_libs.py --missing-of "$pjrt" "$stubs"
 
-  # The same queue with PyPI's own plugin in this wheel's place.
-  "$venv/bin/pip" download -q --no-deps --only-binary=:all: -d "$work/$tag.pypi" jax-rocm7-plugin==0.10.2
-  "$venv/bin/pip" install -q --no-deps --target "$work/$tag.pypi/site" "$work/$tag.pypi"/*.whl
   ours=$("$venv/bin/python" "$check" queued "$site/jax_rocm7_plugin")
-  theirs=$(PYTHONPATH=$work/$tag.pypi/site "$venv/bin/python" "$check" queued "$work/$tag.pypi/site/jax_rocm7_plugin")
-  [[ $ours == "$theirs" ]] || fail "$tag: JAX queues other ROCM targets with this wheel than with PyPI's: $ours vs $theirs"
-  echo "$tag: JAX queues $(python3 -c 'import json,sys; d=json.loads(sys.argv[1]); print(len(d["calls"]), "targets and", len(d["types"]), "types")' "$ours") for ROCM, as with PyPI's plugin"
+  # What is queued (targets, types), without the nanobind internals record,
+  # whose name differs between GIL and free-threaded builds.
+  queue() { python3 -c 'import json,sys; d=json.loads(sys.argv[1]); print(json.dumps([d["calls"], d["types"]]))' "$1"; }
+  queue "$ours" >"$work/$tag.queue"
+  if [[ $tag == *t ]]; then
+    # PyPI has no free-threaded jax-rocm7-plugin: our GIL build's queue.
+    [[ -f $work/$pytag.queue ]] || fail "$tag is compared with $pytag's queue: put a $pytag Python before it in JAX_TEST_PYTHONS"
+    cmp -s "$work/$tag.queue" "$work/$pytag.queue" ||
+      fail "$tag: JAX queues other ROCM targets with this wheel than with our $pytag wheel: $(cat "$work/$tag.queue") vs $(cat "$work/$pytag.queue")"
+    as="as with our $pytag wheel"
+  else
+    # The same queue with PyPI's own plugin in this wheel's place.
+    "$venv/bin/pip" download -q --no-deps --only-binary=:all: -d "$work/$tag.pypi" jax-rocm7-plugin==0.10.2
+    "$venv/bin/pip" install -q --no-deps --target "$work/$tag.pypi/site" "$work/$tag.pypi"/*.whl
+    theirs=$(PYTHONPATH=$work/$tag.pypi/site "$venv/bin/python" "$check" queued "$work/$tag.pypi/site/jax_rocm7_plugin")
+    [[ $ours == "$theirs" ]] || fail "$tag: JAX queues other ROCM targets with this wheel than with PyPI's: $ours vs $theirs"
+    as="as with PyPI's plugin"
+  fi
+  echo "$tag: JAX queues $(python3 -c 'import json,sys; d=json.loads(sys.argv[1]); print(len(d["calls"]), "targets and", len(d["types"]), "types")' "$ours") for ROCM, $as"
 
   LD_LIBRARY_PATH=$stubs "$venv/bin/python" "$check" register "$pjrt" | sed "s/^/$tag: /"
+
+  if [[ $tag == *t ]]; then
+    modules=()
+    for m in "$site"/jax_rocm7_plugin/*.cpython-*.so; do
+      m=${m##*/}
+      modules+=("jax_rocm7_plugin.${m%%.*}")
+    done
+    ((${#modules[@]} == 8)) || fail "$tag: the wheel installed ${#modules[@]} modules, not 8: ${modules[*]}"
+    "$venv/bin/python" "$check" gil "${modules[@]}" | sed "s/^/$tag: /"
+    "$venv/bin/python" "$check" threads | sed "s/^/$tag: /"
+    if "$venv/bin/python" "$check" gil "${modules[@]}" example_jaxlib._checksum >"$work/$tag.gil-control.log" 2>&1; then
+      fail "$tag: the GIL check passed after importing example_jaxlib._checksum, which does not declare Py_MOD_GIL_NOT_USED"
+    fi
+    expect_in "$work/$tag.gil-control.log" "importing example_jaxlib._checksum turned the GIL back on"
+    echo "$tag: control: a module without Py_MOD_GIL_NOT_USED turns the GIL back on, and the check fails"
+  fi
 
   # Control: without rocm_plugin_extension nothing reaches the plugin.
   mv "$site"/jax_rocm7_plugin/rocm_plugin_extension.*.so "$work/"

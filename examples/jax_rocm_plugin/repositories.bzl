@@ -67,6 +67,9 @@ _NUMPY_WHEELS = {
     "3.12": ("99/60/14115e6364fa676c5397c2ad3004e527e9aa487abf5d0706ec81bbd08529", "90f9849678c75fe7afa2d348ac842c168b0a4d3d61919687216dfc547976d853"),
     "3.13": ("a5/9d/3584b9984ca4c047aea75214ce1a4c4c73d849bd71b604264b7f5653f8a8", "a7830bab239b79cda9c08c2da014761cafb48da6150e1da17ac06283f43b6089"),
     "3.14": ("f3/eb/ebffaa97dc55502df69584a8f0dcf07f69a3e0b3e2323670a2722db9aa39", "a2c306dea656c12c68f51f4cea133cbe78ca7435eb28c735eac1d3ebe73be6e8"),
+    # Free-threaded: for the install test only. Its C headers are the cp314
+    # wheel's, byte for byte, so numpy_headers selects on the version alone.
+    "3.14t": ("51/e7/38d3ea825dcab85a591734decb2f6c67caa7c8367d374df1a1c3842f9b07", "7d92c3819208a60205a12a245c91ad70cb0a85336659b19b834205573ac8456e"),
 }
 
 # A source repository's only target: a file the overlay finds its root by.
@@ -348,15 +351,15 @@ def _jax_rocm_plugin_impl(module_ctx):
     )
 
     for version, (path, sha256) in _NUMPY_WHEELS.items():
-        tag = "cp" + version.replace(".", "")
+        abi = "cp" + version.replace(".", "")
         _numpy_wheel_repository(
             name = _numpy_repo(version),
             sha256 = sha256,
-            url = "https://files.pythonhosted.org/packages/{}/numpy-{}-{t}-{t}-manylinux_2_27_x86_64.manylinux_2_28_x86_64.whl".format(path, _NUMPY_VERSION, t = tag),
+            url = "https://files.pythonhosted.org/packages/{}/numpy-{}-{}-{}-manylinux_2_27_x86_64.manylinux_2_28_x86_64.whl".format(path, _NUMPY_VERSION, abi.rstrip("t"), abi),
         )
     _numpy_hub_repository(
         name = "numpy_headers",
-        versions = {v: _numpy_repo(v) for v in _NUMPY_WHEELS},
+        versions = {v: _numpy_repo(v) for v in _NUMPY_WHEELS if not v.endswith("t")},
     )
 
     # What the side-by-side test compares with: PyPI's wheel of this release.

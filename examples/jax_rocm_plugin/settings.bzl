@@ -7,7 +7,7 @@
   abseil, the gcc-compiled kernel libraries and the HIP kernels must agree.
 - -c opt, as JAX's .bazelrc sets: release wheels (at -O0 the modules are
   5 to 15 times larger than PyPI's).
-- --//:python_versions: the versions JAX 0.10.2 supports (3.11-3.14) among
+- --//:python_versions: the versions JAX 0.10.2 supports (3.11-3.14, 3.14t) among
   those requested (`all` is every version this repository declares, 3.10
   too); none of them (--//:python_versions=3.10) builds no wheel here.
 
@@ -24,8 +24,10 @@ _CXXOPT = "//command_line_option:cxxopt"
 _MODE = "//command_line_option:compilation_mode"
 _PYTHON_VERSIONS = str(Label("//:python_versions"))
 
-# Requires-Python >=3.11; 3.14 is the newest JAX 0.10.2 ships.
-JAX_PYTHON_VERSIONS = ["3.11", "3.12", "3.13", "3.14"]
+# Requires-Python >=3.11; 3.14 is the newest JAX 0.10.2 ships, and 3.14t its
+# free-threaded build (PyPI's jaxlib also has cp313t: not built here, this
+# machine builds a free-threaded 3.14 only).
+JAX_PYTHON_VERSIONS = ["3.11", "3.12", "3.13", "3.14", "3.14t"]
 
 def _wanted(flag):
     """JAX's versions among those --//:python_versions asks for (validated where the flag is parsed)."""

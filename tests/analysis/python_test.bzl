@@ -15,11 +15,12 @@ _VERSION_SETTING = str(Label("@rules_python//python/config_settings:python_versi
 
 # --- python_wheels fans out to exactly the versions of --//:python_versions
 
-_SPLIT_VERSIONS = ["3.12", "3.13"]
+# 3.14t: free-threaded 3.14, its own configuration next to 3.12's and 3.13's.
+_SPLIT_VERSIONS = ["3.12", "3.13", "3.14t"]
 
 def _per_python_name(version):
-    tag = "cp" + version.replace(".", "")
-    return "analysis_per_python-0.1-{t}-{t}-linux_x86_64.whl".format(t = tag)
+    abi = "cp" + version.replace(".", "")
+    return "analysis_per_python-0.1-{}-{}-linux_x86_64.whl".format(abi.rstrip("t"), abi)
 
 _INDEPENDENT_NAME = "analysis_independent-0.1-py3-none-any.whl"
 
@@ -110,6 +111,9 @@ versions_malformed_empty_element_test = _versions_failure_test("3.12,,")
 versions_malformed_2_7_test = _versions_failure_test("2.7")
 versions_malformed_3_012_test = _versions_failure_test("3.012")
 versions_malformed_semicolon_test = _versions_failure_test("3.11;3.12")
+
+# Free-threaded builds begin with 3.13.
+versions_malformed_3_12t_test = _versions_failure_test("3.12t")
 versions_duplicate_test = _versions_failure_test("3.12,3.12")
 versions_not_declared_test = _versions_failure_test("3.11,3.9")
 
@@ -125,6 +129,7 @@ _MALFORMED = [
     (versions_malformed_2_7_test, "2_7", "2.7", "2.7"),
     (versions_malformed_3_012_test, "3_012", "3.012", "3.012"),
     (versions_malformed_semicolon_test, "semicolon", "3.11;3.12", "3.11;3.12"),
+    (versions_malformed_3_12t_test, "3_12t", "3.12t", "3.12t"),
 ]
 
 version_without_toolchain_test = analysistest.make(

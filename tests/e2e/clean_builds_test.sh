@@ -116,7 +116,9 @@ if [[ ${TARGETS[*]} == //:wheels ]]; then
     for v in "${versions[@]}"; do
       # JAX 0.10.2 supports 3.11-3.14 (examples/jax_rocm_plugin/settings.bzl).
       [[ $dist == jax_rocm7_plugin && $v == 3.10 ]] && continue
-      tag="cp${v/./}-cp${v/./}-manylinux_2_[0-9]+_x86_64"
+      # 3.14t: cp314-cp314t.
+      py=${v%t}
+      tag="cp${py/./}-cp${v/./}-manylinux_2_[0-9]+_x86_64"
       n=$(printf '%s\n' "${wheels[@]}" | grep -cE "/${dist}-[^/]*-${tag}\.whl$" || true)
       [[ $n == 1 ]] || fail "$n ${dist} wheels tagged $tag in ${wheels[*]}"
     done

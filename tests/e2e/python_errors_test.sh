@@ -3,9 +3,9 @@
 # it. Here what an analysis test cannot request: a per-Python target built
 # in the Python-independent configuration (Bazel's incompatible-target
 # error), a Python version with no rules_python toolchain (rules_python's
-# version-unaware fallback resolves another one), and the removed ways to
-# give interpreters (rules_rocm.python tags, python_interpreters in a
-# WORKSPACE), which must name their replacement. The flag errors (malformed,
+# version-unaware fallback resolves another one; a free-threaded one too),
+# and the removed ways to give interpreters (rules_rocm.python tags,
+# python_interpreters in a WORKSPACE), which must name their replacement. The flag errors (malformed,
 # duplicate or undeclared --//:python_versions) are analysis tests:
 # //tests/analysis:python (tests/analysis/python_test.bzl).
 set -euo pipefail
@@ -34,6 +34,11 @@ analysis_error "per-Python target in a configuration without a Python version" \
 analysis_error "a Python version without a toolchain" \
   "Python 3\.9 is selected but the rules_python toolchain that resolved is Python 3\.[0-9]+ .*Register a toolchain for 3\.9 \(docs/python\.md\)" \
   "$PYFLAG=3.9" //examples/jaxlib:_core
+# Free-threaded 3.13 has no toolchain here: the free-threaded 3.14 one,
+# registered version-unaware too, resolves, and its version is refused.
+analysis_error "a free-threaded Python version without a toolchain" \
+  "Python 3\.13t is selected but the rules_python toolchain that resolved is Python 3\.14t .*Register a toolchain for 3\.13t \(docs/python\.md\)" \
+  "$PYFLAG=3.13" --@rules_python//python/config_settings:py_freethreaded=yes //examples/jaxlib:_core
 
 # The removed ways to give interpreters, from downstream modules and WORKSPACEs.
 ws=$(mktemp -d)

@@ -2,7 +2,7 @@
 # What `make wheels` left in DIST (run inside the build root after it): the
 # pjrt wheel with device code for exactly the default --//:gfx targets
 # (gfx1200, gfx1201), both kernels (the rocPRIM sort among them) in each,
-# and a jaxlib and a plugin wheel for every Python 3.11-3.14.
+# and a jaxlib and a plugin wheel for every Python 3.11-3.14 and 3.14t.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 dist=${1:?usage: dist_test.sh DIST_DIR}
@@ -36,9 +36,12 @@ for target in gfx1200 gfx1201; do
   ((found)) || fail "${pjrt[0]}: no rocPRIM kernel in the $target code objects"
 done
 for dist_name in example_jaxlib example_rocm_plugin jax_rocm7_plugin; do
-  for v in 311 312 313 314; do
-    w=("$dist/$dist_name"-*-cp$v-cp$v-manylinux_*.whl)
-    ((${#w[@]} == 1)) || fail "want one $dist_name wheel for cp$v in $dist, found ${#w[@]}"
+  # cp314-cp314t: the free-threaded 3.14t.
+  for tags in cp311-cp311 cp312-cp312 cp313-cp313 cp314-cp314 cp314-cp314t; do
+    w=("$dist/$dist_name"-*-$tags-manylinux_*.whl)
+    ((${#w[@]} == 1)) || fail "want one $dist_name wheel tagged $tags in $dist, found ${#w[@]}"
   done
 done
-echo "ok: $dist holds the pjrt wheel for gfx1200,gfx1201 and the per-Python wheels (two examples, the real jax-rocm7-plugin) for cp311-cp314"
+w=("$dist"/jax_rocm7_plugin-0.10.2-cp314-cp314t-manylinux_2_28_x86_64.whl)
+[[ -f ${w[0]} ]] || fail "no jax_rocm7_plugin-0.10.2-cp314-cp314t-manylinux_2_28_x86_64.whl in $dist (manylinux_2_28 like the others)"
+echo "ok: $dist holds the pjrt wheel for gfx1200,gfx1201 and the per-Python wheels (two examples, the real jax-rocm7-plugin) for cp311-cp314 and cp314t"

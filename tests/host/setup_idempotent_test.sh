@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # scripts/setup.sh is idempotent: run after a completed setup (make runs it
 # first), it installs nothing, creates nothing and changes none of what it
-# made (the venv, buildifier, the build root, rules_rust's registry). Runs on
-# the host.
+# made (the venv, buildifier, the build root, rules_rust's registry, the
+# free-threaded CPython). Runs on the host.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source tests/lib/common.sh
 root=$(scripts/buildroot --path)
-made=(.venv/.requirements.sha256 .venv/bin/python node_modules/.bin/buildifier "$root/../complete" "$root/../versions.txt" "$root/../rust/registry/modules/rules_rust/metadata.json")
+made=(.venv/.requirements.sha256 .venv/bin/python node_modules/.bin/buildifier "$root/../complete" "$root/../versions.txt" "$root/../rust/registry/modules/rules_rust/metadata.json"
+  "$(scripts/freethreaded-python --path)/rules_rocm-build.txt")
 snapshot() {
   local f
   for f in "${made[@]}"; do

@@ -23,8 +23,14 @@ import sys
 
 from exec_log import outputs, read_spawns
 
-# Per-Python configurations are recognized by the cpXY wheels they write.
-PER_PYTHON_WHEEL = re.compile(r"-cp3(\d+)-cp3\d+t?-[^/]*\.whl$")
+# Per-Python configurations are recognized by the cpXY wheels they write
+# (cp314-cp314t: the free-threaded 3.14t).
+PER_PYTHON_WHEEL = re.compile(r"-cp3(\d+)-cp3\d+(t?)-[^/]*\.whl$")
+
+
+def version_key(v):
+    """"3.9" before "3.10", "3.14t" right after "3.14"."""
+    return (int(v.rstrip("t").split(".")[1]), v.endswith("t"))
 
 
 def split(path):
@@ -74,13 +80,13 @@ def main():
         for o in outs:
             m = PER_PYTHON_WHEEL.search(o)
             if m:
-                version_of.setdefault(cfg, set()).add("3." + m.group(1))
+                version_of.setdefault(cfg, set()).add("3." + m.group(1) + m.group(2))
     for cfg, vs in version_of.items():
         if len(vs) != 1:
             sys.exit(f"FAIL: configuration {cfg} built wheels for several Pythons: {sorted(vs)}")
     version_of = {cfg: next(iter(vs)) for cfg, vs in version_of.items()}
-    built = sorted(set(version_of.values()), key=lambda v: int(v.split(".")[1]))
-    if built != sorted(versions, key=lambda v: int(v.split(".")[1])):
+    built = sorted(set(version_of.values()), key=version_key)
+    if built != sorted(versions, key=version_key):
         sys.exit(f"FAIL: per-Python wheels built for {built}, expected {versions}")
 
     per_python = set(version_of)
@@ -88,8 +94,8 @@ def main():
     per_version = collections.defaultdict(list)
     for mnemonic, cfg, outs in actions:
         # Per-Python outputs differ only in their version tag (a wheel's cp312,
-        # a module's EXT_SUFFIX cpython-312).
-        key = (mnemonic, kind(cfg), tuple(re.sub(r"cp(ython-)?3\d+", "cpXY", o) if cfg in per_python else o for o in outs))
+        # a module's EXT_SUFFIX cpython-312, cpython-314t).
+        key = (mnemonic, kind(cfg), tuple(re.sub(r"cp(ython-)?3\d+t?", "cpXY", o) if cfg in per_python else o for o in outs))
         (per_version if cfg in per_python else independent)[key].append(cfg)
 
     errors = []

@@ -1,6 +1,6 @@
 # Sourced by e2e scripts. expected_python_versions: the CPython minor
 # versions >= 3.10 with headers that a user finds on this machine (pyenv's
-# releases, python3.N on PATH), listed without the code that registers them
+# releases, python3.N on PATH; then the free-threaded ones, "3.14t"), listed without the code that registers them
 # as rules_python local runtimes (tests/python_runtimes.bzl) or the list
 # MODULE.bazel declares, so that either going stale shows up as a mismatch.
 expected_python_versions() {
@@ -18,6 +18,11 @@ import os, sys, sysconfig
 if sys.version_info >= (3, 10) and os.path.exists(os.path.join(sysconfig.get_path("include"), "Python.h")):
     print("%d.%d" % sys.version_info[:2])'
   done | sort -u -V
+  # The free-threaded builds setup makes (scripts/freethreaded-python), bound
+  # into the build root by scripts/buildroot.
+  for exe in /opt/rules_rocm_python/*/bin/python3.*t; do
+    [[ -x $exe ]] && "$exe" -I -c 'import sys; print("%d.%d%s" % (*sys.version_info[:2], sys.abiflags))'
+  done
 }
 
 # local_pythons_module PATH...: appends to the scratch module's MODULE.bazel

@@ -10,7 +10,7 @@ compile against `@rules_python//python/cc:current_py_cc_headers`;
 EXT_SUFFIX, wheel tags) and says what is wrong when they do not fit.
 """
 
-load("//rules/private:providers.bzl", "PythonFactsInfo")
+load("//rules/private:providers.bzl", "PythonFactsInfo", "SettingInfo")
 load("//rules/private/settings:flags.bzl", "PYTHON_INDEPENDENT", "PYTHON_VERSION_SETTING", "declared_python_versions")
 
 # Bazel >= 8 users get these from @rules_cc; on Bazel 7 they are globals.
@@ -30,6 +30,10 @@ def python_toolchain_attrs():
             providers = [_CcInfo],
             doc = "The selected Python's headers (rules_python's C/C++ toolchain).",
         ),
+        "_py_freethreaded": attr.label(
+            default = Label("//rules/python:freethreaded_setting"),
+            doc = "rules_python's py_freethreaded flag as a bool: whether the configuration's Python is free-threaded.",
+        ),
         "_python_version": attr.label(
             default = Label(PYTHON_VERSION_SETTING),
             doc = "rules_python's python_version flag: the configuration's Python version.",
@@ -48,13 +52,16 @@ def _multiarch(ctx):
 def _requested_version(ctx):
     return ctx.attr._python_version[config_common.FeatureFlagInfo].value
 
+def _requested_freethreaded(ctx):
+    return ctx.attr._py_freethreaded[SettingInfo].value
+
 def _runtime(ctx, requested):
     toolchain = ctx.toolchains[PYTHON_TOOLCHAIN_TYPE]
     runtime = toolchain.py3_runtime if toolchain else None
     if runtime == None:
         fail(("{}: Python {} is selected but no rules_python toolchain provides it. Register one: " +
               "python.toolchain(python_version = \"{}\") in MODULE.bazel, or a local runtime " +
-              "(docs/python.md).").format(ctx.label, requested, requested))
+              "(docs/python.md).").format(ctx.label, requested, requested.rstrip("t")))
     return runtime
 
 def _minor(version):
@@ -66,22 +73,23 @@ def python_facts(ctx):
     if requested == PYTHON_INDEPENDENT:
         fail(("{} is built per Python version but this configuration is Python-independent: " +
               "move the dependency on it into a per-Python target (docs/python.md).").format(ctx.label))
-    runtime = _runtime(ctx, requested)
+    freethreaded = _requested_freethreaded(ctx)
+
+    # The --//:python_versions entry: "3.14t" for a free-threaded 3.14.
+    entry = _minor(requested) + ("t" if freethreaded else "")
+    runtime = _runtime(ctx, entry)
     info = runtime.interpreter_version_info
     version = "{}.{}".format(info.major, info.minor)
-    if version != _minor(requested):
-        fail(("{}: Python {} is selected but the rules_python toolchain that resolved is Python {} " +
-              "(a version-unaware toolchain matched). Register a toolchain for {} (docs/python.md).").format(
-            ctx.label,
-            requested,
-            version,
-            _minor(requested),
-        ))
     abi_flags = getattr(runtime, "abi_flags", "") or ""
+    resolved = version + ("t" if "t" in abi_flags else "")
+    if resolved != entry:
+        fail(("{}: Python {} is selected but the rules_python toolchain that resolved is Python {} " +
+              "(a toolchain that ignores the version or py_freethreaded matched). Register a toolchain " +
+              "for {} (docs/python.md).").format(ctx.label, entry, resolved, entry))
     tag = "cp{}{}".format(info.major, info.minor)
     soabi = "cpython-{}{}{}-{}".format(info.major, info.minor, abi_flags, _multiarch(ctx))
     return PythonFactsInfo(
-        version = version,
+        version = entry,
         full_version = "{}.{}".format(version, info.micro) if info.micro != None else version,
         interpreter = runtime.interpreter or runtime.interpreter_path,
         runtime_files = runtime.files or depset(),

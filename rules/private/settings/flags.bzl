@@ -16,6 +16,7 @@ Flags users set (//BUILD.bazel instantiates them):
 Settings transitions write (never set by hand, except the Python version to
 build one per-Python target directly):
   @rules_python//python/config_settings:python_version  Python of the configuration (rules_python's)
+  @rules_python//python/config_settings:py_freethreaded  whether it is free-threaded (rules_python's)
   //platforms/gfx:device_target  gfx target of a device configuration -> SettingInfo
   //rules/stamp:stamp          whether --stamp is on                -> SettingInfo
 
@@ -45,8 +46,11 @@ HIP_DEVICE_COPTS_FLAG = str(Label("//:hip_device_copts"))
 TOOLKIT_FLAG = str(Label("//rocm:toolkit"))
 TOOLKITS_FLAG = str(Label("//rocm:toolkits"))
 
-# rules_python's: the Python version of a configuration.
+# rules_python's: the Python version of a configuration, and whether its
+# Python is free-threaded (a "3.14t" entry of --//:python_versions is 3.14
+# with py_freethreaded=yes, as rules_python's toolchains select it).
 PYTHON_VERSION_SETTING = str(Label("@rules_python//python/config_settings:python_version"))
+PY_FREETHREADED_SETTING = str(Label("@rules_python//python/config_settings:py_freethreaded"))
 DEVICE_TARGET_SETTING = str(Label("//platforms/gfx:device_target"))
 
 # --//:gfx inside gfx device configurations.
@@ -119,14 +123,14 @@ def declared_python_versions():
     return list(PYTHON_VERSIONS)
 
 def parse_python_versions(value, available = PYTHON_VERSIONS, declared_in = DECLARED_IN):
-    """`--//:python_versions` as a sorted list of "3.X", or fail() saying what is wrong.
+    """`--//:python_versions` as a sorted list of "3.X" (or "3.Xt"), or fail() saying what is wrong.
 
     Args:
       value: the flag value, "all" or "3.11,3.12".
       available: the declared versions.
       declared_in: where they were declared (for the message).
     """
-    hint = ("--//:python_versions takes `all` or comma-separated minor versions; " +
+    hint = ("--//:python_versions takes `all` or comma-separated minor versions (3.14t: free-threaded); " +
             "valid here: {}").format(", ".join(["all"] + list(available)))
     if value == FLAG_IN_TRANSITIONED_CONFIGURATIONS:
         fail("rules_rocm: --//:python_versions read inside a per-Python or Python-independent " +
@@ -262,8 +266,10 @@ family_wheels_flag = rule(
 def _stamp_setting_impl(ctx):
     return [SettingInfo(value = ctx.attr.value)]
 
+# Also carries rules_python's py_freethreaded (//rules/python:freethreaded_setting),
+# a skylib flag whose provider rules_rocm does not load.
 stamp_setting = rule(
     implementation = _stamp_setting_impl,
     attrs = {"value": attr.bool()},
-    doc = "Carries --stamp into rules (instantiate with value = select on a stamp config_setting).",
+    doc = "Carries a bool chosen by select() into rules (--stamp: value = select on a stamp config_setting).",
 )

@@ -24,6 +24,7 @@ Tools:
 
 load("//rules/private/data:gfx_families.bzl", "compile_targets", "expand_gfx")
 load("//rules/private/util:labels.bzl", "label_as_typed")
+load("//rules/private/util:python_versions.bzl", "split_python_version")
 load(
     ":flags.bzl",
     "DEVICE_CONFIGURATION_GFX",
@@ -39,6 +40,7 @@ load(
     "PYTHON_INDEPENDENT",
     "PYTHON_VERSIONS_FLAG",
     "PYTHON_VERSION_SETTING",
+    "PY_FREETHREADED_SETTING",
     "TOOLKITS_FLAG",
     "TOOLKIT_FLAG",
     "TOOL_CONFIGURATION",
@@ -61,33 +63,48 @@ _PLATFORMS = "//command_line_option:platforms"
 # another order) reuses a full build's outputs and its remote cache entries.
 _FLAG_PINNED = FLAG_IN_TRANSITIONED_CONFIGURATIONS
 
+# rules_python's py_freethreaded values.
+_FREETHREADED = {True: "yes", False: "no"}
+
+def python_version_settings(version):
+    """rules_python's settings for a --//:python_versions entry: "3.14t" is 3.14, free-threaded."""
+    split = split_python_version(version)
+    return {PYTHON_VERSION_SETTING: split.minor, PY_FREETHREADED_SETTING: _FREETHREADED[split.freethreaded]}
+
 def _python_split_impl(settings, _attr):
     versions = parse_python_versions(settings[PYTHON_VERSIONS_FLAG])
-    return {v: {PYTHON_VERSION_SETTING: v, PYTHON_VERSIONS_FLAG: _FLAG_PINNED, DEVICE_WHEEL_LEVEL_FLAG: _FLAG_PINNED} for v in versions}
+    return {
+        v: python_version_settings(v) | {PYTHON_VERSIONS_FLAG: _FLAG_PINNED, DEVICE_WHEEL_LEVEL_FLAG: _FLAG_PINNED}
+        for v in versions
+    }
 
 # --//:device_wheel_level is pinned too: python_wheels writes the device
 # wheels in its own configuration, so the level rebuilds nothing below it.
 python_split_transition = transition(
     implementation = _python_split_impl,
     inputs = [PYTHON_VERSIONS_FLAG],
-    outputs = [PYTHON_VERSION_SETTING, PYTHON_VERSIONS_FLAG, DEVICE_WHEEL_LEVEL_FLAG],
+    outputs = [PYTHON_VERSION_SETTING, PY_FREETHREADED_SETTING, PYTHON_VERSIONS_FLAG, DEVICE_WHEEL_LEVEL_FLAG],
 )
 
+# py_freethreaded goes back to "no" too: the Python-independent configuration
+# reached from a free-threaded one is the one reached from any other.
+_PYTHON_RESET = {PYTHON_VERSION_SETTING: PYTHON_INDEPENDENT, PY_FREETHREADED_SETTING: _FREETHREADED[False]}
+
 def _python_reset_impl(_settings, _attr):
-    return {PYTHON_VERSION_SETTING: PYTHON_INDEPENDENT, PYTHON_VERSIONS_FLAG: _FLAG_PINNED, DEVICE_WHEEL_LEVEL_FLAG: _FLAG_PINNED}
+    return _PYTHON_RESET | {PYTHON_VERSIONS_FLAG: _FLAG_PINNED, DEVICE_WHEEL_LEVEL_FLAG: _FLAG_PINNED}
 
 python_reset_transition = transition(
     implementation = _python_reset_impl,
     inputs = [],
-    outputs = [PYTHON_VERSION_SETTING, PYTHON_VERSIONS_FLAG, DEVICE_WHEEL_LEVEL_FLAG],
+    outputs = [PYTHON_VERSION_SETTING, PY_FREETHREADED_SETTING, PYTHON_VERSIONS_FLAG, DEVICE_WHEEL_LEVEL_FLAG],
 )
 
 def _python_versions_attr_impl(_settings, attr):
     if getattr(attr, "interpreters", None):
         # Explicit interpreters: no toolchain is looked at.
-        return {"unused": {PYTHON_VERSION_SETTING: PYTHON_INDEPENDENT}}
+        return {"unused": _PYTHON_RESET}
     versions = attr.python_versions or declared_python_versions()
-    return {v: {PYTHON_VERSION_SETTING: v} for v in versions}
+    return {v: python_version_settings(v) for v in versions}
 
 # One configuration per entry of the rule's `python_versions` attribute (all
 # declared versions when empty): install tests find each interpreter through
@@ -95,7 +112,7 @@ def _python_versions_attr_impl(_settings, attr):
 python_versions_attr_split = transition(
     implementation = _python_versions_attr_impl,
     inputs = [],
-    outputs = [PYTHON_VERSION_SETTING],
+    outputs = [PYTHON_VERSION_SETTING, PY_FREETHREADED_SETTING],
 )
 
 def _toolkit_split_impl(settings, _attr):
@@ -175,6 +192,7 @@ _TOOL_CONSTANTS = {
     PYTHON_VERSIONS_FLAG: FLAG_IN_TRANSITIONED_CONFIGURATIONS,
     DEVICE_TARGET_SETTING: TOOL_CONFIGURATION,
     PYTHON_VERSION_SETTING: PYTHON_INDEPENDENT,
+    PY_FREETHREADED_SETTING: _FREETHREADED[False],
     TOOLKIT_FLAG: TOOL_CONFIGURATION,
     TOOLKITS_FLAG: [FLAG_IN_TRANSITIONED_CONFIGURATIONS],
     # Cargo's release profile: no debug info, whose compile directories

@@ -3,18 +3,32 @@
 # The Python versions the jax-rocm7 wheels ship for.
 DEFAULT_PYTHON_VERSIONS = ["3.11", "3.12", "3.13", "3.14"]
 
+# The first CPython with a free-threaded build (PEP 703): "3.13t".
+FIRST_FREETHREADED_MINOR = 13
+
 def version_key(v):
-    """Sort key of a dotted numeric version: "3.9" before "3.10" (glibc's "2.2.5" before "2.28" too)."""
+    """Sort key of a dotted numeric version: "3.9" before "3.10" (glibc's "2.2.5" before "2.28" too); "3.14t" right after "3.14"."""
+    if v.endswith("t"):
+        return [int(p) for p in v[:-1].split(".")] + [1]
     return [int(p) for p in v.split(".")]
 
+def split_python_version(v):
+    """A version entry ("3.14", "3.14t") as struct(minor = "3.14", freethreaded = bool)."""
+    if v.endswith("t"):
+        return struct(minor = v[:-1], freethreaded = True)
+    return struct(minor = v, freethreaded = False)
+
 def is_minor_version(v):
-    """Whether `v` is a CPython 3 minor version such as "3.12" (no leading zeros)."""
-    parts = v.split(".")
+    """Whether `v` is a CPython 3 minor version such as "3.12", or a free-threaded one such as "3.14t" (no leading zeros)."""
+    split = split_python_version(v)
+    parts = split.minor.split(".")
     if len(parts) != 2:
         return False
     for p in parts:
         if not p.isdigit() or (len(p) > 1 and p[0] == "0"):
             return False
+    if split.freethreaded and int(parts[1]) < FIRST_FREETHREADED_MINOR:
+        return False
     return parts[0] == "3"
 
 def check_python_versions(versions, where):
@@ -24,7 +38,7 @@ def check_python_versions(versions, where):
     seen = {}
     for v in versions:
         if not is_minor_version(v):
-            fail("{}: '{}' is not a Python minor version such as \"3.12\"".format(where, v))
+            fail("{}: '{}' is not a Python minor version such as \"3.12\" (free-threaded: \"3.14t\", 3.13t and later)".format(where, v))
         if v in seen:
             fail("{}: Python {} is listed twice".format(where, v))
         seen[v] = True

@@ -12,9 +12,11 @@ import sys
 import zlib
 
 want = sys.argv[1]
-got = "%d.%d" % sys.version_info[:2]
+# "3.14t": the free-threaded 3.14 (ABI flag t).
+got = "%d.%d%s" % (*sys.version_info[:2], "t" if "t" in sys.abiflags else "")
 assert got == want, f"venv runs Python {got}, expected {want}"
 cp = "cp%d%d" % sys.version_info[:2]
+abi = cp + ("t" if "t" in sys.abiflags else "")
 suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
 
 
@@ -43,7 +45,7 @@ def check_extension(module):
 import example_jaxlib  # noqa: E402
 from example_jaxlib import _checksum, _core, numeric, version  # noqa: E402
 
-assert wheel_tags("example-jaxlib") == [f"{cp}-{cp}-manylinux_2_28_x86_64"], wheel_tags("example-jaxlib")
+assert wheel_tags("example-jaxlib") == [f"{cp}-{abi}-manylinux_2_28_x86_64"], wheel_tags("example-jaxlib")
 for m in (_core, _checksum):
     check_extension(m)
 # Compiled against this version's headers, not another one's.
@@ -72,7 +74,7 @@ else:
 import example_rocm_plugin  # noqa: E402
 from example_rocm_plugin import _linalg, _prng  # noqa: E402
 
-assert wheel_tags("example-rocm-plugin") == [f"{cp}-{cp}-manylinux_2_28_x86_64"], wheel_tags("example-rocm-plugin")
+assert wheel_tags("example-rocm-plugin") == [f"{cp}-{abi}-manylinux_2_28_x86_64"], wheel_tags("example-rocm-plugin")
 for m in (_linalg, _prng):
     check_extension(m)
     assert runpath(m.__file__) == ["$ORIGIN/lib"], runpath(m.__file__)

@@ -4,7 +4,7 @@ import importlib.metadata as md
 import sys
 
 want = sys.argv[1]
-got = "%d.%d" % sys.version_info[:2]
+got = "%d.%d%s" % (*sys.version_info[:2], "t" if "t" in sys.abiflags else "")  # 3.14t: free-threaded
 assert got == want, f"venv runs Python {got}, expected {want}"
 
 eps = [ep for ep in md.entry_points(group="jax_plugins") if ep.name == "hello_rocm"]

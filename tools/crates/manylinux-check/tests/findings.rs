@@ -756,3 +756,44 @@ fn record_mismatches_are_unreadable_input() {
         assert!(e.contains(&want), "sparse: want `{want}`, got: {e}");
     }
 }
+
+#[test]
+fn extension_suffixes_against_the_abi_tag() {
+    let f = fixtures();
+    let ft = "pkg/_ft.cpython-314t-x86_64-linux-gnu.so";
+    let gil = "pkg/_gil.cpython-314-x86_64-linux-gnu.so";
+    let wheel = |file_name: &str, modules: &[&str]| {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut members: Vec<(&str, Vec<u8>)> =
+            modules.iter().map(|m| (*m, f.ext("ext_old"))).collect();
+        members.push(("pkg/__init__.py", b"".to_vec()));
+        let path = make_wheel(tmp.path(), file_name, false, &members);
+        (tmp, path)
+    };
+    // A free-threaded wheel of free-threaded modules is clean ...
+    let (_t, w) = wheel(&format!("ft-1.0-cp314-cp314t-{M17}.whl"), &[ft]);
+    let r = check(&w);
+    assert_eq!(errors_and_warnings(&r), Vec::<String>::new());
+    // ... a module built with the GIL in it is refused, naming both ABIs.
+    let (_t, w) = wheel(&format!("ft-1.0-cp314-cp314t-{M17}.whl"), &[ft, gil]);
+    let r = check(&w);
+    assert_eq!(codes(&r, "_gil", Severity::Error), vec!["extension-abi"]);
+    assert!(codes(&r, "_ft", Severity::Error).is_empty());
+    let finding = r
+        .findings
+        .iter()
+        .find(|f| f.code == "extension-abi")
+        .unwrap();
+    assert!(
+        finding.message.contains("cp314, with the GIL")
+            && finding.message.contains("ABI tag is cp314t"),
+        "{}",
+        finding.message
+    );
+    assert_eq!(r.exit_code(), manylinux_check::EXIT_FINDINGS);
+    // And the reverse: a free-threaded module in a wheel tagged cp314.
+    let (_t, w) = wheel(&format!("gil-1.0-cp314-cp314-{M17}.whl"), &[gil, ft]);
+    let r = check(&w);
+    assert_eq!(codes(&r, "_ft", Severity::Error), vec!["extension-abi"]);
+    assert!(codes(&r, "_gil", Severity::Error).is_empty());
+}

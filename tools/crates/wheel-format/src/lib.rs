@@ -2,7 +2,8 @@
 //! distribution format spec) that the writer (`build`) and every reader
 //! (`inspect`, `check`, `thin`) share, so they agree on what a wheel is:
 //!
-//! - distribution names, PEP 440 versions, wheel tags and file names;
+//! - distribution names, PEP 440 versions, wheel tags and file names, and
+//!   extension modules' suffixes against the ABI tag (`cp314t`);
 //! - member-name rules (what pip installs);
 //! - RECORD: CSV rows with `sha256=` urlsafe-base64 hashes, read, written,
 //!   rewritten, and checked against members as they stream;
@@ -18,6 +19,7 @@
 mod csv;
 mod dist_info;
 mod entry_points;
+mod extension_abi;
 mod hash;
 mod headers;
 mod license;
@@ -37,6 +39,7 @@ mod wheel_name;
 
 pub use dist_info::{dist_info_path, find_dist_info, DistInfoError};
 pub use entry_points::render_entry_points;
+pub use extension_abi::{extension_abi, extension_abi_problem, is_free_threaded_abi, ExtensionAbi};
 pub use hash::{record_hash, Digest, HashingReader, HashingWriter};
 pub use headers::Headers;
 pub use license::{

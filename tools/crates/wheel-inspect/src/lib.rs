@@ -135,6 +135,8 @@ pub struct WheelInfo {
     pub root_is_purelib: bool,
     pub build: Option<String>,
     pub tags: Vec<String>,
+    /// Every ABI tag of the name is a free-threaded CPython's (`cp314t`).
+    pub free_threaded: bool,
     pub files: Vec<FileEntry>,
 }
 
@@ -432,7 +434,32 @@ fn inspect_wheel(file: std::fs::File, path: &Path) -> Result<(WheelInfo, Content
     let mut contents = Contents::default();
     wheel.walk(record, |m| inspect_member(m, &mut contents))?;
     info.files = std::mem::take(&mut contents.files);
+    check_extension_abis(&info)?;
     Ok((info, contents))
+}
+
+/// The name's ABI tags (the name is a valid wheel name: wheel_identity
+/// checked it).
+fn abi_tags(filename: &str) -> Vec<String> {
+    wheel_format::WheelName::parse(filename)
+        .map(|n| n.abi.split('.').map(str::to_string).collect())
+        .unwrap_or_default()
+}
+
+/// Refuses a wheel with an extension module its ABI tag's interpreters
+/// would not import (a cp314 module in a cp314t wheel, ...).
+fn check_extension_abis(info: &WheelInfo) -> Result<()> {
+    let tags = abi_tags(&info.filename);
+    let tags: Vec<&str> = tags.iter().map(String::as_str).collect();
+    for f in &info.files {
+        if let Some(problem) = wheel_format::extension_abi_problem(&f.path, &tags) {
+            bail!(
+                "{} {problem}; build the module for the wheel's Python or tag the wheel for its ABI (rocm-wheel check lists every such module)",
+                f.path
+            );
+        }
+    }
+    Ok(())
 }
 
 /// The wheel's identity and `WHEEL` fields (no files yet), checked.
@@ -444,6 +471,9 @@ fn wheel_info(
 ) -> Result<WheelInfo> {
     let (name, version) = wheel_format::wheel_identity(&filename, dist, metadata)?;
     let wheel_version = wheel_meta.check()?.to_string();
+    let abis = abi_tags(&filename);
+    let free_threaded =
+        !abis.is_empty() && abis.iter().all(|t| wheel_format::is_free_threaded_abi(t));
     Ok(WheelInfo {
         filename,
         name,
@@ -453,6 +483,7 @@ fn wheel_info(
         root_is_purelib: wheel_meta.root_is_purelib.unwrap_or(false),
         build: wheel_meta.build,
         tags: wheel_meta.tags,
+        free_threaded,
         files: Vec::new(),
     })
 }
@@ -503,6 +534,18 @@ fn inspect_member(m: &mut Member<'_>, out: &mut Contents) -> Result<()> {
     Ok(())
 }
 
+impl WheelInfo {
+    /// The `Tag:` lines, saying whether they are a free-threaded CPython's.
+    fn shown_tags(&self) -> String {
+        let threading = if self.free_threaded {
+            " (free-threaded CPython)"
+        } else {
+            ""
+        };
+        format!("{}{threading}", self.tags.join(", "))
+    }
+}
+
 impl Report {
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).expect("reports always serialize")
@@ -516,7 +559,7 @@ impl Report {
             let _ = writeln!(s, "wheel {}", w.filename);
             let _ = writeln!(s, "  name: {}", w.name);
             let _ = writeln!(s, "  version: {}", w.version);
-            let _ = writeln!(s, "  tags: {}", w.tags.join(", "));
+            let _ = writeln!(s, "  tags: {}", w.shown_tags());
             let _ = writeln!(
                 s,
                 "  root-is-purelib: {}{}",

@@ -704,3 +704,54 @@ fn wheel_lists_files_and_targets() {
     );
     assert!(r.to_text().starts_with(&format!("wheel {WHEEL}\n")));
 }
+
+#[test]
+fn free_threaded_wheels_and_their_module_suffixes() {
+    // test_support's make_wheel: tags from the name (this file has its own).
+    let dir = tempfile::tempdir().unwrap();
+    let ft = (
+        "pkg/_m.cpython-314t-x86_64-linux-gnu.so",
+        b"not read as a module".to_vec(),
+    );
+    let gil = (
+        "pkg/_g.cpython-314-x86_64-linux-gnu.so",
+        b"not read as a module".to_vec(),
+    );
+    let whl = test_support::wheel::make_wheel(
+        dir.path(),
+        "ft-1.0-cp314-cp314t-manylinux_2_28_x86_64.whl",
+        false,
+        std::slice::from_ref(&ft),
+    );
+    let r = inspect(&whl).unwrap();
+    let text = r.to_text();
+    assert!(r.wheel.unwrap().free_threaded);
+    assert!(
+        text.contains("cp314-cp314t-manylinux_2_28_x86_64 (free-threaded CPython)"),
+        "{text}"
+    );
+    // A module built with the GIL in a cp314t wheel: refused, named.
+    let mixed = dir.path().join("mixed");
+    std::fs::create_dir(&mixed).unwrap();
+    let whl = test_support::wheel::make_wheel(
+        &mixed,
+        "ft-1.0-cp314-cp314t-manylinux_2_28_x86_64.whl",
+        false,
+        &[ft, gil.clone()],
+    );
+    let e = format!("{:#}", inspect(&whl).unwrap_err());
+    assert!(
+        e.contains("pkg/_g.cpython-314-x86_64-linux-gnu.so") && e.contains("cp314, with the GIL"),
+        "{e}"
+    );
+    // The GIL build's own wheel is no free-threaded one.
+    let plain = dir.path().join("plain");
+    std::fs::create_dir(&plain).unwrap();
+    let whl = test_support::wheel::make_wheel(
+        &plain,
+        "g-1.0-cp314-cp314-manylinux_2_28_x86_64.whl",
+        false,
+        &[gil],
+    );
+    assert!(!inspect(&whl).unwrap().wheel.unwrap().free_threaded);
+}

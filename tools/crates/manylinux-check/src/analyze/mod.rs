@@ -163,6 +163,7 @@ pub fn check_wheel(wheel: &Wheel, opts: &Options) -> Result<Report> {
         findings.extend(found);
     }
     findings.extend(tags::name_findings(wheel));
+    findings.extend(tags::abi_findings(wheel));
     if has_binaries {
         let found = tags::tag_findings(&claims, wheel_best, &needed_tag, &policies);
         findings.extend(found);

@@ -119,6 +119,30 @@ pub(super) fn name_findings(wheel: &Wheel) -> Findings {
     out
 }
 
+/// Extension modules whose file-name suffix (the EXT_SUFFIX they were built
+/// with) disagrees with the ABI tag of the wheel's name: a cp314 module in a
+/// cp314t wheel installs where no interpreter imports it.
+pub(super) fn abi_findings(wheel: &Wheel) -> Findings {
+    let mut out = Findings::default();
+    // A name that is no wheel name has its own finding (name_findings).
+    let Ok(name) = wheel_format::WheelName::parse(&wheel.file_name) else {
+        return out;
+    };
+    let abi_tags: Vec<&str> = name.abi.split('.').collect();
+    for m in &wheel.members {
+        if let Some(problem) = wheel_format::extension_abi_problem(&m.name, &abi_tags) {
+            out.add(
+                Severity::Error,
+                "extension-abi",
+                Some(&m.name),
+                problem,
+                "build the module for the Python the wheel is tagged for (that interpreter's EXT_SUFFIX), or tag the wheel for the module's ABI".into(),
+            );
+        }
+    }
+    out
+}
+
 /// For a wheel with binaries: the claimed platform tags against the tag
 /// its ELF files need (`wheel_best`: the most compatible policy they all
 /// meet).
