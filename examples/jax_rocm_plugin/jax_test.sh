@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The jax-rocm7-plugin of `make wheels` (DIST) inside JAX 0.10.2, as a user
-# installs it: for each Python of the build root (3.13, 3.14, and the
-# free-threaded 3.14t setup builds, scripts/freethreaded-python), a fresh venv,
+# installs it: for 3.14 (the build root's) and the free-threaded 3.14t setup
+# builds (scripts/freethreaded-python), a fresh venv,
 # `pip install` of every DIST wheel for that Python (the examples' too) with
 # jax==0.10.2, which takes jaxlib and, through the plugin's own
 # Requires-Dist, PyPI's jax-rocm7-pjrt 0.10.2 (the real XLA). Then
@@ -44,8 +44,12 @@ unset PYTHON_GIL
 freethreaded=/opt/rules_rocm_python/3.14t/bin/python3.14t
 [[ -n ${JAX_TEST_PYTHONS:-} || -x $freethreaded ]] ||
   fail "no free-threaded Python at $freethreaded: run make setup (scripts/freethreaded-python), inside scripts/buildroot"
-# The GIL builds first: 3.14t is compared with cp314's queue.
-for py in ${JAX_TEST_PYTHONS:-python3.13 python3.14 $freethreaded}; do
+# The GIL build first: 3.14t is compared with cp314's queue. One GIL version:
+# what differs between minor versions (tags, suffixes, the interpreter's
+# headers) is checked for every declared version by
+# //examples/jax_rocm_plugin:install_test, which imports all eight modules
+# beside jaxlib; each version here costs a PyPI download of jax and jaxlib.
+for py in ${JAX_TEST_PYTHONS:-python3.14 $freethreaded}; do
   # Python tag cp314, ABI tag cp314 or cp314t; $tag names the run.
   read -r pytag tag < <("$py" -c 'import sys; print("cp%d%d" % sys.version_info[:2], "cp%d%d%s" % (*sys.version_info[:2], sys.abiflags))')
   wheel=$(ls "$dist"/jax_rocm7_plugin-0.10.2-"$pytag"-"$tag"-*.whl 2>/dev/null) ||
