@@ -68,9 +68,11 @@ const INVALID_REQUIREMENTS: &[&str] = &[
 #[test]
 fn versions_and_requirements_agree_with_packaging() {
     let versions = VERSIONS;
+    // packaging refuses the variant markers, as the plain parser does.
     let reqs: Vec<&str> = crate::pep508::tests::VALID
         .iter()
         .chain(INVALID_REQUIREMENTS)
+        .chain(crate::pep508::tests::VARIANT)
         .copied()
         .collect();
     let tmp = tempfile::tempdir().unwrap();

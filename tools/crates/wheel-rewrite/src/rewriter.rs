@@ -236,6 +236,22 @@ impl WheelRewriter {
         Ok(())
     }
 
+    /// Adds the file `file` to the `.dist-info` directory (`variant.json`):
+    /// a name the wheel does not have yet, and none of the files every
+    /// wheel has and this type writes itself (METADATA, WHEEL, RECORD).
+    pub fn add_dist_info(&mut self, file: &str, content: Source) -> Result<()> {
+        let member = dist_info_path(&self.dist, file);
+        validate_member_name(&member)?;
+        let taken = self.added.iter().any(|(n, _, _)| *n == member)
+            || (self.names.contains(&member)
+                && !matches!(self.edits.get(&member), Some(Edit::Remove)));
+        if taken || file.contains('/') || ["METADATA", "WHEEL", "RECORD"].contains(&file) {
+            bail!("cannot add {member}: the wheel has it already, or it is not a file of its own");
+        }
+        self.added.push((member, content, 0o644));
+        Ok(())
+    }
+
     /// Renames the distribution to `new_name`: METADATA's Name, the
     /// `.dist-info` directory, the file name.
     pub fn rename(&mut self, new_name: &str) -> Result<()> {
@@ -357,7 +373,8 @@ impl WheelRewriter {
             }
             let mut added_rows = Vec::new();
             for (name, src, mode) in std::mem::take(added) {
-                let e = RawEntry::to_deflate(name, mode);
+                // A `.dist-info` file follows a renamed distribution.
+                let e = RawEntry::to_deflate(rename(&name), mode);
                 let (hash, size) = write_source(&mut w, &e, src)?;
                 added_rows.push(RecordRow {
                     path: e.name,

@@ -256,3 +256,29 @@ fn a_failed_finish_leaves_no_output() {
         0
     );
 }
+
+#[test]
+fn a_dist_info_file_is_added_and_follows_a_rename() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = wheel(dir.path(), None);
+    let mut rw = WheelRewriter::open(&input).unwrap();
+    rw.add_dist_info("variant.json", Source::Bytes(b"{}\n".to_vec()))
+        .unwrap();
+    for taken in ["variant.json", "METADATA", "RECORD", "WHEEL", "sub/x"] {
+        let e = rw
+            .add_dist_info(taken, Source::Bytes(vec![]))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("cannot add"), "{taken}: {e}");
+    }
+    rw.rename("demo-x").unwrap();
+    let out = dir.path().join("demo_x-1.0-py3-none-any.whl");
+    rw.finish(&out).unwrap();
+    let mut b = read(&out);
+    assert_eq!(text(&mut b, "demo_x-1.0.dist-info/variant.json"), "{}\n");
+    let record = text(&mut b, "demo_x-1.0.dist-info/RECORD");
+    assert!(
+        record.contains("demo_x-1.0.dist-info/variant.json,sha256="),
+        "{record}"
+    );
+}
