@@ -35,14 +35,12 @@ const ALL: &str = "device-all";
 pub fn run(args: Args) -> Result<()> {
     let mut host = WheelRewriter::open(&args.input)?;
     check_output_name(&args.output, host.file_name())?;
-    let stem = find_dist_info(host.names().iter().map(String::as_str))
-        .with_context(|| args.input.display().to_string())?;
-    let member = dist_info_path(&stem, "METADATA");
-    let metadata = host.read_text(&member)?;
-    let name = host.name().to_string();
-    let version = Headers::parse("METADATA", &metadata)
-        .require("Version")?
-        .to_string();
+    let HostMetadata {
+        member,
+        text: metadata,
+        name,
+        version,
+    } = host_metadata(&mut host, &args.input)?;
     let mut bundles = BTreeMap::new();
     for path in &args.device_wheels {
         let (bundle, device) = device_wheel(path, &name, &version)?;
@@ -66,7 +64,33 @@ pub fn run(args: Args) -> Result<()> {
     Ok(())
 }
 
-fn host_file(p: &Path) -> String {
+/// A host wheel's METADATA: its member name, text, and the distribution's
+/// name and version.
+pub(crate) struct HostMetadata {
+    pub member: String,
+    pub text: String,
+    pub name: String,
+    pub version: String,
+}
+
+/// The METADATA of the open host wheel `host` (read from `input`).
+pub(crate) fn host_metadata(host: &mut WheelRewriter, input: &Path) -> Result<HostMetadata> {
+    let stem = find_dist_info(host.names().iter().map(String::as_str))
+        .with_context(|| input.display().to_string())?;
+    let member = dist_info_path(&stem, "METADATA");
+    let text = host.read_text(&member)?;
+    let version = Headers::parse("METADATA", &text)
+        .require("Version")?
+        .to_string();
+    Ok(HostMetadata {
+        member,
+        text,
+        name: host.name().to_string(),
+        version,
+    })
+}
+
+pub(crate) fn host_file(p: &Path) -> String {
     p.file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default()
@@ -87,7 +111,7 @@ fn check_output_name(output: &Path, input_name: &str) -> Result<()> {
 
 /// The bundle (`gfx1201`, `gfx12-0`) and distribution name of the device
 /// wheel at `path`, which must belong to host `name` `version`.
-fn device_wheel(path: &Path, name: &str, version: &str) -> Result<(String, String)> {
+pub(crate) fn device_wheel(path: &Path, name: &str, version: &str) -> Result<(String, String)> {
     let shown = path.display();
     let mut wheel =
         WheelReader::open(path).with_context(|| format!("{shown} is not a valid wheel"))?;
@@ -174,6 +198,13 @@ fn add_extras(
             lines.push_str(&format!("Requires-Dist: {req}\n"));
         }
     }
+    Ok(insert_headers(text, &lines))
+}
+
+/// METADATA `text` with the header `lines` (each ending in a newline)
+/// added at the end of its headers; the rest, the description included,
+/// as it was.
+pub(crate) fn insert_headers(text: &str, lines: &str) -> String {
     let end = header_end(text);
     let (head, body) = text.split_at(end);
     let sep = if head.is_empty() || head.ends_with('\n') {
@@ -181,7 +212,7 @@ fn add_extras(
     } else {
         "\n"
     };
-    Ok(format!("{head}{sep}{lines}{body}"))
+    format!("{head}{sep}{lines}{body}")
 }
 
 /// Byte offset where METADATA's header block ends (the blank line before
