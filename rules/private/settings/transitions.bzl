@@ -42,6 +42,7 @@ load(
     "TOOLKITS_FLAG",
     "TOOLKIT_FLAG",
     "TOOL_CONFIGURATION",
+    "WHEEL_VARIANTS_FLAG",
     "declared_python_versions",
     "parse_python_versions",
     "parse_toolkits",
@@ -63,23 +64,30 @@ _FLAG_PINNED = FLAG_IN_TRANSITIONED_CONFIGURATIONS
 
 def _python_split_impl(settings, _attr):
     versions = parse_python_versions(settings[PYTHON_VERSIONS_FLAG])
-    return {v: {PYTHON_VERSION_SETTING: v, PYTHON_VERSIONS_FLAG: _FLAG_PINNED, DEVICE_WHEEL_LEVEL_FLAG: _FLAG_PINNED} for v in versions}
+    return {
+        v: {PYTHON_VERSION_SETTING: v} | _WHEEL_FLAGS_PINNED
+        for v in versions
+    }
 
-# --//:device_wheel_level is pinned too: python_wheels writes the device
-# wheels in its own configuration, so the level rebuilds nothing below it.
+# --//:device_wheel_level and --//:wheel_variants are pinned too (the level
+# to the sentinel, variants to their default, off): python_wheels writes the
+# device wheels and the variant wheels in its own configuration, so neither
+# flag rebuilds anything below it.
+_WHEEL_FLAGS_PINNED = {PYTHON_VERSIONS_FLAG: _FLAG_PINNED, DEVICE_WHEEL_LEVEL_FLAG: _FLAG_PINNED, WHEEL_VARIANTS_FLAG: False}
+
 python_split_transition = transition(
     implementation = _python_split_impl,
     inputs = [PYTHON_VERSIONS_FLAG],
-    outputs = [PYTHON_VERSION_SETTING, PYTHON_VERSIONS_FLAG, DEVICE_WHEEL_LEVEL_FLAG],
+    outputs = [PYTHON_VERSION_SETTING] + _WHEEL_FLAGS_PINNED.keys(),
 )
 
 def _python_reset_impl(_settings, _attr):
-    return {PYTHON_VERSION_SETTING: PYTHON_INDEPENDENT, PYTHON_VERSIONS_FLAG: _FLAG_PINNED, DEVICE_WHEEL_LEVEL_FLAG: _FLAG_PINNED}
+    return {PYTHON_VERSION_SETTING: PYTHON_INDEPENDENT} | _WHEEL_FLAGS_PINNED
 
 python_reset_transition = transition(
     implementation = _python_reset_impl,
     inputs = [],
-    outputs = [PYTHON_VERSION_SETTING, PYTHON_VERSIONS_FLAG, DEVICE_WHEEL_LEVEL_FLAG],
+    outputs = [PYTHON_VERSION_SETTING] + _WHEEL_FLAGS_PINNED.keys(),
 )
 
 def _python_versions_attr_impl(_settings, attr):
@@ -170,6 +178,7 @@ _TOOL_CONSTANTS = {
     HIP_COMPRESSION_FLAG: TOOL_CONFIGURATION,
     HIP_DEVICE_CODE_FLAG: TOOL_CONFIGURATION,
     DEVICE_WHEEL_LEVEL_FLAG: TOOL_CONFIGURATION,
+    WHEEL_VARIANTS_FLAG: False,
     HIP_COPTS_FLAG: [TOOL_CONFIGURATION],
     HIP_DEVICE_COPTS_FLAG: [TOOL_CONFIGURATION],
     PYTHON_VERSIONS_FLAG: FLAG_IN_TRANSITIONED_CONFIGURATIONS,
