@@ -89,12 +89,13 @@ jax-test: wheels
 # host: host and device wheels pip-installed together by their extras from an
 # index of the build (tests/host/kpack). Python
 # 3.12 only, the one the test installs: per-Python configurations do not
-# depend on the list, so nothing else is rebuilt. Then per-family device
-# wheels, whose execution log shows that only wheels (and the host wheels'
-# extras) were written.
+# depend on the list, so nothing else is rebuilt. Both builds also write the
+# host wheels as variant wheels (--//:wheel_variants), which variantlib
+# judges. Then per-family device wheels, whose execution log shows that only
+# wheels (and the host wheels' extras and variants) were written.
 kpack-test: wheels tool-wheels
-	$(BAZEL) run --config=kpack --//:python_versions=3.12 //:copy_wheels -- $(CURDIR)/dist-kpack
-	$(BAZEL) run --config=kpack --//:python_versions=3.12 --//:device_wheel_level=family \
+	$(BAZEL) run --config=kpack --//:python_versions=3.12 --//:wheel_variants //:copy_wheels -- $(CURDIR)/dist-kpack
+	$(BAZEL) run --config=kpack --//:python_versions=3.12 --//:wheel_variants --//:device_wheel_level=family \
 	  --execution_log_json_file=$(CURDIR)/bazel-kpack-family.exec.json //:copy_wheels -- $(CURDIR)/dist-kpack-family
 	tests/host/kpack/reference_test.sh $(CURDIR)/dist $(CURDIR)/dist-kpack $(CURDIR)/dist-kpack-family $(CURDIR)/bazel-kpack-family.exec.json
 
