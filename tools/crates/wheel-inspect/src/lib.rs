@@ -135,6 +135,9 @@ pub struct WheelInfo {
     pub root_is_purelib: bool,
     pub build: Option<String>,
     pub tags: Vec<String>,
+    /// A variant wheel's label (PEP 825 draft: `...-rocm.whl`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub variant_label: Option<String>,
     pub files: Vec<FileEntry>,
 }
 
@@ -444,6 +447,8 @@ fn wheel_info(
 ) -> Result<WheelInfo> {
     let (name, version) = wheel_format::wheel_identity(&filename, dist, metadata)?;
     let wheel_version = wheel_meta.check()?.to_string();
+    let variant_label = (wheel_format::WheelName::parse(&filename).ok())
+        .and_then(|n| n.variant.map(str::to_string));
     Ok(WheelInfo {
         filename,
         name,
@@ -453,6 +458,7 @@ fn wheel_info(
         root_is_purelib: wheel_meta.root_is_purelib.unwrap_or(false),
         build: wheel_meta.build,
         tags: wheel_meta.tags,
+        variant_label,
         files: Vec::new(),
     })
 }
@@ -517,6 +523,12 @@ impl Report {
             let _ = writeln!(s, "  name: {}", w.name);
             let _ = writeln!(s, "  version: {}", w.version);
             let _ = writeln!(s, "  tags: {}", w.tags.join(", "));
+            if let Some(label) = &w.variant_label {
+                let _ = writeln!(
+                    s,
+                    "  variant: {label} (PEP 825 draft: for variant-aware installers; pip skips the file)"
+                );
+            }
             let _ = writeln!(
                 s,
                 "  root-is-purelib: {}{}",
