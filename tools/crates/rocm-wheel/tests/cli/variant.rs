@@ -46,12 +46,12 @@ fn archive(dir: &Path, targets: &[&str], out: &Path) {
 /// The device wheel `Demo.Plugin-device-<bundle>` 1.0 pinning the host,
 /// one archive per target of `targets`, in `dir`.
 fn device(dir: &Path, host: &str, bundle: &str, targets: &[&str]) -> PathBuf {
-    let scratch = dir.join(format!("scratch-{bundle}"));
-    std::fs::create_dir_all(&scratch).unwrap();
+    // The archives apart: `dir` may be a folder to index (wheels only).
+    let scratch = tempdir();
     let mut files = Vec::new();
     for t in targets {
-        let a = scratch.join(format!("{t}.kpack"));
-        archive(&scratch, &[t], &a);
+        let a = scratch.path().join(format!("{t}.kpack"));
+        archive(scratch.path(), &[t], &a);
         files.push((format!("demo_plugin/.kpack/{t}.kpack"), a));
     }
     let files: Vec<(&str, &Path)> = files
