@@ -200,3 +200,26 @@ fn check_value(target: &str, device: &std::path::Path) -> Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_providers_values() {
+        let v = provider_values();
+        assert_eq!(v.len(), 33, "{v:?}");
+        assert!(v.contains(&"gfx1201") && v.contains(&"gfx1250"));
+        assert!(!v.contains(&"gfx1250-strict"));
+        let d = std::path::Path::new("d.whl");
+        check_value("gfx90a", d).unwrap();
+        for (bad, why) in [
+            ("gfx9999", "does not know"),
+            ("gfx12-generic", "generic target"),
+            ("gfx1250-strict", "does not know"),
+        ] {
+            let e = check_value(bad, d).unwrap_err().to_string();
+            assert!(e.contains(why), "{bad}: {e}");
+        }
+    }
+}
