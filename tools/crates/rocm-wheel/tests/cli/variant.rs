@@ -131,8 +131,8 @@ fn a_split_set_as_variant_wheels_in_the_index() {
     assert_eq!(
         variant_requires(&metadata),
         [
-            "Requires-Dist: demo-plugin-device-gfx1200==1.0; \"amd :: gfx_arch :: gfx1200\" in variant_properties",
-            "Requires-Dist: demo-plugin-device-gfx1201==1.0; \"amd :: gfx_arch :: gfx1201\" in variant_properties",
+            "Requires-Dist: Demo.Plugin-device-gfx1200==1.0; \"amd :: gfx_arch :: gfx1200\" in variant_properties",
+            "Requires-Dist: Demo.Plugin-device-gfx1201==1.0; \"amd :: gfx_arch :: gfx1201\" in variant_properties",
         ]
     );
     // The extras stay; RECORD lists the new file.
@@ -208,8 +208,8 @@ fn family_device_wheels_get_one_marker_per_member_target() {
     assert_eq!(
         variant_requires(&member(&p.join(out), ".dist-info/METADATA")),
         [
-            "Requires-Dist: demo-plugin-device-gfx12==1.0; \"amd :: gfx_arch :: gfx1200\" in variant_properties",
-            "Requires-Dist: demo-plugin-device-gfx12==1.0; \"amd :: gfx_arch :: gfx1201\" in variant_properties",
+            "Requires-Dist: Demo.Plugin-device-gfx12==1.0; \"amd :: gfx_arch :: gfx1200\" in variant_properties",
+            "Requires-Dist: Demo.Plugin-device-gfx12==1.0; \"amd :: gfx_arch :: gfx1201\" in variant_properties",
         ]
     );
 }
