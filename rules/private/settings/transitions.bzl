@@ -78,7 +78,7 @@ _WHEEL_FLAGS_PINNED = {PYTHON_VERSIONS_FLAG: _FLAG_PINNED, DEVICE_WHEEL_LEVEL_FL
 python_split_transition = transition(
     implementation = _python_split_impl,
     inputs = [PYTHON_VERSIONS_FLAG],
-    outputs = [PYTHON_VERSION_SETTING] + _WHEEL_FLAGS_PINNED.keys(),
+    outputs = [PYTHON_VERSION_SETTING] + list(_WHEEL_FLAGS_PINNED),
 )
 
 def _python_reset_impl(_settings, _attr):
@@ -87,7 +87,7 @@ def _python_reset_impl(_settings, _attr):
 python_reset_transition = transition(
     implementation = _python_reset_impl,
     inputs = [],
-    outputs = [PYTHON_VERSION_SETTING] + _WHEEL_FLAGS_PINNED.keys(),
+    outputs = [PYTHON_VERSION_SETTING] + list(_WHEEL_FLAGS_PINNED),
 )
 
 def _python_versions_attr_impl(_settings, attr):
