@@ -285,8 +285,7 @@ fn sets_that_collide_or_are_foreign_are_refused_whole() {
 
 /// Kernel frames are decompressed under their declared size, as the loader
 /// will: a garbage frame, or one of another size, is refused, naming the
-/// wheel member (not a temporary file). `kpack archive` refuses a kernel
-/// file that is not a regular file instead of reading `/dev/zero` forever.
+/// wheel member (not a temporary file).
 #[test]
 fn kernel_frames_must_decompress_to_their_size() {
     let d = tempdir();
@@ -329,24 +328,54 @@ fn kernel_frames_must_decompress_to_their_size() {
     }
     device_wheel(dir, DEV, &[(ARCHIVE_PATH, good)]);
     bounded_ok(dir, &["check", HOST, "--device-wheel", DEV]);
+}
 
-    bounded_refusal(
-        dir,
-        &[
-            "kpack",
-            "archive",
-            "--group",
-            "demo",
-            "--family",
-            "gfx1201",
-            "--target",
-            "gfx1201",
-            "--kernel",
-            &format!("{KERNEL_NAME}#0@gfx1201=/dev/zero"),
-            "--output",
-            "zero.kpack",
-        ],
-        "not a regular file",
-    );
-    assert!(!dir.join("zero.kpack").exists());
+/// `kpack archive --output out/a.kpack` of `kernels` (`KEY=FILE`, each
+/// for gfx1201).
+fn archive_args(kernels: &[String]) -> Vec<&str> {
+    let mut args = vec![
+        "kpack", "archive", "--group", "demo", "--family", "gfx1201", "--target", "gfx1201",
+    ];
+    for k in kernels {
+        args.extend(["--kernel", k.as_str()]);
+    }
+    args.extend(["--output", "out/a.kpack"]);
+    args
+}
+
+/// `kpack archive` sizes each kernel file before reading it: a device
+/// (`/dev/zero` once was read until allocation failed) and a file above
+/// [`kpack::archive::MAX_KERNEL_SIZE`] are refused unread, and nothing is written.
+/// The large file is sparse: its 2 GiB cost nothing to make, and a run
+/// that read it would break the memory bound.
+#[test]
+fn kernel_files_are_sized_before_they_are_read() {
+    let d = tempdir();
+    let dir = d.path();
+    std::fs::create_dir(dir.join("out")).unwrap();
+    std::fs::write(dir.join("k.co"), KERNEL).unwrap();
+    let huge = std::fs::File::create(dir.join("huge.co")).unwrap();
+    huge.set_len(::kpack::archive::MAX_KERNEL_SIZE + 1).unwrap();
+    for (file, needle) in [
+        ("/dev/zero", "/dev/zero: not a regular file".to_string()),
+        (
+            "huge.co",
+            format!(
+                "huge.co: {} bytes exceed {}",
+                ::kpack::archive::MAX_KERNEL_SIZE + 1,
+                ::kpack::archive::MAX_KERNEL_SIZE
+            ),
+        ),
+    ] {
+        let kernels = [
+            format!("{KERNEL_NAME}#0@gfx1201=k.co"),
+            format!("other/k.hip#0@gfx1201={file}"),
+        ];
+        bounded_refusal(dir, &archive_args(&kernels), &needle);
+        assert_empty_dir(&dir.join("out"));
+    }
+    // Negative control: at the cap it would be read.
+    let kernels = [format!("{KERNEL_NAME}#0@gfx1201=k.co")];
+    bounded_ok(dir, &archive_args(&kernels));
+    assert_eq!(file_names(&dir.join("out")), ["a.kpack"]);
 }
