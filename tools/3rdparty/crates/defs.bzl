@@ -296,6 +296,7 @@ _NORMAL_DEPENDENCIES = {
     "tools/crates/atomic-write": {
         _COMMON_CONDITION: {
             "anyhow": Label("@rocm_wheel_crates__anyhow-1.0.104//:anyhow"),
+            "libc": Label("@rocm_wheel_crates__libc-0.2.191//:libc"),
             "tempfile": Label("@rocm_wheel_crates__tempfile-3.27.0//:tempfile"),
         },
     },

@@ -379,3 +379,55 @@ fn kernel_files_are_sized_before_they_are_read() {
     bounded_ok(dir, &archive_args(&kernels));
     assert_eq!(file_names(&dir.join("out")), ["a.kpack"]);
 }
+
+/// The paths of the files `pid` has open.
+fn open_files(pid: u32) -> Vec<PathBuf> {
+    let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
+        return Vec::new();
+    };
+    fds.filter_map(|e| std::fs::read_link(e.ok()?.path()).ok())
+        .collect()
+}
+
+/// A run killed while it writes its output (SIGKILL: no destructor, no
+/// handler; SIGTERM: the default action) leaves nothing in the output
+/// directory: the output is an unnamed file until complete. The run is
+/// held mid-write by a FIFO as its second kernel, which no one ever
+/// opens for writing: opening it blocks after the first kernel is
+/// written.
+#[test]
+fn a_killed_run_leaves_nothing_behind() {
+    use std::os::unix::process::ExitStatusExt;
+    let d = tempdir();
+    let dir = d.path().canonicalize().unwrap();
+    let out = dir.join("out");
+    std::fs::create_dir(&out).unwrap();
+    std::fs::write(dir.join("k.co"), KERNEL).unwrap();
+    run_stdout(std::process::Command::new("mkfifo").arg(dir.join("stuck")));
+    let kernels = [
+        format!("{KERNEL_NAME}#0@gfx1201=k.co"),
+        "other/k.hip#0@gfx1201=stuck".to_string(),
+    ];
+    for signal in [libc::SIGKILL, libc::SIGTERM] {
+        let mut child = std::process::Command::new(BIN)
+            .args(archive_args(&kernels))
+            .current_dir(&dir)
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let start = std::time::Instant::now();
+        while !open_files(child.id()).iter().any(|f| f.starts_with(&out)) {
+            assert!(
+                start.elapsed() < Duration::from_secs(20),
+                "no output open after 20 s"
+            );
+            assert!(child.try_wait().unwrap().is_none(), "the run ended");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        // SAFETY: kill(2) on our own child, which has not been waited for.
+        assert_eq!(unsafe { libc::kill(child.id() as i32, signal) }, 0);
+        let status = child.wait().unwrap();
+        assert_eq!(status.signal(), Some(signal), "{status:?}");
+        assert_empty_dir(&out);
+    }
+}
