@@ -183,16 +183,6 @@ mod tests {
     /// Three wrappers relocated to one marker in the first PT_LOAD.
     const HOST: &[u8] = include_bytes!("../fuzz/corpus/host/ok-three-wrappers.so");
 
-    /// Where the first PT_LOAD's program header is.
-    fn first_load(elf: &[u8]) -> usize {
-        let u16_at = |at: usize| u16::from_le_bytes(elf[at..at + 2].try_into().unwrap()) as usize;
-        let phoff = u64::from_le_bytes(elf[0x20..0x28].try_into().unwrap()) as usize;
-        (0..u16_at(0x38))
-            .map(|i| phoff + i * u16_at(0x36))
-            .find(|&ph| u32::from_le_bytes(elf[ph..ph + 4].try_into().unwrap()) == 1)
-            .unwrap()
-    }
-
     /// A PT_LOAD whose file bytes lie past the end of the file, holding
     /// the marker: a clear error, not a subtraction that overflows (a
     /// panic in a debug build, which these tests are).
@@ -200,9 +190,7 @@ mod tests {
     fn a_load_past_the_end_of_the_file_is_refused() {
         assert_eq!(host_refs(HOST).unwrap().len(), 3);
         let mut bad = HOST.to_vec();
-        let ph = first_load(&bad);
-        // p_offset: one past the end of the file.
-        bad[ph + 8..ph + 16].copy_from_slice(&(HOST.len() as u64 + 1).to_le_bytes());
+        test_support::first_load_past_the_end(&mut bad);
         let e = format!("{:#}", host_refs(&bad[..]).unwrap_err());
         assert!(
             e.contains("HIPK wrapper 0: marker offset")

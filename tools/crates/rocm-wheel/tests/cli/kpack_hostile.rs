@@ -330,6 +330,27 @@ fn kernel_frames_must_decompress_to_their_size() {
     bounded_ok(dir, &["check", HOST, "--device-wheel", DEV]);
 }
 
+/// A host binary whose PT_LOAD holding the markers claims file bytes past
+/// the end of the file: `check` names the member and the problem (no
+/// panic: this binary is a debug build, where the overflowing subtraction
+/// this once was panics).
+#[test]
+fn a_load_past_the_end_of_the_file_is_a_clear_error() {
+    let d = tempdir();
+    let dir = d.path();
+    host_wheel(dir, 1, &marker(0), 1);
+    device_wheel(dir, DEV, &[(ARCHIVE_PATH, archive(&gfx1201(), 0))]);
+    bounded_ok(dir, &["check", HOST, "--device-wheel", DEV]);
+    let mut so = std::fs::read(dir.join("libk.so")).unwrap();
+    first_load_past_the_end(&mut so);
+    make_wheel(dir, HOST, false, &[("demo/libk.so", so)]);
+    bounded_refusal(
+        dir,
+        &["check", HOST, "--device-wheel", DEV],
+        &format!("{HOST}: demo/libk.so: HIPK wrapper 0: marker offset"),
+    );
+}
+
 /// `kpack archive --output out/a.kpack` of `kernels` (`KEY=FILE`, each
 /// for gfx1201).
 fn archive_args(kernels: &[String]) -> Vec<&str> {
