@@ -62,6 +62,6 @@ pub use variant::{
     parse_variant_path, validate_variant_key, validate_variant_label, validate_variant_value,
     MAX_VARIANT_LABEL, NULL_VARIANT_LABEL, VARIANT_JSON, VARIANT_SCHEMA_URL,
 };
-pub use version::{normalize_version, validate_version};
+pub use version::{normalize_version, same_version, validate_version};
 pub use wheel_file::{render_wheel, retag_wheel_file, set_wheel_field, WheelFile};
 pub use wheel_name::WheelName;

@@ -1,5 +1,6 @@
-//! Our PEP 440 normaliser and PEP 508 parser against `packaging` from the
-//! repository venv, the reference implementation pip uses.
+//! Our PEP 440 normaliser, version equality and PEP 508 parser against
+//! `packaging` from the repository venv, the reference implementation pip
+//! uses.
 
 use std::process::Command;
 use test_support::{run_stdout, venv_bin};
@@ -44,6 +45,27 @@ const VERSIONS: &[&str] = &[
     "1.0+-a",
 ];
 
+/// Versions with zeros to pad or drop, compared in pairs with each other
+/// and the valid [`VERSIONS`] (`same_version` against `Version ==`).
+const PADDED: &[&str] = &[
+    "1",
+    "1.0.0",
+    "1.0.0.post1",
+    "1.0.0+abc.5",
+    "1.0.0+abc.05",
+    "1!1",
+    "2!1",
+    "0.7.1.0",
+    "0.7.10",
+    "1.0.0rc1",
+    "1.0.0a2",
+    "1.0a0",
+    "1.0.0.dev0",
+    "0",
+    "0.0",
+    "10.0",
+];
+
 /// Invalid requirements for [`versions_and_requirements_agree_with_packaging`]; the
 /// valid ones are the parser's unit tests' (`pep508::tests::VALID`).
 const INVALID_REQUIREMENTS: &[&str] = &[
@@ -83,6 +105,17 @@ fn versions_and_requirements_agree_with_packaging() {
     for r in &reqs {
         input.push_str(&format!("R\t{r}\n"));
     }
+    let valid = versions
+        .iter()
+        .chain(PADDED)
+        .filter(|v| crate::normalize_version(v).is_ok());
+    let pairs: Vec<(&str, &str)> = valid
+        .clone()
+        .flat_map(|a| valid.clone().map(move |b| (*a, *b)))
+        .collect();
+    for (a, b) in &pairs {
+        input.push_str(&format!("E\t{a}\t{b}\n"));
+    }
     std::fs::write(tmp.path().join("in.txt"), &input).unwrap();
     let py = r#"
 import sys
@@ -91,7 +124,11 @@ from packaging.requirements import Requirement
 for line in open(sys.argv[1]):
     kind, text = line.rstrip("\n").split("\t", 1)
     try:
-        out = str(Version(text)) if kind == "V" else (Requirement(text) and "ok")
+        if kind == "E":
+            a, b = text.split("\t")
+            out = str(Version(a) == Version(b))
+        else:
+            out = str(Version(text)) if kind == "V" else (Requirement(text) and "ok")
     except Exception:
         out = "ERR"
     print(out)
@@ -121,6 +158,18 @@ for line in open(sys.argv[1]):
         let t = theirs[versions.len() + i];
         if ours != t {
             disagree.push(format!("requirement {r:?}: ours {ours}, packaging {t}"));
+        }
+    }
+    let equal = &theirs[versions.len() + reqs.len()..];
+    assert_eq!(equal.len(), pairs.len());
+    for ((a, b), t) in pairs.iter().zip(equal) {
+        let ours = if crate::same_version(a, b) {
+            "True"
+        } else {
+            "False"
+        };
+        if ours != *t {
+            disagree.push(format!("{a:?} == {b:?}: ours {ours}, packaging {t}"));
         }
     }
     assert!(

@@ -9,8 +9,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
+use kpack::wheel::device_bundle;
 use wheel_format::{
-    canonical_name, dist_info_path, find_dist_info, parse_requirement, wheel_identity, Headers,
+    canonical_name, dist_info_path, find_dist_info, parse_requirement, same_version,
+    wheel_identity, Headers,
 };
 use wheel_read::WheelReader;
 use wheel_rewrite::{Source, WheelRewriter};
@@ -110,7 +112,8 @@ fn check_output_name(output: &Path, input_name: &str) -> Result<()> {
 }
 
 /// The bundle (`gfx1201`, `gfx12-0`) and distribution name of the device
-/// wheel at `path`, which must belong to host `name` `version`.
+/// wheel at `path`, which must belong to host `name` `version`
+/// ([`device_bundle`]) and pin it.
 pub(crate) fn device_wheel(path: &Path, name: &str, version: &str) -> Result<(String, String)> {
     let shown = path.display();
     let mut wheel =
@@ -118,22 +121,8 @@ pub(crate) fn device_wheel(path: &Path, name: &str, version: &str) -> Result<(St
     let text = wheel.read_text(&dist_info_path(wheel.dist(), "METADATA"))?;
     let (device, device_version) = wheel_identity(wheel.file_name(), wheel.dist(), &text)
         .with_context(|| format!("{shown} is not a valid wheel"))?;
-    let prefix = format!("{}-device-", canonical_name(name));
-    let Some(bundle) = canonical_name(&device)
-        .strip_prefix(&prefix)
-        .filter(|b| !b.is_empty())
-        .map(str::to_string)
-    else {
-        bail!(
-            "{shown} ({device}) is not a device wheel of {name}: its name must be {prefix}<target>"
-        );
-    };
-    if device_version != version {
-        bail!(
-            "{shown} is {device} {device_version}, the host is {name} {version}: \
-             give the device wheels built with this host"
-        );
-    }
+    let bundle = device_bundle((name, version), (&device, &device_version))
+        .with_context(|| shown.to_string())?;
     let pins_host = Headers::parse("METADATA", &text)
         .get_all("Requires-Dist")
         .any(|r| pins(r, name, version));
@@ -146,7 +135,8 @@ pub(crate) fn device_wheel(path: &Path, name: &str, version: &str) -> Result<(St
     Ok((bundle, device))
 }
 
-/// Whether requirement `r` is `name==version` with no marker.
+/// Whether requirement `r` is `name==version` with no marker (the version
+/// compared as [`device_bundle`] compares it).
 fn pins(r: &str, name: &str, version: &str) -> bool {
     let spec: String = r.chars().filter(|c| !c.is_whitespace()).collect();
     if spec.contains(';') {
@@ -155,7 +145,7 @@ fn pins(r: &str, name: &str, version: &str) -> bool {
     let Some((n, v)) = spec.split_once("==") else {
         return false;
     };
-    canonical_name(n) == canonical_name(name) && v == version
+    canonical_name(n) == canonical_name(name) && same_version(v, version)
 }
 
 /// PEP 685's comparison form of an extra name.

@@ -326,7 +326,7 @@ fn device_extras_refusals() {
             "demo-device-gfx1200",
             "0.9",
             "demo==0.9",
-            "the host is demo 1.0",
+            "version 0.9, but the host demo is 1.0",
         ),
     ];
     for (i, (dist, version, pin, needle)) in cases.iter().enumerate() {
@@ -338,6 +338,16 @@ fn device_extras_refusals() {
     device_extras(p, &host, "out/x.whl", &[&good])
         .fails(1, "the output must be named as the host wheel");
     assert!(!p.join("out").exists());
+    // The host's version spelled with a zero more is the host's version
+    // (PEP 440, as pip compares the pins), as `check` and `thin` judge it.
+    let padded = wheel(
+        &p.join("p"),
+        "demo-device-gfx1200",
+        "1.0.0",
+        &["demo==1.0.0"],
+    );
+    std::fs::create_dir(p.join("padded")).unwrap();
+    device_extras(p, &host, "padded/demo-1.0-py3-none-any.whl", &[&padded]).success();
     // Twice: the extras are there already.
     std::fs::create_dir(p.join("once")).unwrap();
     device_extras(p, &host, "once/demo-1.0-py3-none-any.whl", &[&good]).success();

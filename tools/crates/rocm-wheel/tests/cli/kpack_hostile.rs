@@ -278,9 +278,13 @@ fn sets_that_collide_or_are_foreign_are_refused_whole() {
     let o = format!("out/{HOST}");
     bounded_refusal(dir, &thin_args(&o, &[DEV]), "is a directory");
     assert_eq!(file_names(&dir.join("out")), vec![DEV.to_string()]);
-    // Negative control: the set itself is fine.
+    // Negative control: the set itself is fine, and so is the host's
+    // version spelled with a zero more (PEP 440, as device-extras judges it).
     std::fs::remove_dir(dir.join("out").join(DEV)).unwrap();
     bounded_ok(dir, &thin_args(&o, &[DEV]));
+    let padded = "demo_device_gfx1201-1.0.0-py3-none-manylinux_2_17_x86_64.whl";
+    device_wheel(dir, padded, &[(ARCHIVE_PATH, a())]);
+    bounded_ok(dir, &["check", HOST, "--device-wheel", padded]);
 }
 
 /// Kernel frames are decompressed under their declared size, as the loader
