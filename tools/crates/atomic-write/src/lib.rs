@@ -15,6 +15,11 @@
 //! hidden name that is then renamed over the target. Only a kill between
 //! those two system calls can leave that hidden name.
 //!
+//! [`ScratchFile`] is the same unnamed file for work that never gets a name
+//! (a wheel member unpacked to be edited next to the output): tools that
+//! take a path reach it as `/proc/self/fd/<n>`, which opens the file again
+//! from this process.
+//!
 //! Where the directory's filesystem has no `O_TMPFILE` (some network and
 //! FUSE filesystems) or `/proc` is not mounted, the contents go into a
 //! named temporary file (`.<name>.XXXXXX.tmp`) renamed over the target
@@ -118,6 +123,87 @@ impl AtomicFile {
         let mut out = AtomicFile::create(target)?;
         f(out.file()).with_context(|| format!("cannot write {}", target.display()))?;
         out.commit(mode)
+    }
+}
+
+/// A scratch file in a directory, deleted when dropped and, where the
+/// filesystem allows, never named (see the crate docs): a killed run
+/// leaves nothing.
+pub struct ScratchFile {
+    file: File,
+    /// `/proc/self/fd/<n>`, or the fallback's name.
+    path: PathBuf,
+    /// The fallback's name, removed when dropped.
+    _named: Option<tempfile::TempPath>,
+}
+
+impl ScratchFile {
+    /// A new empty scratch file in `dir`.
+    pub fn new_in(dir: &Path) -> Result<ScratchFile> {
+        if let Some(file) = open_unnamed(dir) {
+            let path = PathBuf::from(format!("/proc/self/fd/{}", file.as_raw_fd()));
+            return Ok(ScratchFile {
+                file,
+                path,
+                _named: None,
+            });
+        }
+        let (file, named) = tempfile::Builder::new()
+            .prefix(".rocm-wheel.")
+            .suffix(".tmp")
+            .tempfile_in(dir)
+            .map_err(|e| cannot_create(dir, e))?
+            .into_parts();
+        Ok(ScratchFile {
+            file,
+            path: named.to_path_buf(),
+            _named: Some(named),
+        })
+    }
+
+    /// A path that opens the file from this process (not from another:
+    /// `/proc/self` is the opener's).
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn as_file(&self) -> &File {
+        &self.file
+    }
+
+    pub fn as_file_mut(&mut self) -> &mut File {
+        &mut self.file
+    }
+
+    /// A new handle to the file, with its own offset (at the start).
+    pub fn reopen(&self) -> io::Result<File> {
+        File::open(&self.path)
+    }
+
+    /// The open file alone; the fallback's name is removed.
+    pub fn into_file(self) -> File {
+        self.file
+    }
+}
+
+impl io::Read for ScratchFile {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.file.read(buf)
+    }
+}
+
+impl io::Write for ScratchFile {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.file.write(buf)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.file.flush()
+    }
+}
+
+impl io::Seek for ScratchFile {
+    fn seek(&mut self, pos: io::SeekFrom) -> io::Result<u64> {
+        self.file.seek(pos)
     }
 }
 
@@ -252,6 +338,36 @@ mod tests {
             assert_eq!(std::fs::read(&t).unwrap(), b"new");
             std::fs::remove_file(&t).unwrap();
         }
+    }
+
+    /// A scratch file has no name either, and its path opens it again (for
+    /// tools taking a path) until it is dropped.
+    #[test]
+    fn a_scratch_file_has_no_name_and_a_path_that_opens_it() {
+        use std::io::{Read, Seek, Write};
+        let d = tempfile::tempdir().unwrap();
+        let mut s = ScratchFile::new_in(d.path()).unwrap();
+        s.as_file_mut().write_all(b"abc").unwrap();
+        let mut again = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(s.path())
+            .unwrap();
+        again.write_all(b"x").unwrap();
+        assert!(entries(d.path()).is_empty());
+        let mut first = [0u8; 2];
+        s.reopen().unwrap().read_exact(&mut first).unwrap();
+        assert_eq!(&first, b"xb");
+        let mut f = s.into_file();
+        f.rewind().unwrap();
+        let mut text = String::new();
+        f.read_to_string(&mut text).unwrap();
+        assert_eq!(text, "xbc");
+        let e = ScratchFile::new_in(&d.path().join("no")).err().unwrap();
+        assert!(
+            format!("{e:#}").contains("cannot create a temporary file in"),
+            "{e:#}"
+        );
     }
 
     #[test]

@@ -129,7 +129,10 @@ fn replace_add_remove_keep_the_other_members_and_rows() {
         .iter()
         .position(|n| n == "demo/data.bin")
         .unwrap();
+    let before = test_support::file_names(dir.path());
     let mut f = rw.unpack_if(i, &[7, 7], dir.path()).unwrap().unwrap();
+    // Unnamed: a run killed now leaves nothing in the directory.
+    assert_eq!(test_support::file_names(dir.path()), before);
     let mut v = Vec::new();
     f.seek(SeekFrom::Start(0)).unwrap();
     f.read_to_end(&mut v).unwrap();
