@@ -11,6 +11,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use ::kpack::archive::{MAX_ARCHIVE_CODE, MAX_KERNEL_SIZE};
 use ::kpack::msgpack::Encoder;
 
 use crate::hardening::rw_usage_env;
@@ -368,91 +369,56 @@ fn archive_args(kernels: &[String]) -> Vec<&str> {
     args
 }
 
-/// `kpack archive` sizes each kernel file before reading it: a device
-/// (`/dev/zero` once was read until allocation failed) and a file above
-/// [`kpack::archive::MAX_KERNEL_SIZE`] are refused unread, and nothing is written.
-/// The large file is sparse: its 2 GiB cost nothing to make, and a run
-/// that read it would break the memory bound.
+/// `kpack archive` sizes every kernel file before it reads or writes
+/// anything: a device (`/dev/zero` once was read until allocation
+/// failed), a file above [`MAX_KERNEL_SIZE`], and files above
+/// [`MAX_ARCHIVE_CODE`] together (an archive readers would refuse) are
+/// refused unread. The large files are sparse: their gigabytes cost
+/// nothing to make, and a run that read them would break the memory bound.
 #[test]
 fn kernel_files_are_sized_before_they_are_read() {
     let d = tempdir();
     let dir = d.path();
     std::fs::create_dir(dir.join("out")).unwrap();
     std::fs::write(dir.join("k.co"), KERNEL).unwrap();
-    let huge = std::fs::File::create(dir.join("huge.co")).unwrap();
-    huge.set_len(::kpack::archive::MAX_KERNEL_SIZE + 1).unwrap();
-    for (file, needle) in [
-        ("/dev/zero", "/dev/zero: not a regular file".to_string()),
+    let sparse = |name: &str, len: u64| {
+        std::fs::File::create(dir.join(name))
+            .unwrap()
+            .set_len(len)
+            .unwrap();
+        name.to_string()
+    };
+    let huge = sparse("huge.co", MAX_KERNEL_SIZE + 1);
+    let thirds: Vec<String> = (0..3)
+        .map(|i| sparse(&format!("third{i}.co"), MAX_ARCHIVE_CODE / 3 + 1))
+        .collect();
+    let cases: [(Vec<&str>, String); 3] = [
+        (vec!["/dev/zero"], "/dev/zero: not a regular file".into()),
         (
-            "huge.co",
+            vec![&huge],
             format!(
-                "huge.co: {} bytes exceed {}",
-                ::kpack::archive::MAX_KERNEL_SIZE + 1,
-                ::kpack::archive::MAX_KERNEL_SIZE
+                "huge.co: {} bytes exceed {MAX_KERNEL_SIZE}",
+                MAX_KERNEL_SIZE + 1
             ),
         ),
-    ] {
-        let kernels = [
-            format!("{KERNEL_NAME}#0@gfx1201=k.co"),
-            format!("other/k.hip#0@gfx1201={file}"),
-        ];
+        (
+            thirds.iter().map(String::as_str).collect(),
+            format!(
+                "the kernels hold {} bytes in all, more than the {MAX_ARCHIVE_CODE}",
+                KERNEL.len() as u64 + 3 * (MAX_ARCHIVE_CODE / 3 + 1)
+            ),
+        ),
+    ];
+    for (files, needle) in cases {
+        let mut kernels = vec![format!("{KERNEL_NAME}#0@gfx1201=k.co")];
+        kernels.extend(
+            (files.iter().enumerate()).map(|(i, f)| format!("other/{i}.hip#0@gfx1201={f}")),
+        );
         bounded_refusal(dir, &archive_args(&kernels), &needle);
         assert_empty_dir(&dir.join("out"));
     }
-    // Negative control: at the cap it would be read.
+    // Negative control: the small kernel alone is written.
     let kernels = [format!("{KERNEL_NAME}#0@gfx1201=k.co")];
     bounded_ok(dir, &archive_args(&kernels));
     assert_eq!(file_names(&dir.join("out")), ["a.kpack"]);
-}
-
-/// The paths of the files `pid` has open.
-fn open_files(pid: u32) -> Vec<PathBuf> {
-    let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
-        return Vec::new();
-    };
-    fds.filter_map(|e| std::fs::read_link(e.ok()?.path()).ok())
-        .collect()
-}
-
-/// A run killed while it writes its output (SIGKILL: no destructor, no
-/// handler; SIGTERM: the default action) leaves nothing in the output
-/// directory: the output is an unnamed file until complete. The run is
-/// held mid-write by a FIFO as its second kernel, which no one ever
-/// opens for writing: opening it blocks after the first kernel is
-/// written.
-#[test]
-fn a_killed_run_leaves_nothing_behind() {
-    use std::os::unix::process::ExitStatusExt;
-    let d = tempdir();
-    let dir = d.path().canonicalize().unwrap();
-    let out = dir.join("out");
-    std::fs::create_dir(&out).unwrap();
-    std::fs::write(dir.join("k.co"), KERNEL).unwrap();
-    run_stdout(std::process::Command::new("mkfifo").arg(dir.join("stuck")));
-    let kernels = [
-        format!("{KERNEL_NAME}#0@gfx1201=k.co"),
-        "other/k.hip#0@gfx1201=stuck".to_string(),
-    ];
-    for signal in [libc::SIGKILL, libc::SIGTERM] {
-        let mut child = std::process::Command::new(BIN)
-            .args(archive_args(&kernels))
-            .current_dir(&dir)
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
-        let start = std::time::Instant::now();
-        while !open_files(child.id()).iter().any(|f| f.starts_with(&out)) {
-            assert!(
-                start.elapsed() < Duration::from_secs(20),
-                "no output open after 20 s"
-            );
-            assert!(child.try_wait().unwrap().is_none(), "the run ended");
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        // SAFETY: kill(2) on our own child, which has not been waited for.
-        assert_eq!(unsafe { libc::kill(child.id() as i32, signal) }, 0);
-        let status = child.wait().unwrap();
-        assert_eq!(status.signal(), Some(signal), "{status:?}");
-        assert_empty_dir(&out);
-    }
 }
