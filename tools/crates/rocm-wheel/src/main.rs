@@ -22,7 +22,11 @@ static VERSION: LazyLock<String> = LazyLock::new(|| {
 #[command(
     name = "rocm-wheel",
     version = VERSION.as_str(),
-    about = "Wheel, ELF and offload-bundle tools for rules_rocm"
+    about = "Wheel, ELF and offload-bundle tools for rules_rocm",
+    after_help = "Outputs are written atomically: a failed or refused run leaves no output and no \
+                  temporary file, nor does a killed one where the filesystem has O_TMPFILE. \
+                  Memory stays within per-command bounds whatever an input claims \
+                  (tools/crates/rocm-wheel/README.md in rules_rocm, \"Memory bounds\")."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -94,14 +98,15 @@ enum Command {
     ///
     /// Each device wheel `<host>-device-<bundle>` (rocm-bootstrap's
     /// device_dist_name: gfx1201, gfx12-0, gfx12) becomes the extra
-    /// `device-<bundle>`, which requires it at the host's exact version, and
+    /// `device-<bundle>`, which requires it at the host's version, and
     /// `device-all` requires every one: `pip install "host[device-gfx1201]"`
     /// installs the host with its gfx1201 device code, as TheRock's torch
     /// wheels do. Only METADATA changes (RECORD follows).
     ///
-    /// Refused: a device wheel of another distribution or version, or that
-    /// does not pin the host; two for one bundle; a host that has one of
-    /// the extras already.
+    /// Refused: a device wheel of another distribution or version (PEP 440
+    /// equality, as pip compares the pins: 1.0 is 1.0.0), or that does not
+    /// pin the host; two for one bundle; a host that has one of the extras
+    /// already.
     DeviceExtras(cmd::device_extras::Args),
     /// Write a static package index of a folder of wheels.
     ///
