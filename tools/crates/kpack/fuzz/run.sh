@@ -24,7 +24,7 @@ RUSTC_BOOTSTRAP=1 RUSTFLAGS="-Cpasses=sancov-module -Cllvm-args=-sanitizer-cover
 -Cllvm-args=-sanitizer-coverage-trace-compares --cfg fuzzing -Cdebug-assertions -Coverflow-checks" \
   cargo build --profile "$profile" --locked --manifest-path "$here/Cargo.toml" --target "$triple" --target-dir "$target_dir"
 scratch=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$scratch"' EXIT
+trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$scratch"' EXIT
 # Runs target $1 (in the background when FUZZ_JOBS > 1); its log in $scratch.
 fuzz() {
   local t=$1
