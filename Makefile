@@ -117,4 +117,4 @@ lint: setup
 # e2e before bazel-test: its clean builds pay the cold //:wheels once and
 # leave it (and the shared disk cache) to everything after them. (Run beside
 # the e2e tests, the crates' tests saved nothing: both keep the 2 cores busy.)
-test: lint rust-test fuzz-smoke e2e real-wheel-test bazel-test workspace-test dist-test import-test jax-test kpack-test setup-test
+test: lint rust-test e2e real-wheel-test bazel-test workspace-test dist-test import-test jax-test kpack-test setup-test

@@ -200,11 +200,13 @@ def parse_toolkits(value, declared = TOOLKITS):
 # String flags with a fixed set of values: --//:hip_bundle_compression,
 # --//:hip_device_code.
 
+# Sentinels written by transitions, no user's choice, start with this.
+_SENTINEL_START = "("
+
 def _choice_flag_impl(ctx):
     value = ctx.build_setting_value
     if value not in ctx.attr._values:
-        # Sentinels written by transitions are no user's choice.
-        choices = [v for v in ctx.attr._values if not v.startswith("(")]
+        choices = [v for v in ctx.attr._values if not v.startswith(_SENTINEL_START)]
         fail("--{}={}: must be one of {}".format(label_as_typed(ctx.label), value, ", ".join(choices)))
     return [SettingInfo(value = value)]
 

@@ -509,6 +509,30 @@ fn inspect_member(m: &mut Member<'_>, out: &mut Contents) -> Result<()> {
     Ok(())
 }
 
+/// The wheel's name, version, tags, variant label and root-is-purelib lines.
+fn write_wheel_header(s: &mut String, w: &WheelInfo) {
+    use std::fmt::Write;
+    let _ = writeln!(s, "wheel {}", w.filename);
+    let _ = writeln!(s, "  name: {}", w.name);
+    let _ = writeln!(s, "  version: {}", w.version);
+    let _ = writeln!(s, "  tags: {}", w.tags.join(", "));
+    if let Some(label) = &w.variant_label {
+        let _ = writeln!(
+            s,
+            "  variant: {label} (PEP 825 draft: for variant-aware installers; pip skips the file)"
+        );
+    }
+    let _ = writeln!(
+        s,
+        "  root-is-purelib: {}{}",
+        w.root_is_purelib,
+        w.build
+            .as_ref()
+            .map(|b| format!(", build {b}"))
+            .unwrap_or_default()
+    );
+}
+
 impl Report {
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).expect("reports always serialize")
@@ -519,25 +543,7 @@ impl Report {
         use std::fmt::Write;
         let mut s = String::new();
         if let Some(w) = &self.wheel {
-            let _ = writeln!(s, "wheel {}", w.filename);
-            let _ = writeln!(s, "  name: {}", w.name);
-            let _ = writeln!(s, "  version: {}", w.version);
-            let _ = writeln!(s, "  tags: {}", w.tags.join(", "));
-            if let Some(label) = &w.variant_label {
-                let _ = writeln!(
-                    s,
-                    "  variant: {label} (PEP 825 draft: for variant-aware installers; pip skips the file)"
-                );
-            }
-            let _ = writeln!(
-                s,
-                "  root-is-purelib: {}{}",
-                w.root_is_purelib,
-                w.build
-                    .as_ref()
-                    .map(|b| format!(", build {b}"))
-                    .unwrap_or_default()
-            );
+            write_wheel_header(&mut s, w);
             let _ = writeln!(s, "  files ({}):", w.files.len());
             for f in &w.files {
                 let _ = writeln!(s, "    {} ({} bytes)", f.path, f.size);
