@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The jax-rocm7-plugin of `make wheels` (DIST) inside JAX 0.10.2, as a user
-# installs it: for each Python of the build root (3.13, 3.14), a fresh venv,
+# installs it: for the build root's Python 3.14, a fresh venv,
 # `pip install` of every DIST wheel for that Python (the examples' too) with
 # jax==0.10.2, which takes jaxlib and, through the plugin's own
 # Requires-Dist, PyPI's jax-rocm7-pjrt 0.10.2 (the real XLA). Then
@@ -29,7 +29,12 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/jax_test.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 export PIP_DISABLE_PIP_VERSION_CHECK=1 JAX_PLATFORMS=cpu
 
-for py in ${JAX_TEST_PYTHONS:-python3.13 python3.14}; do
+# One version (JAX_TEST_PYTHONS names others): what differs between minor
+# versions (tags, suffixes, the interpreter's headers) is checked for every
+# declared version by //examples/jax_rocm_plugin:install_test, which imports
+# all eight modules beside jaxlib; each version here costs a PyPI install of
+# jax and jaxlib.
+for py in ${JAX_TEST_PYTHONS:-python3.14}; do
   tag=$("$py" -c 'import sys; print("cp%d%d" % sys.version_info[:2])')
   wheel=$(ls "$dist"/jax_rocm7_plugin-0.10.2-"$tag"-"$tag"-*.whl 2>/dev/null) ||
     fail "$dist has no jax_rocm7_plugin wheel for $tag: run make wheels"
