@@ -204,8 +204,8 @@ WHEEL_VARIANT_LABEL = "rocm"
 def variant_wheel(ctx, host, device_wheels, subdir):
     """`host` (with its extras) as the variant wheel WHEEL_VARIANT_LABEL, or None.
 
-    None unless --//:wheel_variants is set (python_wheels' transitions pin
-    it off below them) and the host has device wheels.
+    None unless --//:wheel_variants is set and the host has device wheels
+    (below python_wheels none has: the level is pinned there).
 
     Args:
       ctx: a rule context with the rocm_wheel toolchain and `_wheel_variants`.

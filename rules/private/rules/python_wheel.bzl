@@ -101,8 +101,9 @@ def _independent_wheels(ctx, variants):
         if PythonWheelInfo in t:
             fail("{}: {} is a per-Python wheel; list it in per_python".format(ctx.label, t.label))
         if KpackWheelInfo in t:
-            # Written here: --//:device_wheel_level and --//:wheel_variants
-            # do not reach the Python-independent configuration.
+            # Written here: --//:device_wheel_level does not reach the
+            # Python-independent configuration (nor do device wheels, which
+            # variant wheels need).
             devices = device_wheels(ctx, [t[KpackWheelInfo]], "_kpack")
             host = host_with_extras(ctx, t[WheelInfo].wheel, devices, "_kpack")
             independent.append(host)

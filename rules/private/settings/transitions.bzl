@@ -42,7 +42,6 @@ load(
     "TOOLKITS_FLAG",
     "TOOLKIT_FLAG",
     "TOOL_CONFIGURATION",
-    "WHEEL_VARIANTS_FLAG",
     "declared_python_versions",
     "parse_python_versions",
     "parse_toolkits",
@@ -69,11 +68,14 @@ def _python_split_impl(settings, _attr):
         for v in versions
     }
 
-# --//:device_wheel_level and --//:wheel_variants are pinned too (the level
-# to the sentinel, variants to their default, off): python_wheels writes the
-# device wheels and the variant wheels in its own configuration, so neither
-# flag rebuilds anything below it.
-_WHEEL_FLAGS_PINNED = {PYTHON_VERSIONS_FLAG: _FLAG_PINNED, DEVICE_WHEEL_LEVEL_FLAG: _FLAG_PINNED, WHEEL_VARIANTS_FLAG: False}
+# --//:device_wheel_level is pinned too: python_wheels writes the device
+# wheels in its own configuration, so the level rebuilds nothing below it.
+# --//:wheel_variants is not: a bool has no value a user never types, and
+# pinning it to one differs from what was typed in one case (the output
+# paths below change with the flag). Left as typed it is the same in every
+# configuration, which keeps the paths; below python_wheels no wheel has
+# device wheels, so none writes a variant.
+_WHEEL_FLAGS_PINNED = {PYTHON_VERSIONS_FLAG: _FLAG_PINNED, DEVICE_WHEEL_LEVEL_FLAG: _FLAG_PINNED}
 
 python_split_transition = transition(
     implementation = _python_split_impl,
@@ -178,7 +180,6 @@ _TOOL_CONSTANTS = {
     HIP_COMPRESSION_FLAG: TOOL_CONFIGURATION,
     HIP_DEVICE_CODE_FLAG: TOOL_CONFIGURATION,
     DEVICE_WHEEL_LEVEL_FLAG: TOOL_CONFIGURATION,
-    WHEEL_VARIANTS_FLAG: False,
     HIP_COPTS_FLAG: [TOOL_CONFIGURATION],
     HIP_DEVICE_COPTS_FLAG: [TOOL_CONFIGURATION],
     PYTHON_VERSIONS_FLAG: FLAG_IN_TRANSITIONED_CONFIGURATIONS,
