@@ -77,14 +77,18 @@ def selected(wheel, vdesc):
 
 
 def ranked(variants_json, **env):
-    old = dict(os.environ)
-    os.environ.pop("ROCM_BOOTSTRAP_FORCE_GFX_ARCH", None)
-    os.environ.update(env)
-    try:
-        return get_variants_by_priority(variants_json=json.loads(variants_json.read_text()))
-    finally:
-        os.environ.clear()
-        os.environ.update(old)
+    """get_variants_by_priority for `variants_json` with the provider seeing
+    `env`, in a process of its own (the provider caches what it detected)."""
+    code = (
+        "import json, sys\n"
+        "from variantlib.api import get_variants_by_priority\n"
+        "v = get_variants_by_priority(variants_json=json.load(open(sys.argv[1])))\n"
+        "print(json.dumps([[d.label, [p.to_str() for p in d.properties]] for d in v]))\n"
+    )
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("ROCM_BOOTSTRAP_")}
+    out = subprocess.run([sys.executable, "-c", code, variants_json], env=clean | env, capture_output=True, text=True)
+    assert out.returncode == 0, "get_variants_by_priority: %s" % out.stderr
+    return [VariantDescription([VariantProperty.from_str(p) for p in props], label) for label, props in json.loads(out.stdout)]
 
 
 wheels = sorted(w for d in dists for w in d.glob("*-rocm.whl"))
