@@ -48,13 +48,13 @@
 #     draft's rules and a gfx9999 device wheel, leaving no output.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
+source tests/lib/common.sh
 usage="usage: reference_test.sh FAT_DIST KPACK_DIST [FAMILY_DIST EXEC_LOG]"
 fat=$(cd "${1:?$usage}" && pwd)
 kpack=$(cd "${2:?$usage}" && pwd)
 family=${3:-}
 exec_log=${4:-}
 [[ -z $family || -f $exec_log ]] || fail "$usage: no execution log '$exec_log'"
-source tests/lib/common.sh
 for tool in cmake g++; do
   command -v "$tool" >/dev/null || fail "$tool is missing: run scripts/setup.sh"
 done
