@@ -139,6 +139,13 @@ kpack_bogus_test = failure_test({HIP_DEVICE_CODE_FLAG: "thin"})
 kpack_family_wheels_test = failure_test({HIP_DEVICE_CODE_FLAG: "kpack"})
 kpack_level_bogus_test = failure_test({DEVICE_WHEEL_LEVEL_FLAG: "gfx12"})
 
+# The default --//:gfx's device wheels per example host wheel, at target level:
+# what the extras and the variant wheels both pull.
+_TARGET_LEVEL_DEVICE_WHEELS = {
+    "example_rocm7_pjrt": ["example_rocm7_pjrt_device_gfx1200", "example_rocm7_pjrt_device_gfx1201"],
+    "example_rocm_plugin": ["example_rocm_plugin_device_gfx1200", "example_rocm_plugin_device_gfx1201"],
+}
+
 def kpack_analysis_tests(name):
     """The kpack analysis tests, and a test_suite `name` of them all."""
     kpack_library_test(
@@ -179,10 +186,7 @@ def kpack_analysis_tests(name):
         name = name + "_extras_target",
         size = "small",
         target_under_test = "//:example_rocm_wheels",
-        want = {
-            "example_rocm7_pjrt": ["example_rocm7_pjrt_device_gfx1200", "example_rocm7_pjrt_device_gfx1201"],
-            "example_rocm_plugin": ["example_rocm_plugin_device_gfx1200", "example_rocm_plugin_device_gfx1201"],
-        },
+        want = _TARGET_LEVEL_DEVICE_WHEELS,
     )
     kpack_extras_family_test(
         name = name + "_extras_family",
@@ -197,10 +201,7 @@ def kpack_analysis_tests(name):
         name = name + "_variants",
         size = "small",
         target_under_test = "//:example_rocm_wheels",
-        want = {
-            "example_rocm7_pjrt": ["example_rocm7_pjrt_device_gfx1200", "example_rocm7_pjrt_device_gfx1201"],
-            "example_rocm_plugin": ["example_rocm_plugin_device_gfx1200", "example_rocm_plugin_device_gfx1201"],
-        },
+        want = _TARGET_LEVEL_DEVICE_WHEELS,
     )
     kpack_variants_fat_test(
         name = name + "_variants_fat",
