@@ -64,12 +64,18 @@ def _jax_settings_rule_impl(ctx):
     files = list(wheels.independent)
     for v in sorted(by_version):
         files.extend(by_version[v])
+
+    # Variant wheels (--//:wheel_variants): the wanted versions' (their tags
+    # name the version's ABI, as the set's per-Python wheels do).
+    tags = ["-cp{}-".format(v.replace(".", "")) for v in wanted]
+    variants = [f for f in getattr(wheels, "variants", None) or [] if "-cp" not in f.basename or [t for t in tags if t in f.basename]]
     return [
-        DefaultInfo(files = depset(files)),
+        DefaultInfo(files = depset(files + variants)),
         PythonWheelSetInfo(
             by_version = by_version,
             independent = wheels.independent,
             pythons = {v: py for v, py in wheels.pythons.items() if v in wanted},
+            variants = variants,
         ),
     ]
 

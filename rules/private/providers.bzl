@@ -182,6 +182,7 @@ PythonWheelSetInfo = provider(
         "by_version": "dict '3.12' -> list of per-Python wheel Files",
         "independent": "list of Files: wheels built once for all versions",
         "pythons": "dict '3.12' -> PythonFactsInfo of that version (install tests run its interpreter)",
+        "variants": "list of Files: variant wheels (--//:wheel_variants), which pip cannot install; absent in sets made before the flag",
     },
 )
 

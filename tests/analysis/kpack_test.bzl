@@ -5,7 +5,9 @@ source's archive key; the host object's .hip_fatbin renamed .rocm_kpack_ref
 around the marker and its wrapper replaced; HipInfo.kpack_kernels naming
 each device compile's output once per target under that key. Per wheel set:
 python_wheels gives each kpack host wheel the extras of the device wheels
-of the level asked for, and lists the host wheel only with them.
+of the level asked for, and lists the host wheel only with them; with
+--//:wheel_variants also its variant wheel, made from the host with its
+extras and pulling the same device wheels; the flag is refused without kpack.
 """
 
 load("@bazel_skylib//lib:unittest.bzl", "analysistest", "asserts")
@@ -14,7 +16,7 @@ load("@bazel_skylib//lib:unittest.bzl", "analysistest", "asserts")
 load("//rules/private:providers.bzl", "HipInfo")
 
 # buildifier: disable=bzl-visibility
-load("//rules/private/settings:flags.bzl", "DEVICE_WHEEL_LEVEL_FLAG", "GFX_FLAG", "HIP_COMPRESSION_FLAG", "HIP_DEVICE_CODE_FLAG", "PYTHON_VERSIONS_FLAG")
+load("//rules/private/settings:flags.bzl", "DEVICE_WHEEL_LEVEL_FLAG", "GFX_FLAG", "HIP_COMPRESSION_FLAG", "HIP_DEVICE_CODE_FLAG", "PYTHON_VERSIONS_FLAG", "WHEEL_VARIANTS_FLAG")
 load(":failure_test.bzl", "failure_test")
 load(":hip_test.bzl", "HipActionsInfo", "hip_actions_aspect")
 
@@ -103,10 +105,46 @@ def _extras_test(level):
 kpack_extras_target_test = _extras_test("target")
 kpack_extras_family_test = _extras_test("family")
 
+def _kpack_variants_test_impl(ctx):
+    env = analysistest.begin(ctx)
+    target = analysistest.target_under_test(env)
+    actions = analysistest.target_actions(env)
+    extras = {o.path: o for a in actions if a.mnemonic == "RocmWheelDeviceExtras" for o in a.outputs.to_list()}
+    got = {}
+    for a in [a for a in actions if a.mnemonic == "RocmWheelVariant"]:
+        (out,) = a.outputs.to_list()
+        asserts.equals(env, "rocm", _arg_after(a.argv, "--label")[0])
+        (host,) = [f for f in a.inputs.to_list() if f.path in extras]
+        asserts.equals(env, host.basename[:-len(".whl")] + "-rocm.whl", out.basename, "the host's name with the label")
+        got[_name(out)] = sorted([p.rpartition("/")[2].split("-")[0] for p in _arg_after(a.argv, "--device-wheel")])
+    asserts.equals(env, ctx.attr.want, got, "variant wheel -> the device wheels it pulls")
+    listed = [f.basename for f in target[DefaultInfo].files.to_list() if f.basename.endswith("-rocm.whl")]
+    asserts.equals(env, len(ctx.attr.want), len(listed), "the set lists each variant wheel: {}".format(listed))
+    return analysistest.end(env)
+
+kpack_variants_test = analysistest.make(
+    _kpack_variants_test_impl,
+    attrs = {"want": attr.string_list_dict(doc = "Variant wheel name (file-name form) -> its device wheels' names.")},
+    config_settings = {
+        GFX_FLAG: "gfx120X-all",
+        HIP_DEVICE_CODE_FLAG: "kpack",
+        PYTHON_VERSIONS_FLAG: "3.12",
+        WHEEL_VARIANTS_FLAG: True,
+    },
+)
+
+kpack_variants_fat_test = failure_test({WHEEL_VARIANTS_FLAG: True})
 kpack_zlib_test = failure_test({HIP_DEVICE_CODE_FLAG: "kpack", HIP_COMPRESSION_FLAG: "zlib"})
 kpack_bogus_test = failure_test({HIP_DEVICE_CODE_FLAG: "thin"})
 kpack_family_wheels_test = failure_test({HIP_DEVICE_CODE_FLAG: "kpack"})
 kpack_level_bogus_test = failure_test({DEVICE_WHEEL_LEVEL_FLAG: "gfx12"})
+
+# The default --//:gfx's device wheels per example host wheel, at target level:
+# what the extras and the variant wheels both pull.
+_TARGET_LEVEL_DEVICE_WHEELS = {
+    "example_rocm7_pjrt": ["example_rocm7_pjrt_device_gfx1200", "example_rocm7_pjrt_device_gfx1201"],
+    "example_rocm_plugin": ["example_rocm_plugin_device_gfx1200", "example_rocm_plugin_device_gfx1201"],
+}
 
 def kpack_analysis_tests(name):
     """The kpack analysis tests, and a test_suite `name` of them all."""
@@ -148,10 +186,7 @@ def kpack_analysis_tests(name):
         name = name + "_extras_target",
         size = "small",
         target_under_test = "//:example_rocm_wheels",
-        want = {
-            "example_rocm7_pjrt": ["example_rocm7_pjrt_device_gfx1200", "example_rocm7_pjrt_device_gfx1201"],
-            "example_rocm_plugin": ["example_rocm_plugin_device_gfx1200", "example_rocm_plugin_device_gfx1201"],
-        },
+        want = _TARGET_LEVEL_DEVICE_WHEELS,
     )
     kpack_extras_family_test(
         name = name + "_extras_family",
@@ -162,6 +197,18 @@ def kpack_analysis_tests(name):
             "example_rocm_plugin": ["example_rocm_plugin_device_gfx12"],
         },
     )
+    kpack_variants_test(
+        name = name + "_variants",
+        size = "small",
+        target_under_test = "//:example_rocm_wheels",
+        want = _TARGET_LEVEL_DEVICE_WHEELS,
+    )
+    kpack_variants_fat_test(
+        name = name + "_variants_fat",
+        size = "small",
+        target_under_test = "//:wheel_variants",
+        messages = ["wheel_variants: variant wheels pull per-target device wheels", "add --config=kpack"],
+    )
     native.test_suite(name = name, tests = [
         name + "_library",
         name + "_zlib",
@@ -170,4 +217,6 @@ def kpack_analysis_tests(name):
         name + "_level_bogus",
         name + "_extras_target",
         name + "_extras_family",
+        name + "_variants",
+        name + "_variants_fat",
     ])

@@ -30,6 +30,13 @@ def rocm_wheel_device_extras(ctx, host, device_wheels, out):
     args.add_all(device_wheels, before_each = "--device-wheel")
     _run(ctx, args, [host] + device_wheels, out, "RocmWheelDeviceExtras", "Adding device extras to %s" % out.basename)
 
+def rocm_wheel_variant(ctx, host, device_wheels, label, out):
+    """`rocm-wheel variant`: `host` as the variant wheel `label`, pulling `device_wheels` by variant markers."""
+    args = ctx.actions.args()
+    args.add_all(["variant", host, "-o", out, "--label", label])
+    args.add_all(device_wheels, before_each = "--device-wheel")
+    _run(ctx, args, [host] + device_wheels, out, "RocmWheelVariant", "Writing the variant wheel %s" % out.basename)
+
 def rocm_wheel_index(ctx, wheels, out):
     """`rocm-wheel index`: the static package index (a directory) of `wheels`."""
     args = ctx.actions.args()

@@ -14,11 +14,13 @@ marker, and keeps each source's per-target code objects apart
 - host_with_extras gives the host wheel one extra per device wheel,
   `device-<bundle>`, and `device-all` (`rocm-wheel device-extras`), where
   the level is known: in the wheel's own configuration, or in
-  python_wheels above the configurations that pin it.
+  python_wheels above the configurations that pin it;
+- variant_wheel writes it again as a variant wheel (--//:wheel_variants,
+  `rocm-wheel variant`), in the same places.
 """
 
 load("//rules/private:providers.bzl", "HipInfo", "KpackKernelsInfo", "KpackWheelInfo", "SettingInfo")
-load("//rules/private/actions:rocm_wheel.bzl", "rocm_wheel_build", "rocm_wheel_device_extras", "rocm_wheel_kpack_archive")
+load("//rules/private/actions:rocm_wheel.bzl", "rocm_wheel_build", "rocm_wheel_device_extras", "rocm_wheel_kpack_archive", "rocm_wheel_variant")
 load("//rules/private/data:gfx_families.bzl", "BOOTSTRAP_LEVELS", "bootstrap_bundle", "sort_gfx_targets")
 load("//rules/private/util:wheel_names.bzl", "is_shared_object", "normalize_distribution", "wheel_file_name")
 
@@ -189,4 +191,31 @@ def host_with_extras(ctx, host, device_wheels, subdir, out = None):
     if not out:
         out = ctx.actions.declare_file("{}/{}/host/{}".format(subdir, ctx.label.name, host.basename))
     rocm_wheel_device_extras(ctx, host, device_wheels, out)
+    return out
+
+# The label of every variant wheel: one per build, not per gfx selection. A
+# label must name one property set per package version on an index, and an
+# index already holds one build per version (the plain host wheels of two
+# builds share a file name and the index refuses them), so within what an
+# index can hold `rocm` is unique; it stays the same whatever --//:gfx says,
+# and the targets are in the property (amd :: gfx_arch), not the name.
+WHEEL_VARIANT_LABEL = "rocm"
+
+def variant_wheel(ctx, host, device_wheels, subdir):
+    """`host` (with its extras) as the variant wheel WHEEL_VARIANT_LABEL, or None.
+
+    None unless --//:wheel_variants is set and the host has device wheels
+    (below python_wheels none has: the level is pinned there).
+
+    Args:
+      ctx: a rule context with the rocm_wheel toolchain and `_wheel_variants`.
+      host: the host wheel File, its extras added.
+      device_wheels: its device wheels (Files).
+      subdir: output directory (under the rule's package).
+    """
+    if not device_wheels or not ctx.attr._wheel_variants[SettingInfo].value:
+        return None
+    name = "{}-{}.whl".format(host.basename[:-len(".whl")], WHEEL_VARIANT_LABEL)
+    out = ctx.actions.declare_file("{}/{}/variant/{}".format(subdir, ctx.label.name, name))
+    rocm_wheel_variant(ctx, host, device_wheels, WHEEL_VARIANT_LABEL, out)
     return out

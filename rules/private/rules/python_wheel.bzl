@@ -13,7 +13,7 @@
 
 load("//rules/private:providers.bzl", "KpackWheelInfo", "PythonWheelInfo", "PythonWheelSetInfo", "SettingInfo", "WheelInfo")
 load("//rules/private/settings:transitions.bzl", "ALLOWLIST_ATTRS", "python_reset_transition", "python_split_transition", "toolkit_split_transition")
-load(":kpack_wheels.bzl", "device_wheels", "host_with_extras", "kpack_aspect")
+load(":kpack_wheels.bzl", "device_wheels", "host_with_extras", "kpack_aspect", "variant_wheel")
 load(
     ":python_toolchain.bzl",
     "per_python_compatible_with",
@@ -94,27 +94,32 @@ def _per_python_wheels(ctx):
         by_version[version] = files
     return by_version, pythons
 
-def _independent_wheels(ctx):
+def _independent_wheels(ctx, variants):
+    """The Python-independent wheels; their variant wheels appended to `variants`."""
     independent = []
     for t in ctx.attr.python_independent:
         if PythonWheelInfo in t:
             fail("{}: {} is a per-Python wheel; list it in per_python".format(ctx.label, t.label))
         if KpackWheelInfo in t:
             # Written here: --//:device_wheel_level does not reach the
-            # Python-independent configuration.
+            # Python-independent configuration (nor do device wheels, which
+            # variant wheels need).
             devices = device_wheels(ctx, [t[KpackWheelInfo]], "_kpack")
-            independent.append(host_with_extras(ctx, t[WheelInfo].wheel, devices, "_kpack"))
+            host = host_with_extras(ctx, t[WheelInfo].wheel, devices, "_kpack")
+            independent.append(host)
             independent.extend(devices)
+            variants.extend([v for v in [variant_wheel(ctx, host, devices, "_kpack")] if v])
         else:
             independent.extend(_wheel_files_of(t, ctx.label))
     return independent
 
-def _per_python_device_wheels(ctx, by_version):
+def _per_python_device_wheels(ctx, by_version, variants):
     """The device wheels of the per-Python kpack wheels: once per distribution for every version.
 
     Their archives hold Python-independent code objects (hip_library through
     python_independent_deps), the same files in every version's wheel. Each
-    version's host wheel gets the extras that name them.
+    version's host wheel gets the extras that name them, and its variant
+    wheel (appended to `variants`).
 
     Returns:
       (device wheel Files, `by_version` with those host wheels replaced)
@@ -132,27 +137,29 @@ def _per_python_device_wheels(ctx, by_version):
         wheels.extend(devices)
         for _, host in pairs:
             hosts[host.path] = host_with_extras(ctx, host, devices, "_kpack")
+            variants.extend([v for v in [variant_wheel(ctx, hosts[host.path], devices, "_kpack")] if v])
     return wheels, {v: [hosts.get(f.path, f) for f in files] for v, files in by_version.items()}
 
-def _merge_wheel_set(s, by_version, pythons, independent):
+def _merge_wheel_set(s, by_version, pythons, independent, variants):
     independent.extend(s.independent)
+    variants.extend(getattr(s, "variants", None) or [])
     for version, files in s.by_version.items():
         by_version[version] = by_version.get(version, []) + files
         pythons.setdefault(version, s.pythons[version])
 
-def _merge_wheel_sets(ctx, by_version, pythons, independent):
+def _merge_wheel_sets(ctx, by_version, pythons, independent, variants):
     """Adds the wheels of `wheel_sets` and of `per_toolkit` (once per toolkit).
 
     Returns wheel path -> the toolkit it was built with (per_toolkit's).
     """
     for t in ctx.attr.wheel_sets:
-        _merge_wheel_set(t[PythonWheelSetInfo], by_version, pythons, independent)
+        _merge_wheel_set(t[PythonWheelSetInfo], by_version, pythons, independent, variants)
     toolkit_of = {}
     for toolkit, targets in sorted(ctx.split_attr.per_toolkit.items()):
         for t in targets:
             s = t[PythonWheelSetInfo]
-            _merge_wheel_set(s, by_version, pythons, independent)
-            for f in s.independent + [f for files in s.by_version.values() for f in files]:
+            _merge_wheel_set(s, by_version, pythons, independent, variants)
+            for f in s.independent + (getattr(s, "variants", None) or []) + [f for files in s.by_version.values() for f in files]:
                 toolkit_of[f.path] = toolkit
     return toolkit_of
 
@@ -178,11 +185,14 @@ def _check_unique_names(label, files, toolkit_of):
         ))
 
 def _python_wheels_impl(ctx):
+    # Variant wheels (--//:wheel_variants) apart: pip cannot install them,
+    # so install tests take the other lists only.
+    variants = []
     by_version, pythons = _per_python_wheels(ctx)
-    per_python_devices, by_version = _per_python_device_wheels(ctx, by_version)
-    independent = _independent_wheels(ctx) + per_python_devices
-    toolkit_of = _merge_wheel_sets(ctx, by_version, pythons, independent)
-    all_files = list(independent)
+    per_python_devices, by_version = _per_python_device_wheels(ctx, by_version, variants)
+    independent = _independent_wheels(ctx, variants) + per_python_devices
+    toolkit_of = _merge_wheel_sets(ctx, by_version, pythons, independent, variants)
+    all_files = independent + variants
     for v in by_version:
         all_files.extend(by_version[v])
     _check_unique_names(ctx.label, all_files, toolkit_of)
@@ -192,6 +202,7 @@ def _python_wheels_impl(ctx):
             by_version = by_version,
             independent = independent,
             pythons = pythons,
+            variants = variants,
         ),
     ]
 
@@ -221,9 +232,10 @@ python_wheels = rule(
         ),
         _compression = attr.label(default = Label("//:hip_bundle_compression"), providers = [SettingInfo]),
         _device_wheel_level = attr.label(default = Label("//:device_wheel_level"), providers = [SettingInfo]),
+        _wheel_variants = attr.label(default = Label("//:wheel_variants"), providers = [SettingInfo]),
         **ALLOWLIST_ATTRS
     ),
-    # Device wheels (--//:hip_device_code=kpack) are written here, once for every Python version.
+    # Device wheels (--//:hip_device_code=kpack) and variant wheels are written here, once for every Python version.
     toolchains = rocm_wheel_lib.toolchains,
     doc = "Every wheel: per-Python ones for each version in --//:python_versions, the rest once.",
 )

@@ -7,7 +7,7 @@ load("//rules/private/actions:stamp.bzl", "STAMP_ATTRS", "is_stamping", "stamp_t
 load("//rules/private/data:gfx_families.bzl", "therock_families")
 load("//rules/private/util:labels.bzl", "repo_relative_path")
 load("//rules/private/util:wheel_names.bzl", "is_shared_object", "normalize_distribution", "wheel_file_name")
-load(":kpack_wheels.bzl", "host_with_extras", "kpack_aspect", "kpack_wheel_info")
+load(":kpack_wheels.bzl", "host_with_extras", "kpack_aspect", "kpack_wheel_info", "variant_wheel")
 load(":rocm_wheel_toolchain.bzl", "ROCM_WHEEL_TOOLCHAIN_TYPE")
 
 def _package_path(label):
@@ -204,17 +204,20 @@ def build_wheel(ctx, tag, entries, platform_tag, sources):
     manifest_file = _write_manifest(ctx, manifest)
     kpack = kpack_wheel_info(ctx, distribution, platform_tag, entries, sources)
     out = ctx.actions.declare_file(file_name)
+    extra = []
     if kpack and kpack.device_wheels:
         # The level is this configuration's: the host's extras name its
         # device wheels (python_wheels adds them to the wheels of the
-        # configurations that pin it).
+        # configurations that pin it), and so does its variant wheel.
         plain = ctx.actions.declare_file("_kpack/{}/plain/{}".format(ctx.label.name, file_name))
         rocm_wheel_build(ctx, manifest_file, inputs, plain, ctx.attr.compression_level)
         host_with_extras(ctx, plain, kpack.device_wheels, "_kpack", out)
+        variant = variant_wheel(ctx, out, kpack.device_wheels, "_kpack")
+        extra = kpack.device_wheels + ([variant] if variant else [])
     else:
         rocm_wheel_build(ctx, manifest_file, inputs, out, ctx.attr.compression_level)
     return ([kpack] if kpack else []) + [
-        DefaultInfo(files = depset([out] + (kpack.device_wheels if kpack else []))),
+        DefaultInfo(files = depset([out] + extra)),
         OutputGroupInfo(manifest = depset([manifest_file])),
         WheelInfo(
             wheel = out,
@@ -301,6 +304,7 @@ _KPACK_ATTRS = {
     "_compression": attr.label(default = Label("//:hip_bundle_compression"), providers = [SettingInfo]),
     "_device_code": attr.label(default = Label("//:hip_device_code"), providers = [SettingInfo]),
     "_device_wheel_level": attr.label(default = Label("//:device_wheel_level"), providers = [SettingInfo]),
+    "_wheel_variants": attr.label(default = Label("//:wheel_variants"), providers = [SettingInfo]),
 }
 
 # Workspace-status values in the metadata (see actions/stamp.bzl).

@@ -7,6 +7,7 @@ Flags users set (//BUILD.bazel instantiates them):
   --//:hip_bundle_compression  auto, none, zstd, zlib               -> SettingInfo
   --//:hip_device_code         fat (offload bundles) or kpack       -> SettingInfo
   --//:device_wheel_level      kpack device wheels per target, sub_family or family -> SettingInfo
+  --//:wheel_variants          kpack host wheels also as variant wheels (drafts) -> SettingInfo
   --//:family_wheels           per-family wheels in //:wheels       -> SettingInfo
   --//:hip_copts               flags of every HIP compile (repeatable) -> SettingInfo
   --//:hip_device_copts        flags of every HIP device compile     -> SettingInfo
@@ -41,6 +42,7 @@ PYTHON_VERSIONS_FLAG = str(Label("//:python_versions"))
 HIP_COMPRESSION_FLAG = str(Label("//:hip_bundle_compression"))
 HIP_DEVICE_CODE_FLAG = str(Label("//:hip_device_code"))
 DEVICE_WHEEL_LEVEL_FLAG = str(Label("//:device_wheel_level"))
+WHEEL_VARIANTS_FLAG = str(Label("//:wheel_variants"))
 HIP_COPTS_FLAG = str(Label("//:hip_copts"))
 HIP_DEVICE_COPTS_FLAG = str(Label("//:hip_device_copts"))
 TOOLKIT_FLAG = str(Label("//rocm:toolkit"))
@@ -202,11 +204,13 @@ def parse_toolkits(value, declared = TOOLKITS):
 # String flags with a fixed set of values: --//:hip_bundle_compression,
 # --//:hip_device_code.
 
+# Sentinels written by transitions, no user's choice, start with this.
+_SENTINEL_START = "("
+
 def _choice_flag_impl(ctx):
     value = ctx.build_setting_value
     if value not in ctx.attr._values:
-        # Sentinels written by transitions are no user's choice.
-        choices = [v for v in ctx.attr._values if not v.startswith("(")]
+        choices = [v for v in ctx.attr._values if not v.startswith(_SENTINEL_START)]
         fail("--{}={}: must be one of {}".format(label_as_typed(ctx.label), value, ", ".join(choices)))
     return [SettingInfo(value = value)]
 
@@ -235,6 +239,30 @@ device_wheel_level_flag = _choice_flag(
 hip_device_code_flag = _choice_flag(
     ["fat", "kpack"],
     "Where device code goes: fat (offload bundles in each host object) or kpack (per-target archives, docs/kpack.md; host objects keep a marker).",
+)
+
+# --//:wheel_variants: refused without kpack device code. A fat wheel holds
+# all its device code, so there are no device wheels for a variant to pull
+# and nothing for an installer to choose between: silently writing no
+# variant would hide the mistake.
+
+def _wheel_variants_flag_impl(ctx):
+    value = ctx.build_setting_value
+    device_code = ctx.attr._device_code[SettingInfo].value
+    if value and device_code != "kpack":
+        fail(("--{}: variant wheels pull per-target device wheels, which only kpack builds write " +
+              "(--{}={} keeps device code in every binary); add --config=kpack or drop the flag").format(
+            label_as_typed(ctx.label),
+            label_as_typed(ctx.attr._device_code.label),
+            device_code,
+        ))
+    return [SettingInfo(value = value)]
+
+wheel_variants_flag = rule(
+    implementation = _wheel_variants_flag_impl,
+    build_setting = config.bool(flag = True),
+    attrs = {"_device_code": attr.label(default = HIP_DEVICE_CODE_FLAG)},
+    doc = "--//:wheel_variants: kpack host wheels are also written as variant wheels (PEP 825 / PEP 850 drafts, docs/kpack.md).",
 )
 
 # --//:hip_copts, --//:hip_device_copts

@@ -74,16 +74,23 @@ def python_version_settings(version):
 def _python_split_impl(settings, _attr):
     versions = parse_python_versions(settings[PYTHON_VERSIONS_FLAG])
     return {
-        v: python_version_settings(v) | {PYTHON_VERSIONS_FLAG: _FLAG_PINNED, DEVICE_WHEEL_LEVEL_FLAG: _FLAG_PINNED}
+        v: python_version_settings(v) | _WHEEL_FLAGS_PINNED
         for v in versions
     }
 
 # --//:device_wheel_level is pinned too: python_wheels writes the device
 # wheels in its own configuration, so the level rebuilds nothing below it.
+# --//:wheel_variants is not: a bool has no value a user never types, and
+# pinning it to one differs from what was typed in one case (the output
+# paths below change with the flag). Left as typed it is the same in every
+# configuration, which keeps the paths; below python_wheels no wheel has
+# device wheels, so none writes a variant.
+_WHEEL_FLAGS_PINNED = {PYTHON_VERSIONS_FLAG: _FLAG_PINNED, DEVICE_WHEEL_LEVEL_FLAG: _FLAG_PINNED}
+
 python_split_transition = transition(
     implementation = _python_split_impl,
     inputs = [PYTHON_VERSIONS_FLAG],
-    outputs = [PYTHON_VERSION_SETTING, PY_FREETHREADED_SETTING, PYTHON_VERSIONS_FLAG, DEVICE_WHEEL_LEVEL_FLAG],
+    outputs = [PYTHON_VERSION_SETTING, PY_FREETHREADED_SETTING] + list(_WHEEL_FLAGS_PINNED),
 )
 
 # py_freethreaded goes back to "no" too: the Python-independent configuration
@@ -91,12 +98,12 @@ python_split_transition = transition(
 _PYTHON_RESET = {PYTHON_VERSION_SETTING: PYTHON_INDEPENDENT, PY_FREETHREADED_SETTING: _FREETHREADED[False]}
 
 def _python_reset_impl(_settings, _attr):
-    return _PYTHON_RESET | {PYTHON_VERSIONS_FLAG: _FLAG_PINNED, DEVICE_WHEEL_LEVEL_FLAG: _FLAG_PINNED}
+    return _PYTHON_RESET | _WHEEL_FLAGS_PINNED
 
 python_reset_transition = transition(
     implementation = _python_reset_impl,
     inputs = [],
-    outputs = [PYTHON_VERSION_SETTING, PY_FREETHREADED_SETTING, PYTHON_VERSIONS_FLAG, DEVICE_WHEEL_LEVEL_FLAG],
+    outputs = [PYTHON_VERSION_SETTING, PY_FREETHREADED_SETTING] + list(_WHEEL_FLAGS_PINNED),
 )
 
 def _python_versions_attr_impl(_settings, attr):

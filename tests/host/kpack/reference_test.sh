@@ -32,21 +32,29 @@
 #     are the markers' kernel names (#0), for gfx1201 only;
 #   - with FAMILY_DIST and its EXEC_LOG (--//:device_wheel_level=family):
 #     that build wrote three device wheels and gave three host wheels their
-#     extras, nothing else; its index refuses to be merged with KPACK_DIST's
+#     extras and variant wheels, nothing else; its index refuses to be merged with KPACK_DIST's
 #     (one host wheel name, two different files); from its own index,
 #     "jax_rocm7_plugin[device-gfx12]" installs the one gfx12 device wheel,
 #     which resolves, through the same loader, to the fat build's gfx1201
 #     and gfx1200 code objects, and `rocm-wheel check` accepts the pair for
-#     gfx120X-all.
+#     gfx120X-all;
+#   - variant wheels (both builds use --//:wheel_variants): pip skips them
+#     and the index's -variants.json file (its -vvv log says so) and
+#     installs the plain host above; check_variants.py has variantlib with
+#     rocm-bootstrap's provider validate them, write the same variants.json
+#     as the index, and rank them, their markers selecting the gfx1201
+#     device wheel (the family build's gfx12) for a gfx1201 and nothing for
+#     a gfx1100 or no GPU; `rocm-wheel variant` refuses a label outside the
+#     draft's rules and a gfx9999 device wheel, leaving no output.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
+source tests/lib/common.sh
 usage="usage: reference_test.sh FAT_DIST KPACK_DIST [FAMILY_DIST EXEC_LOG]"
 fat=$(cd "${1:?$usage}" && pwd)
 kpack=$(cd "${2:?$usage}" && pwd)
 family=${3:-}
 exec_log=${4:-}
 [[ -z $family || -f $exec_log ]] || fail "$usage: no execution log '$exec_log'"
-source tests/lib/common.sh
 for tool in cmake g++; do
   command -v "$tool" >/dev/null || fail "$tool is missing: run scripts/setup.sh"
 done
@@ -133,7 +141,8 @@ shopt -s nullglob
 checked=0
 
 # What the split set pins from elsewhere, as stand-ins; then the index.
-stand_in jax-rocm7-pjrt "$(pinned "$(ls "$kpack"/jax_rocm7_plugin-*-"$cp"-"$cp"-*.whl)" jax-rocm7-pjrt)"
+# Plain wheels end in the platform tag (*_x86_64.whl), variant wheels in their label.
+stand_in jax-rocm7-pjrt "$(pinned "$(ls "$kpack"/jax_rocm7_plugin-*-"$cp"-"$cp"-*_x86_64.whl)" jax-rocm7-pjrt)"
 for gfx in gfx1200 gfx1201; do
   stand_in "rocm-sdk-device-$gfx" "$(pinned "$(ls "$kpack"/jax_rocm7_plugin_device_"$gfx"-*.whl)" "rocm-sdk-device-$gfx")"
 done
@@ -152,7 +161,7 @@ fat_metadata=$(unzip -p "$(ls "$fat"/jax_rocm7_plugin-*-"$cp"-"$cp"-*.whl)" '*.d
 # distribution (file-name spelling) and the package directory holding its binaries
 for pair in jax_rocm7_plugin:jax_rocm7_plugin example_rocm_plugin:example_rocm_plugin example_rocm7_pjrt:jax_plugins/example_rocm7; do
   dist=${pair%%:*} package=${pair#*:}
-  host=("$kpack/$dist"-*-"$cp"-"$cp"-*.whl "$kpack/$dist"-*-py3-none-*.whl)
+  host=("$kpack/$dist"-*-"$cp"-"$cp"-*_x86_64.whl "$kpack/$dist"-*-py3-none-*_x86_64.whl)
   device=("$kpack/${dist}_device_gfx1201"-*.whl)
   fatw=("$fat/$dist"-*-"$cp"-"$cp"-*.whl "$fat/$dist"-*-py3-none-*.whl)
   ((${#host[@]} == 1)) || fail "want one $dist host wheel for $cp in $kpack, found ${#host[@]}"
@@ -211,16 +220,18 @@ import sys
 from exec_log import outputs, read_spawns
 spawns = read_spawns(sys.argv[1])
 got = sorted((s["mnemonic"], o.rsplit("/", 1)[-1]) for s in spawns for o in outputs(s))
-assert [m for m, _ in got] == ["RocmWheel"] * 3 + ["RocmWheelDeviceExtras"] * 3, "want 3 device wheels and 3 hosts' extras, got %s" % got
+want = ["RocmWheel"] * 3 + ["RocmWheelDeviceExtras"] * 3 + ["RocmWheelVariant"] * 3
+assert [m for m, _ in got] == want, "want 3 device wheels, 3 hosts' extras and their variant wheels, got %s" % got
 assert all("_device_gfx12-" in name for m, name in got if m == "RocmWheel"), got
 assert not any("_device_" in name for m, name in got if m == "RocmWheelDeviceExtras"), got
+assert all(name.endswith("-rocm.whl") for m, name in got if m == "RocmWheelVariant"), got
 print("ok: the level wrote %s and nothing else" % ", ".join(n for _, n in got))
 PY
   expect_failure "$tmp/clash.log" "$rw" index -o "$tmp/index-both" "$kpack" "$family"
   expect_in "$tmp/clash.log" "two different wheels named " "an index serves one file per name"
   [[ ! -e $tmp/index-both ]] || fail "a refused index left $tmp/index-both"
   "$rw" index -o "$tmp/index-family" "$family" "$tmp/stand-ins" >/dev/null || fail "rocm-wheel index of $family"
-  host=("$family"/jax_rocm7_plugin-*-"$cp"-"$cp"-*.whl)
+  host=("$family"/jax_rocm7_plugin-*-"$cp"-"$cp"-*_x86_64.whl)
   device=("$family"/jax_rocm7_plugin_device_gfx12-*.whl)
   ((${#device[@]} == 1)) || fail "want one jax_rocm7_plugin_device_gfx12 wheel in $family, found ${#device[@]}"
   fatw=("$fat"/jax_rocm7_plugin-*-"$cp"-"$cp"-*.whl)
@@ -236,4 +247,36 @@ PY
   done
   "$rw" check "${host[0]}" --device-wheel "${device[0]}" --gfx gfx120X-all || fail "rocm-wheel check refuses ${device[0]##*/} for gfx120X-all"
 fi
+
+echo "kpack reference: variant wheels"
+start=$SECONDS
+variants=("$kpack"/*-rocm.whl)
+((${#variants[@]} == 3)) || fail "want 3 variant wheels (*-rocm.whl) in $kpack (--//:wheel_variants), found ${#variants[@]}"
+"$tmp/venv-plain/bin/pip" download -vvv --no-deps --disable-pip-version-check --no-cache-dir -d "$tmp/download" \
+  --index-url "file://$index" jax-rocm7-plugin >"$tmp/pip-vvv.log" 2>&1 || fail "pip download jax-rocm7-plugin: $(tail -5 "$tmp/pip-vvv.log")"
+expect_match "$tmp/pip-vvv.log" "Skipping link: invalid wheel filename: .*/jax_rocm7_plugin-[^ ]*-rocm\.whl" \
+  "Skipping link: unsupported archive format: \.json: .*/jax_rocm7_plugin-[^ ]*-variants\.json"
+[[ $(ls "$tmp/download") == jax_rocm7_plugin-*-"$cp"-"$cp"-manylinux_2_28_x86_64.whl ]] ||
+  fail "pip took $(ls "$tmp/download") from an index with variant wheels"
+.venv/bin/python tests/host/kpack/check_variants.py "$index" "$tmp/variantlib" "$kpack" ${family:+"$family"} ||
+  fail "variantlib disagrees with the variant wheels"
+host=$(ls "$kpack"/jax_rocm7_plugin-*-"$cp"-"$cp"-*_x86_64.whl)
+version=$(unzip -p "$host" '*.dist-info/METADATA' | sed -n 's/^Version: //p')
+platform=${host##*-}
+mkdir -p "$tmp/gfx9999" "$tmp/refused"
+printf 'not a code object' >"$tmp/gfx9999/k.co"
+"$rw" kpack archive --group jax_rocm7_plugin --family gfx9999 --target gfx9999 --compression none \
+  --kernel "k#0@gfx9999=$tmp/gfx9999/k.co" --output "$tmp/gfx9999/gfx9999.kpack" >/dev/null || fail "rocm-wheel kpack archive for gfx9999"
+printf '{"distribution": "jax-rocm7-plugin-device-gfx9999", "version": "%s", "tags": ["py3-none-%s"], "metadata": {"requires_dist": ["jax-rocm7-plugin==%s"]}, "files": [{"path": "jax_rocm7_plugin/.kpack/gfx9999.kpack", "src": "%s"}]}\n' \
+  "$version" "${platform%.whl}" "$version" "$tmp/gfx9999/gfx9999.kpack" >"$tmp/gfx9999/device.json"
+gfx9999=$tmp/gfx9999/jax_rocm7_plugin_device_gfx9999-$version-py3-none-$platform
+"$rw" build --manifest "$tmp/gfx9999/device.json" --output "$gfx9999" >/dev/null || fail "rocm-wheel build of the gfx9999 device wheel"
+out=$tmp/refused/$(basename "$host" .whl)
+expect_failure "$tmp/refused.log" "$rw" variant "$host" -o "$out-rocm.whl" --label rocm --device-wheel "$gfx9999"
+expect_in "$tmp/refused.log" "serves gfx9999, which rocm-bootstrap's amd provider does not know"
+expect_failure "$tmp/refused.log" "$rw" variant "$host" -o "$out-ROCm-7.whl" --label ROCm-7 \
+  --device-wheel "$(ls "$kpack"/jax_rocm7_plugin_device_gfx1201-*.whl)"
+expect_in "$tmp/refused.log" 'invalid variant label "ROCm-7"'
+[[ -z $(ls -A "$tmp/refused") ]] || fail "a refused variant left $(ls "$tmp/refused")"
+echo "kpack reference: variant wheels checked in $((SECONDS - start)) s"
 echo "PASS: rocm-kpack's loader resolves the kpack wheels of $checked distributions to the fat build's code objects"

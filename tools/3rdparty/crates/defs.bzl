@@ -296,6 +296,7 @@ _NORMAL_DEPENDENCIES = {
     "tools/crates/atomic-write": {
         _COMMON_CONDITION: {
             "anyhow": Label("@rocm_wheel_crates__anyhow-1.0.104//:anyhow"),
+            "libc": Label("@rocm_wheel_crates__libc-0.2.191//:libc"),
             "tempfile": Label("@rocm_wheel_crates__tempfile-3.27.0//:tempfile"),
         },
     },
@@ -402,20 +403,17 @@ _NORMAL_DEPENDENCIES = {
             "anyhow": Label("@rocm_wheel_crates__anyhow-1.0.104//:anyhow"),
             "serde": Label("@rocm_wheel_crates__serde-1.0.229//:serde"),
             "serde_json": Label("@rocm_wheel_crates__serde_json-1.0.154//:serde_json"),
-            "tempfile": Label("@rocm_wheel_crates__tempfile-3.27.0//:tempfile"),
         },
     },
     "tools/crates/wheel-rewrite": {
         _COMMON_CONDITION: {
             "anyhow": Label("@rocm_wheel_crates__anyhow-1.0.104//:anyhow"),
-            "tempfile": Label("@rocm_wheel_crates__tempfile-3.27.0//:tempfile"),
             "zip": Label("@rocm_wheel_crates__zip-2.6.1//:zip"),
         },
     },
     "tools/crates/wheel-thin": {
         _COMMON_CONDITION: {
             "anyhow": Label("@rocm_wheel_crates__anyhow-1.0.104//:anyhow"),
-            "tempfile": Label("@rocm_wheel_crates__tempfile-3.27.0//:tempfile"),
         },
     },
     "tools/crates/wheel-writer": {
@@ -569,6 +567,7 @@ _NORMAL_DEV_DEPENDENCIES = {
     "tools/crates/wheel-rewrite": {
         _COMMON_CONDITION: {
             "sha2": Label("@rocm_wheel_crates__sha2-0.10.9//:sha2"),
+            "tempfile": Label("@rocm_wheel_crates__tempfile-3.27.0//:tempfile"),
         },
     },
     "tools/crates/wheel-thin": {

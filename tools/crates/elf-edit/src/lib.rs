@@ -224,7 +224,7 @@ pub fn edit_file(input: &Path, output: Option<&Path>, edit: &Edit) -> anyhow::Re
             let plan = plan_edit(&src, edit).with_context(|| format!("{}", input.display()))?;
             let mut out = atomic_write::AtomicFile::create(output)?;
             write_output(&src, &plan, out.file())
-                .with_context(|| format!("cannot write {}", out.temp_path().display()))?;
+                .with_context(|| format!("cannot write {}", output.display()))?;
             use std::os::unix::fs::PermissionsExt;
             let mode = src.file.metadata()?.permissions().mode() & 0o1777;
             out.commit(mode)?;
@@ -278,7 +278,7 @@ pub fn lower_glibc_floor(
     }
     let mut out = atomic_write::AtomicFile::create(output)?;
     write_output(&src, &plan, out.file())
-        .with_context(|| format!("cannot write {}", out.temp_path().display()))?;
+        .with_context(|| format!("cannot write {}", output.display()))?;
     let mode = src.file.metadata()?.permissions().mode() & 0o1777;
     out.commit(mode)?;
     Ok(report)

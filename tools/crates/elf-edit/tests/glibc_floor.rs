@@ -221,3 +221,54 @@ fn section_headers_that_disagree_with_the_loader_are_refused() {
     assert!(e.contains("is the input file"), "{e}");
     assert_eq!(std::fs::read(dir.join("weak")).unwrap(), good);
 }
+
+const SHT_DYNSYM: u32 = 11;
+
+/// `b` with new_fn's `.dynsym` entry defined (`st_shndx` 1) and its
+/// version still a need's.
+fn new_fn_defined(b: &[u8]) -> Vec<u8> {
+    let field = |at: usize, off: usize| {
+        u64::from_le_bytes(b[at + off..at + off + 8].try_into().unwrap()) as usize
+    };
+    let dynsym = shdr_at(b, section_of_type(b, SHT_DYNSYM));
+    let link = u32::from_le_bytes(b[dynsym + 0x28..dynsym + 0x2c].try_into().unwrap()) as usize;
+    let strtab = field(shdr_at(b, link), 0x18);
+    let (syms, size) = (field(dynsym, 0x18), field(dynsym, 0x20));
+    let s = (syms..syms + size)
+        .step_by(24)
+        .find(|&s| {
+            let name = strtab + u32::from_le_bytes(b[s..s + 4].try_into().unwrap()) as usize;
+            b[name..].starts_with(b"new_fn\0")
+        })
+        .unwrap();
+    let mut out = b.to_vec();
+    out[s + 6..s + 8].copy_from_slice(&1u16.to_le_bytes());
+    out
+}
+
+/// A symbol defined in the file that carries a needed version (an
+/// inconsistent file) is refused as what it is, weak or strong: defined,
+/// not "a strong reference".
+#[test]
+fn a_defined_symbol_with_a_needed_version_is_named_defined() {
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path();
+    library(dir, "new", NEW, true);
+    for (name, weak) in [("weak", true), ("strong", false)] {
+        program(dir, name, weak);
+        let defined = format!("{name}-defined");
+        let bytes = std::fs::read(dir.join(name)).unwrap();
+        std::fs::write(dir.join(&defined), new_fn_defined(&bytes)).unwrap();
+        let out = dir.join(format!("{defined}.out"));
+        let e = format!(
+            "{:#}",
+            lower_glibc_floor(&dir.join(&defined), &out, MAX).unwrap_err()
+        );
+        assert!(
+            e.contains("new_fn@GLIBC_2.99 is defined in this file, not a reference")
+                && !e.contains("strong reference"),
+            "{name}: {e}"
+        );
+        assert!(!out.exists(), "{name}");
+    }
+}

@@ -123,6 +123,19 @@ pub fn known_targets() -> Vec<&'static str> {
     all
 }
 
+/// Every target of rocm-bootstrap's bundles (its target registry; each is
+/// its own package owner but `gfx1250-strict`, owned by gfx1250), in
+/// [`gfx_sort_key`] order: what its variant provider's `amd :: gfx_arch`
+/// values are made of.
+pub fn bootstrap_targets() -> Vec<&'static str> {
+    let members: BTreeSet<&str> = (table().bundles.values())
+        .flat_map(|b| b.members.iter().map(String::as_str))
+        .collect();
+    let mut all: Vec<&str> = members.into_iter().collect();
+    all.sort_by_key(|t| gfx_sort_key(t));
+    all
+}
+
 /// The targets of one `--gfx` name and whether it is a family; `None` for
 /// a name the table does not know.
 fn lookup(t: &Table, name: &str) -> Option<(Vec<String>, bool)> {
@@ -336,6 +349,14 @@ mod tests {
         let first_generic = known.iter().position(|t| is_generic(t)).unwrap();
         assert!(known[first_generic..].iter().all(|t| is_generic(t)));
         assert_eq!(known[first_generic], "gfx9-generic");
+    }
+
+    #[test]
+    fn rocm_bootstrap_targets() {
+        let v = bootstrap_targets();
+        assert!(v.contains(&"gfx1201") && v.contains(&"gfx90a") && v.contains(&"gfx1250-strict"));
+        assert_eq!(v.len(), 34, "{v:?}");
+        assert_eq!(v[0], "gfx900");
     }
 
     #[test]

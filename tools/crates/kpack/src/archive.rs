@@ -594,8 +594,22 @@ impl ArchiveWriter {
         Ok(())
     }
 
-    /// Writes the archive atomically to `path`.
+    /// Writes the archive atomically to `path`. Every kernel file is sized
+    /// first (a regular file of at most [`MAX_KERNEL_SIZE`], all together
+    /// at most [`MAX_ARCHIVE_CODE`], which readers refuse beyond): nothing
+    /// is read or written for an input that would be refused.
     pub fn write(&self, path: &Path) -> Result<()> {
+        let mut total: u64 = 0;
+        for (key, arch, file) in &self.kernels {
+            let meta = std::fs::metadata(file)
+                .with_context(|| format!("{key} for {arch}: cannot read {}", file.display()))?;
+            total += kernel_size(file, &meta).with_context(|| format!("{key} for {arch}"))?;
+        }
+        ensure!(
+            total <= MAX_ARCHIVE_CODE,
+            "the kernels hold {total} bytes in all, more than the {MAX_ARCHIVE_CODE} an archive \
+             may hold (readers refuse more); split them over archives"
+        );
         let mut out = AtomicFile::create(path)?;
         let f = out.file();
         f.write_all(&[0u8; BLOB_START as usize])?;
@@ -682,14 +696,9 @@ impl ArchiveWriter {
     }
 }
 
-/// A code object file, read no further than the size it had when opened:
-/// a device or a file that grows (`/dev/zero`) is refused, not read until
-/// memory runs out.
-fn read_kernel(file: &Path) -> Result<Vec<u8>> {
-    let f = File::open(file).with_context(|| format!("cannot read {}", file.display()))?;
-    let meta = f
-        .metadata()
-        .with_context(|| format!("cannot read {}", file.display()))?;
+/// The size of the code object `file` (`meta`), which must be a regular
+/// file of at most [`MAX_KERNEL_SIZE`].
+fn kernel_size(file: &Path, meta: &std::fs::Metadata) -> Result<u64> {
     ensure!(
         meta.is_file(),
         "{}: not a regular file (a code object file is wanted)",
@@ -701,6 +710,18 @@ fn read_kernel(file: &Path) -> Result<Vec<u8>> {
         "{}: {len} bytes exceed {MAX_KERNEL_SIZE}",
         file.display()
     );
+    Ok(len)
+}
+
+/// A code object file, read no further than the size it had when opened:
+/// a device or a file that grows (`/dev/zero`) is refused, not read until
+/// memory runs out.
+fn read_kernel(file: &Path) -> Result<Vec<u8>> {
+    let f = File::open(file).with_context(|| format!("cannot read {}", file.display()))?;
+    let meta = f
+        .metadata()
+        .with_context(|| format!("cannot read {}", file.display()))?;
+    let len = kernel_size(file, &meta)?;
     let mut data = Vec::with_capacity(len as usize);
     f.take(len + 1)
         .read_to_end(&mut data)
@@ -712,4 +733,50 @@ fn read_kernel(file: &Path) -> Result<Vec<u8>> {
         data.len()
     );
     Ok(data)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A `none` archive whose TOC claims three kernels of 2 GiB (each
+    /// allowed, 6 GiB in all): refused from the TOC alone, before any
+    /// stored size or kernel is looked at.
+    #[test]
+    fn kernels_claiming_more_than_an_archive_may_hold_are_refused() {
+        let arches = ["gfx1200", "gfx1201", "gfx1100"];
+        let mut e = Encoder::default();
+        e.map(7).str("format_version").uint(1);
+        e.str("group_name").str("demo");
+        e.str("gfx_arch_family").str("gfx12");
+        e.str("gfx_arches").array(3);
+        for a in arches {
+            e.str(a);
+        }
+        e.str("toc").map(1).str("demo/k.hip#0").map(3);
+        for (i, a) in arches.iter().enumerate() {
+            e.str(a).map(3).str("type").str("hsaco");
+            e.str("ordinal").uint(i as u64);
+            e.str("original_size").uint(MAX_KERNEL_SIZE);
+        }
+        e.str("compression_scheme").str("none");
+        e.str("blobs").array(3);
+        for _ in arches {
+            e.map(2).str("offset").uint(BLOB_START);
+            e.str("size").uint(MAX_KERNEL_SIZE);
+        }
+        let mut data = MAGIC.to_vec();
+        data.extend(VERSION.to_le_bytes());
+        data.extend(BLOB_START.to_le_bytes());
+        data.resize(BLOB_START as usize, 0);
+        data.extend(e.buf);
+        let err = format!("{:#}", toc_of(&data, "a.kpack").unwrap_err());
+        assert!(
+            err.contains(&format!(
+                "a.kpack: its kernels claim {} bytes in all, more than {MAX_ARCHIVE_CODE}",
+                3 * MAX_KERNEL_SIZE
+            )),
+            "{err}"
+        );
+    }
 }

@@ -175,3 +175,27 @@ fn relative_addends<S: ReadAt + ?Sized>(
     }
     Ok(found)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Three wrappers relocated to one marker in the first PT_LOAD.
+    const HOST: &[u8] = include_bytes!("../fuzz/corpus/host/ok-three-wrappers.so");
+
+    /// A PT_LOAD whose file bytes lie past the end of the file, holding
+    /// the marker: a clear error, not a subtraction that overflows (a
+    /// panic in a debug build, which these tests are).
+    #[test]
+    fn a_load_past_the_end_of_the_file_is_refused() {
+        assert_eq!(host_refs(HOST).unwrap().len(), 3);
+        let mut bad = HOST.to_vec();
+        test_support::first_load_past_the_end(&mut bad);
+        let e = format!("{:#}", host_refs(&bad[..]).unwrap_err());
+        assert!(
+            e.contains("HIPK wrapper 0: marker offset")
+                && e.contains("is past the end of the file"),
+            "{e}"
+        );
+    }
+}

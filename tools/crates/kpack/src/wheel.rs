@@ -13,7 +13,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
-use wheel_format::{normalize_name, normalize_version};
+use wheel_format::{canonical_name, same_version};
 
 use crate::archive::{toc_from, Source};
 use crate::set::Archives;
@@ -149,34 +149,42 @@ pub fn read_devices(paths: &[PathBuf], role: &str) -> Result<Vec<KpackWheel>> {
     Ok(devices)
 }
 
-/// Refuses device wheels that are not the host's: each must be named
-/// `<host name>-device-...` with the host's version (what the build writes
-/// and pins), and no two may share a file name (with each other or the
-/// host: copied into one directory, one would replace the other).
+/// The bundle (`gfx1201`, `gfx12-0`, `gfx12`: rocm-bootstrap's
+/// `device_dist_name`) of the device wheel `device` (name, version) of the
+/// host `host` (name, version): the one test of "this device wheel
+/// belongs to this host" (`check`, `thin`, `device-extras`). Its name must
+/// be `<host>-device-<bundle>` (names compared PEP 503-normalised) and its
+/// version the host's ([`same_version`], PEP 440 equality: what the
+/// device wheel's `<host>==<version>` pin and the host's extras ask of
+/// pip).
+pub fn device_bundle(host: (&str, &str), device: (&str, &str)) -> Result<String> {
+    let ((host_name, host_version), (name, version)) = (host, device);
+    let prefix = format!("{}-device-", canonical_name(host_name));
+    let Some(bundle) = canonical_name(name)
+        .strip_prefix(&prefix)
+        .filter(|b| !b.is_empty())
+        .map(str::to_string)
+    else {
+        bail!("{name} is not a device wheel of {host_name}: its name must be {prefix}<target>");
+    };
+    if !same_version(version, host_version) {
+        bail!(
+            "{name} version {version}, but the host {host_name} is {host_version}: device wheels \
+             pin the host's exact version; give the device wheels built with this host"
+        );
+    }
+    Ok(bundle)
+}
+
+/// Refuses device wheels that are not the host's ([`device_bundle`]), and
+/// two sharing a file name (with each other or the host: copied into one
+/// directory, one would replace the other).
 pub fn check_members(host: &KpackWheel, devices: &[KpackWheel]) -> Result<()> {
-    let prefix = format!("{}_device_", normalize_name(&host.name));
-    let host_version = normalize_version(&host.version).unwrap_or_else(|_| host.version.clone());
     let mut files: HashMap<String, &Path> = HashMap::new();
     files.insert(host.file_name(), &host.path);
     for d in devices {
-        if !normalize_name(&d.name).starts_with(&prefix) {
-            bail!(
-                "{}: its METADATA names {}, not a device wheel of {} (want {}-device-<target>)",
-                d.path.display(),
-                d.name,
-                host.name,
-                host.name
-            );
-        }
-        if normalize_version(&d.version).unwrap_or_else(|_| d.version.clone()) != host_version {
-            bail!(
-                "{}: version {}, but the host {} is {} (device wheels pin the host's exact version)",
-                d.path.display(),
-                d.version,
-                host.name,
-                host.version
-            );
-        }
+        device_bundle((&host.name, &host.version), (&d.name, &d.version))
+            .with_context(|| d.path.display().to_string())?;
         if let Some(other) = files.insert(d.file_name(), &d.path) {
             bail!(
                 "{} and {} have one file name, {}: give each wheel once",
@@ -222,4 +230,55 @@ pub fn check_set(host: &KpackWheel, devices: &[&KpackWheel], targets: &[String])
         .iter()
         .flat_map(|(binary, refs)| check_binary(binary, refs, &archives, targets))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_device_wheel_is_the_hosts_by_name_and_version() {
+        let host = ("jax-rocm7-plugin", "0.10.2");
+        for (name, version, bundle) in [
+            ("jax-rocm7-plugin-device-gfx1201", "0.10.2", "gfx1201"),
+            ("jax_rocm7_plugin_device_gfx12_0", "0.10.2", "gfx12-0"),
+            ("Jax.ROCm7-Plugin-Device-GFX12", "0.10.2.0", "gfx12"),
+            ("jax-rocm7-plugin-device-gfx1201", "v0.10.2", "gfx1201"),
+        ] {
+            assert_eq!(device_bundle(host, (name, version)).unwrap(), bundle);
+        }
+        for (name, version, needle) in [
+            (
+                "jax-rocm7-pjrt-device-gfx1201",
+                "0.10.2",
+                "is not a device wheel of",
+            ),
+            ("jax-rocm7-plugin-device-", "0.10.2", "its name must be"),
+            (
+                "jax-rocm7-plugin-gfx1201",
+                "0.10.2",
+                "jax-rocm7-plugin-device-<target>",
+            ),
+            (
+                "jax-rocm7-plugin-device-gfx1201",
+                "0.10.1",
+                "version 0.10.1, but the host",
+            ),
+            (
+                "jax-rocm7-plugin-device-gfx1201",
+                "0.10.2+rocm",
+                "pin the host's exact version",
+            ),
+            (
+                "jax-rocm7-plugin-device-gfx1201",
+                "0.10.2.post1",
+                "is 0.10.2",
+            ),
+        ] {
+            let e = device_bundle(host, (name, version))
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains(needle), "{name} {version}: {e}");
+        }
+    }
 }

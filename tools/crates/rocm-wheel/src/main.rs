@@ -22,7 +22,11 @@ static VERSION: LazyLock<String> = LazyLock::new(|| {
 #[command(
     name = "rocm-wheel",
     version = VERSION.as_str(),
-    about = "Wheel, ELF and offload-bundle tools for rules_rocm"
+    about = "Wheel, ELF and offload-bundle tools for rules_rocm",
+    after_help = "Outputs are written atomically: a failed or refused run leaves no output and no \
+                  temporary file, nor does a killed one where the filesystem has O_TMPFILE. \
+                  Memory stays within per-command bounds whatever an input claims \
+                  (tools/crates/rocm-wheel/README.md in rules_rocm, \"Memory bounds\")."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -94,14 +98,15 @@ enum Command {
     ///
     /// Each device wheel `<host>-device-<bundle>` (rocm-bootstrap's
     /// device_dist_name: gfx1201, gfx12-0, gfx12) becomes the extra
-    /// `device-<bundle>`, which requires it at the host's exact version, and
+    /// `device-<bundle>`, which requires it at the host's version, and
     /// `device-all` requires every one: `pip install "host[device-gfx1201]"`
     /// installs the host with its gfx1201 device code, as TheRock's torch
     /// wheels do. Only METADATA changes (RECORD follows).
     ///
-    /// Refused: a device wheel of another distribution or version, or that
-    /// does not pin the host; two for one bundle; a host that has one of
-    /// the extras already.
+    /// Refused: a device wheel of another distribution or version (PEP 440
+    /// equality, as pip compares the pins: 1.0 is 1.0.0), or that does not
+    /// pin the host; two for one bundle; a host that has one of the extras
+    /// already.
     DeviceExtras(cmd::device_extras::Args),
     /// Write a static package index of a folder of wheels.
     ///
@@ -111,10 +116,31 @@ enum Command {
     /// beside their page: serve OUT from any static file server, or
     /// `pip install --index-url file:///abs/OUT NAME`.
     ///
+    /// Variant wheels (`rocm-wheel variant`) are listed as any wheel, and
+    /// each package version with some gets `{name}-{version}-variants.json`
+    /// beside them (PEP 825 draft): their `variant.json` files merged.
+    ///
     /// Refused, with no output: a file that is not a wheel, two different
     /// wheels with one file name, two file names for one wheel (project,
-    /// version, tags), an output directory that is not empty.
+    /// version, tags, variant label), a variant wheel whose `variant.json`
+    /// is missing, invalid or contradicts another's (one label, two
+    /// property sets), an output directory that is not empty.
     Index(cmd::index::Args),
+    /// Write a kpack host wheel as a variant wheel (PEP 825 / PEP 850 drafts).
+    ///
+    /// The host wheel plus `*.dist-info/variant.json` (schema v0.2.0, as
+    /// variantlib 0.2.2 reads it): label LABEL, property `amd :: gfx_arch`
+    /// listing every target its device wheels serve, rocm-bootstrap's `amd`
+    /// provider (`rocm-bootstrap>=0.3.0`). METADATA requires each target's
+    /// device wheel through a marker, `"amd :: gfx_arch :: gfx1201" in
+    /// variant_properties`; the file name ends in `-LABEL.whl`. `--label null`
+    /// writes the null variant (no properties, no device wheels).
+    ///
+    /// Refused, with no output: a label outside ^[0-9a-z_.]{1,16}$, a target
+    /// the provider does not know (gfx9999) or a generic one, a device wheel
+    /// of another host or version, two device wheels for one target, a
+    /// variant wheel as input.
+    Variant(cmd::variant::Args),
 }
 
 fn main() -> std::process::ExitCode {
@@ -133,6 +159,7 @@ fn main() -> std::process::ExitCode {
         Command::Kpack(a) => cmd::kpack::run(a),
         Command::DeviceExtras(a) => cmd::device_extras::run(a),
         Command::Index(a) => cmd::index::run(a),
+        Command::Variant(a) => cmd::variant::run(a),
     };
     // Returning (not `process::exit`) runs every destructor first.
     match result {

@@ -155,6 +155,19 @@ fn p64(v: &mut [u8], o: usize, x: u64) {
     v[o..o + 8].copy_from_slice(&x.to_le_bytes());
 }
 
+/// Moves the file bytes of the ELF64 file `elf`'s first `PT_LOAD` one past
+/// the end of the file (its `p_offset`), as a hostile file may claim.
+pub fn first_load_past_the_end(elf: &mut [u8]) {
+    let u16_at = |at: usize| u16::from_le_bytes([elf[at], elf[at + 1]]) as usize;
+    let phoff = u64::from_le_bytes(elf[0x20..0x28].try_into().unwrap()) as usize;
+    let ph = (0..u16_at(0x38))
+        .map(|i| phoff + i * u16_at(0x36))
+        .find(|&ph| u32::from_le_bytes(elf[ph..ph + 4].try_into().unwrap()) == 1)
+        .expect("no PT_LOAD");
+    let end = elf.len() as u64 + 1;
+    p64(elf, ph + 8, end);
+}
+
 /// What [`synthetic_so`] puts in a shared object.
 pub struct SoShape<'a> {
     pub soname: &'a str,

@@ -68,11 +68,20 @@ pub fn assert_empty_dir(dir: &Path) {
 }
 
 /// Makes `out` atomically: `make` writes a temporary file next to it (a
-/// tool's `-o`), which replaces `out` only once `make` returns.
+/// tool's `-o`, so it has a name), which replaces `out` only once `make`
+/// returns.
 pub fn produce(out: &Path, make: impl FnOnce(&Path)) {
-    let file = atomic_write::AtomicFile::create(out).unwrap();
-    make(file.temp_path());
-    file.commit(0o644).unwrap();
+    let dir = out.parent().unwrap();
+    let name = out.file_name().unwrap().to_string_lossy();
+    let tmp = tempfile::Builder::new()
+        .prefix(&format!(".{name}."))
+        .suffix(".tmp")
+        .tempfile_in(dir)
+        .unwrap();
+    make(tmp.path());
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o644)).unwrap();
+    tmp.persist(out).unwrap();
 }
 
 /// Copies `src` into `dir` under `name` and returns the copy's path.

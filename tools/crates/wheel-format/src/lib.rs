@@ -9,7 +9,9 @@
 //!   rewritten, and checked against members as they stream;
 //! - the `.dist-info` directory; METADATA and WHEEL read, edited and
 //!   rendered (one module each), `entry_points.txt` rendered;
-//! - PEP 508 requirements, parsed to check them; SPDX license expressions
+//! - PEP 508 requirements, parsed to check them (the PEP 825 draft's
+//!   variant markers in variant wheels only), and the draft's rules for
+//!   variant labels and properties; SPDX license expressions
 //!   checked and normalised as packaging (pip, PyPI) does, with the ids of
 //!   the SPDX license list.
 //!
@@ -33,6 +35,7 @@ mod packaging;
 mod pep508;
 mod record;
 mod tags;
+mod variant;
 mod version;
 mod wheel_file;
 mod wheel_name;
@@ -53,11 +56,15 @@ pub use metadata::{
     CoreMetadata, MAX_TEXT_MEMBER,
 };
 pub use names::{canonical_name, dist_info_stem, normalize_name, validate_name};
-pub use pep508::{parse_requirement, validate_specifiers, Requirement};
+pub use pep508::{parse_requirement, parse_variant_requirement, validate_specifiers, Requirement};
 pub use record::{
     parse_record, rewrite_record, Expected, Record, RecordEdits, RecordRow, RecordWriter,
 };
 pub use tags::{parse_tags, wheel_file_name, Tag};
-pub use version::{normalize_version, validate_version};
+pub use variant::{
+    parse_variant_path, validate_variant_key, validate_variant_label, validate_variant_value,
+    MAX_VARIANT_LABEL, NULL_VARIANT_LABEL, VARIANT_JSON, VARIANT_SCHEMA_URL,
+};
+pub use version::{normalize_version, same_version, validate_version};
 pub use wheel_file::{render_wheel, retag_wheel_file, set_wheel_field, WheelFile};
 pub use wheel_name::WheelName;

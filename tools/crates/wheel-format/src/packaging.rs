@@ -1,5 +1,6 @@
-//! Our PEP 440 normaliser and PEP 508 parser against `packaging` from the
-//! repository venv, the reference implementation pip uses.
+//! Our PEP 440 normaliser, version equality and PEP 508 parser against
+//! `packaging` from the repository venv, the reference implementation pip
+//! uses.
 
 use std::process::Command;
 use test_support::{run_stdout, venv_bin};
@@ -44,6 +45,27 @@ const VERSIONS: &[&str] = &[
     "1.0+-a",
 ];
 
+/// Versions with zeros to pad or drop, compared in pairs with each other
+/// and the valid [`VERSIONS`] by [`equality_agrees_with_packaging`].
+const PADDED: &[&str] = &[
+    "1",
+    "1.0.0",
+    "1.0.0.post1",
+    "1.0.0+abc.5",
+    "1.0.0+abc.05",
+    "1!1",
+    "2!1",
+    "0.7.1.0",
+    "0.7.10",
+    "1.0.0rc1",
+    "1.0.0a2",
+    "1.0a0",
+    "1.0.0.dev0",
+    "0",
+    "0.0",
+    "10.0",
+];
+
 /// Invalid requirements for [`versions_and_requirements_agree_with_packaging`]; the
 /// valid ones are the parser's unit tests' (`pep508::tests::VALID`).
 const INVALID_REQUIREMENTS: &[&str] = &[
@@ -68,9 +90,11 @@ const INVALID_REQUIREMENTS: &[&str] = &[
 #[test]
 fn versions_and_requirements_agree_with_packaging() {
     let versions = VERSIONS;
+    // packaging refuses the variant markers, as the plain parser does.
     let reqs: Vec<&str> = crate::pep508::tests::VALID
         .iter()
         .chain(INVALID_REQUIREMENTS)
+        .chain(crate::pep508::tests::VARIANT)
         .copied()
         .collect();
     let tmp = tempfile::tempdir().unwrap();
@@ -126,4 +150,29 @@ for line in open(sys.argv[1]):
         "disagreements with packaging:\n{}",
         disagree.join("\n")
     );
+}
+
+/// `same_version` against packaging's `Version ==` on every pair of valid
+/// [`VERSIONS`] and [`PADDED`].
+#[test]
+fn equality_agrees_with_packaging() {
+    let valid: Vec<&str> = (VERSIONS.iter().chain(PADDED))
+        .copied()
+        .filter(|v| crate::normalize_version(v).is_ok())
+        .collect();
+    let pairs: Vec<(&str, &str)> = (valid.iter())
+        .flat_map(|a| valid.iter().map(move |b| (*a, *b)))
+        .collect();
+    let py = "import json, sys\nfrom packaging.version import Version\n\
+              json.dump([Version(a) == Version(b) for a, b in json.load(sys.stdin)], sys.stdout)";
+    let out = test_support::venv_python::<&str>(py, &[], &serde_json::to_vec(&pairs).unwrap());
+    let theirs: Vec<bool> = serde_json::from_slice(&out).unwrap();
+    assert_eq!(theirs.len(), pairs.len());
+    let disagree: Vec<String> = (pairs.iter().zip(&theirs))
+        .filter(|((a, b), t)| crate::same_version(a, b) != **t)
+        .map(|((a, b), t)| format!("{a:?} == {b:?}: packaging says {t}"))
+        .collect();
+    assert!(disagree.is_empty(), "{}", disagree.join("\n"));
+    // Both verdicts occur, or the pairs tested little.
+    assert!(theirs.iter().filter(|t| **t).count() > valid.len());
 }

@@ -1,6 +1,9 @@
 //! PEP 508 dependency specifiers (for Requires-Dist), validated with a small
 //! recursive-descent parser: name, extras, version specifiers or a URL, and
-//! an environment-marker expression.
+//! an environment-marker expression. The variant markers of the PEP 825
+//! draft (`"amd :: gfx_arch :: gfx1201" in variant_properties`) are
+//! accepted by [`parse_variant_requirement`] only, for variant wheels: pip,
+//! uv and `packaging` refuse them in any other wheel today.
 //! Hand-written rather than `pep508_rs` (0.9.2): that crate cannot parse the
 //! variant markers of PEP 825 (`variant_properties`, ...) that variant
 //! wheels need, and it would add 44 crates (url with ICU, regex, itertools)
@@ -9,6 +12,7 @@
 //! `packaging`'s.
 
 use crate::names::validate_name;
+use crate::variant::{parse_variant_path, validate_variant_key, validate_variant_label};
 use crate::version::normalize_version;
 use anyhow::{anyhow, bail, Result};
 
@@ -38,16 +42,40 @@ const MARKER_VARS: &[&str] = &[
     "dependency_groups",
 ];
 
+/// The PEP 825 draft's markers: three sets (matched with `in` / `not in`
+/// only) and the label, a string.
+const VARIANT_SETS: &[&str] = &[
+    "variant_namespaces",
+    "variant_features",
+    "variant_properties",
+];
+const VARIANT_LABEL: &str = "variant_label";
+
 const OPS: &[&str] = &["===", "~=", "==", "!=", "<=", ">=", "<", ">"];
 
 pub fn parse_requirement(s: &str) -> Result<Requirement> {
-    let mut p = P { s, i: 0 };
+    parse(s, false)
+}
+
+/// A requirement of a variant wheel's METADATA: PEP 508 plus the variant
+/// markers (`variant_namespaces`, `variant_features`, `variant_properties`,
+/// `variant_label`), whose literals must follow the draft's character rules.
+pub fn parse_variant_requirement(s: &str) -> Result<Requirement> {
+    parse(s, true)
+}
+
+fn parse(s: &str, variant: bool) -> Result<Requirement> {
+    let mut p = P { s, i: 0, variant };
     p.parse().map_err(|e| anyhow!("invalid requirement {s:?}: {e} (PEP 508, e.g. \"numpy>=1.26; python_version >= '3.12'\")"))
 }
 
 /// Validates a version specifier set such as Requires-Python's ">=3.10,<4".
 pub fn validate_specifiers(s: &str) -> Result<()> {
-    let mut p = P { s, i: 0 };
+    let mut p = P {
+        s,
+        i: 0,
+        variant: false,
+    };
     p.specifiers()
         .and_then(|_| {
             if p.at_end() {
@@ -64,6 +92,8 @@ pub fn validate_specifiers(s: &str) -> Result<()> {
 struct P<'a> {
     s: &'a str,
     i: usize,
+    /// Whether the variant markers are allowed (a variant wheel's).
+    variant: bool,
 }
 
 impl P<'_> {
@@ -281,8 +311,7 @@ impl P<'_> {
         if matches!((&lhs, &rhs), (Var::Str(_), Var::Str(_))) {
             bail!("a marker compares two string literals; one side must be a variable such as python_version");
         }
-        let _ = op;
-        Ok(())
+        check_variant_marker(&lhs, &op, &rhs)
     }
 
     fn keyword_plain(&mut self, k: &str) -> bool {
@@ -318,7 +347,15 @@ impl P<'_> {
             .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
             .unwrap_or(self.rest().len());
         let name = self.rest()[..n].to_string();
-        if !MARKER_VARS.contains(&name.as_str()) {
+        let is_variant = VARIANT_SETS.contains(&name.as_str()) || name == VARIANT_LABEL;
+        if is_variant && !self.variant {
+            bail!(
+                "{name} at offset {} is a wheel-variant marker (PEP 825 draft): only a variant \
+                 wheel's METADATA may use it; pip, uv and packaging reject it in any other",
+                self.i
+            );
+        }
+        if !MARKER_VARS.contains(&name.as_str()) && !is_variant {
             bail!(
                 "unknown marker variable {name:?} at offset {} (known: {})",
                 self.i,
@@ -333,6 +370,35 @@ impl P<'_> {
 enum Var {
     Name(String),
     Str(String),
+}
+
+/// The draft's rules for one comparison with a variant marker: a set is
+/// matched with `"literal" in set` (or `not in`) only, and its literal is a
+/// namespace, a `namespace :: feature` or a property by the character
+/// rules; the label is compared as a string.
+fn check_variant_marker(lhs: &Var, op: &str, rhs: &Var) -> Result<()> {
+    let (name, literal, var_on_right) = match (lhs, rhs) {
+        (Var::Str(s), Var::Name(n)) => (n, s, true),
+        (Var::Name(n), Var::Str(s)) => (n, s, false),
+        _ => return Ok(()),
+    };
+    if name == VARIANT_LABEL {
+        if !literal.is_empty() {
+            validate_variant_label(literal)?;
+        }
+        return Ok(());
+    }
+    if !VARIANT_SETS.contains(&name.as_str()) {
+        return Ok(());
+    }
+    if !var_on_right || !matches!(op, "in" | "not in") {
+        bail!("{name} is a set: match it as \"...\" in {name} (or not in)");
+    }
+    match name.as_str() {
+        "variant_namespaces" => validate_variant_key("namespace", literal),
+        "variant_features" => parse_variant_path(literal, 2).map(|_| ()),
+        _ => parse_variant_path(literal, 3).map(|_| ()),
+    }
 }
 
 #[cfg(test)]
@@ -363,6 +429,55 @@ pub(crate) mod tests {
         }
         let r = parse_requirement("pytest; extra == 'test' or extra == \"dev\"").unwrap();
         assert_eq!(r.marker_extras, ["test", "dev"]);
+    }
+
+    /// Variant markers: accepted in a variant wheel's requirements, refused
+    /// in any other (`packaging` refuses them too: src/packaging.rs).
+    pub(crate) const VARIANT: &[&str] = &[
+        "x-device-gfx1201==1.0; \"amd :: gfx_arch :: gfx1201\" in variant_properties",
+        "x; 'amd' in variant_namespaces and 'amd::gfx_arch' not in variant_features",
+        "x; variant_label == 'rocm' or variant_label != \"\"",
+        "x; python_version >= '3.12' and (\"amd :: gfx_arch :: gfx90a\" in variant_properties)",
+    ];
+
+    #[test]
+    fn variant_markers_only_in_variant_wheels() {
+        for r in VARIANT {
+            parse_variant_requirement(r).unwrap_or_else(|e| panic!("{r:?}: {e:#}"));
+            let e = format!("{:#}", parse_requirement(r).unwrap_err());
+            assert!(e.contains("is a wheel-variant marker"), "{r:?}: {e}");
+        }
+        // Plain requirements stay valid in a variant wheel.
+        for ok in VALID {
+            parse_variant_requirement(ok).unwrap_or_else(|e| panic!("{ok:?}: {e:#}"));
+        }
+        for (bad, why) in [
+            (
+                "x; variant_properties == 'amd :: gfx_arch :: gfx1201'",
+                "is a set",
+            ),
+            (
+                "x; variant_properties in 'amd :: gfx_arch :: gfx1201'",
+                "is a set",
+            ),
+            (
+                "x; 'amd :: gfx_arch :: gfx12-generic' in variant_properties",
+                "no '-'",
+            ),
+            (
+                "x; 'amd :: gfx_arch' in variant_properties",
+                "is not a variant",
+            ),
+            (
+                "x; 'AMD' in variant_namespaces",
+                "invalid variant namespace",
+            ),
+            ("x; variant_label == 'ROCm'", "invalid variant label"),
+            ("x; 'a' in variant_propertiess", "unknown marker variable"),
+        ] {
+            let e = format!("{:#}", parse_variant_requirement(bad).unwrap_err());
+            assert!(e.contains(why), "{bad:?}: {e}");
+        }
     }
 
     #[test]

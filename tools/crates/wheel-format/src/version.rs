@@ -41,6 +41,41 @@ pub fn validate_version(v: &str) -> Result<()> {
     Ok(())
 }
 
+/// Whether `a` and `b` are one version as PEP 440 compares them (pip,
+/// packaging's `Version`): the same normal form once the release's
+/// trailing zeros are dropped (`1.0` is `1.0.0`, `1.0-post1` is
+/// `1.0.post1`; a local label counts: `1.0+a` is not `1.0`). A string
+/// that is not a version is equal only to itself.
+pub fn same_version(a: &str, b: &str) -> bool {
+    match (normalize_version(a), normalize_version(b)) {
+        (Ok(x), Ok(y)) => comparison_form(&x) == comparison_form(&y),
+        _ => a == b,
+    }
+}
+
+/// The normal form `n` with its release's trailing `.0`s dropped.
+fn comparison_form(n: &str) -> String {
+    let (epoch, rest) = match n.split_once('!') {
+        Some((e, r)) => (format!("{e}!"), r),
+        None => (String::new(), n),
+    };
+    // The release is the leading `N(.N)*`; what follows (`a1`, `.post1`,
+    // `.dev0`, `+local`) starts with a letter, or a dot then a letter.
+    let b = rest.as_bytes();
+    let mut end = 0;
+    while end < b.len()
+        && (b[end].is_ascii_digit()
+            || (b[end] == b'.' && b.get(end + 1).is_some_and(u8::is_ascii_digit)))
+    {
+        end += 1;
+    }
+    let mut release: Vec<&str> = rest[..end].split('.').collect();
+    while release.len() > 1 && release.last() == Some(&"0") {
+        release.pop();
+    }
+    format!("{epoch}{}{}", release.join("."), &rest[end..])
+}
+
 fn strip_zeros(s: &str) -> String {
     let t = s.trim_start_matches('0');
     if t.is_empty() {
@@ -238,6 +273,38 @@ mod tests {
             "", "1.", "a1", "1.0+", "1.0+a..b", "1.0.x", "1.0 2", "1.0-", "1..0",
         ] {
             assert!(normalize_version(bad).is_err(), "{bad:?} accepted");
+        }
+    }
+
+    #[test]
+    fn versions_compare_as_pep_440_does() {
+        for (a, b) in [
+            ("1.0", "1.0.0"),
+            ("1", "1.0.0.0"),
+            ("0", "0.0"),
+            ("v1.0", "1.0"),
+            ("1.0-post1", "1.0.post1"),
+            ("1.0.0.post1", "1.0.post1"),
+            ("1.0c1", "1.0.0rc1"),
+            ("1.0.dev0", "1.dev"),
+            ("1!1.0", "1!1"),
+            ("1.0+Local.01", "1.0.0+local.1"),
+            ("not a version", "not a version"),
+        ] {
+            assert!(same_version(a, b), "{a} != {b}");
+        }
+        for (a, b) in [
+            ("1.0", "1.0.1"),
+            ("1.10", "1.1"),
+            ("10", "1"),
+            ("1.0", "1.0+local"),
+            ("1!1.0", "1.0"),
+            ("1.0", "1.0.post0"),
+            ("1.0a1", "1.0"),
+            ("1.0.dev0", "1.0"),
+            ("not a version", "Not a version"),
+        ] {
+            assert!(!same_version(a, b), "{a} == {b}");
         }
     }
 

@@ -1,7 +1,10 @@
 //! Wheel file names (`{name}-{version}(-{build})?-{python}-{abi}-{platform}.whl`,
-//! PEP 427), read the same way by `check`, `inspect` and `thin`.
+//! PEP 427, and the PEP 825 draft's variant wheels, `...-{platform}-{label}.whl`),
+//! read the same way by `check`, `inspect`, `thin` and `index`.
 
 use anyhow::{bail, Context, Result};
+
+use crate::variant::validate_variant_label;
 
 /// The parts of a wheel file name, as spelled in it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -13,6 +16,8 @@ pub struct WheelName<'a> {
     pub abi: &'a str,
     /// The platform tag set, e.g. `manylinux_2_17_x86_64.manylinux2014_x86_64`.
     pub platform: &'a str,
+    /// A variant wheel's label (`rocm`); `None` for a plain wheel.
+    pub variant: Option<&'a str>,
 }
 
 impl<'a> WheelName<'a> {
@@ -22,17 +27,33 @@ impl<'a> WheelName<'a> {
             format!("`{filename}` does not end in .whl; wheel files are named NAME-VERSION-PY-ABI-PLATFORM.whl")
         })?;
         let parts: Vec<&str> = stem.split('-').collect();
-        let (name, version, build, tags) = match parts.as_slice() {
-            [n, v, tags @ ..] if tags.len() == 3 => (*n, *v, None, tags),
-            [n, v, b, tags @ ..] if tags.len() == 3 => (*n, *v, Some(*b), tags),
-            _ => bail!(
-                "`{filename}` is not a wheel file name (NAME-VERSION[-BUILD]-PY-ABI-PLATFORM.whl)"
-            ),
+        let not_wheel = || {
+            format!(
+                "`{filename}` is not a wheel file name \
+                 (NAME-VERSION[-BUILD]-PY-ABI-PLATFORM[-VARIANT_LABEL].whl)"
+            )
         };
-        if parts.iter().any(|p| p.is_empty()) {
-            bail!(
-                "`{filename}` is not a wheel file name (NAME-VERSION[-BUILD]-PY-ABI-PLATFORM.whl)"
-            );
+        // Six parts are a build tag or a variant label: a build tag starts
+        // with a digit, a Python tag never does.
+        let has_build = |b: &str| b.starts_with(|c: char| c.is_ascii_digit());
+        let (name, version, build, tags, variant) = match parts.as_slice() {
+            [n, v, tags @ ..] if tags.len() == 3 => (*n, *v, None, tags, None),
+            [n, v, b, tags @ ..] if tags.len() == 3 && has_build(b) => {
+                (*n, *v, Some(*b), tags, None)
+            }
+            [n, v, tags @ .., l] if tags.len() == 3 => (*n, *v, None, tags, Some(*l)),
+            [n, v, b, tags @ .., l] if tags.len() == 3 => (*n, *v, Some(*b), tags, Some(*l)),
+            _ => bail!(not_wheel()),
+        };
+        // A Python tag (py3, cp312) never starts with a digit.
+        if parts.iter().any(|p| p.is_empty())
+            || build.is_some_and(|b| !has_build(b))
+            || has_build(tags[0])
+        {
+            bail!(not_wheel());
+        }
+        if let Some(label) = variant {
+            validate_variant_label(label).with_context(not_wheel)?;
         }
         Ok(WheelName {
             name,
@@ -41,6 +62,7 @@ impl<'a> WheelName<'a> {
             python: tags[0],
             abi: tags[1],
             platform: tags[2],
+            variant,
         })
     }
 
@@ -58,7 +80,11 @@ impl std::fmt::Display for WheelName<'_> {
         if let Some(b) = self.build {
             write!(f, "{b}-")?;
         }
-        write!(f, "{}-{}-{}.whl", self.python, self.abi, self.platform)
+        write!(f, "{}-{}-{}", self.python, self.abi, self.platform)?;
+        if let Some(label) = self.variant {
+            write!(f, "-{label}")?;
+        }
+        f.write_str(".whl")
     }
 }
 
@@ -101,8 +127,43 @@ mod tests {
             "foo-1.0-py3-none-any.zip",
             "foo--py3-none-any.whl",
             "a-1-2-3-py3-none-any.whl",
+            "a-1-x2-py3-none-any-rocm.whl",
+            "a-1-py3-none-any-Rocm.whl",
+            "a-1-py3-none-any-gfx1200.gfx1201.gfx1100.whl",
         ] {
             assert!(WheelName::parse(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn variant_labels() {
+        let w =
+            WheelName::parse("jax_rocm7_plugin-0.10.2-cp312-cp312-manylinux_2_28_x86_64-rocm.whl")
+                .unwrap();
+        assert_eq!(
+            (w.python, w.platform, w.build, w.variant),
+            ("cp312", "manylinux_2_28_x86_64", None, Some("rocm"))
+        );
+        let w = WheelName::parse("a-1.0-2-py3-none-any-null.whl").unwrap();
+        assert_eq!((w.build, w.variant), (Some("2"), Some("null")));
+        // Six parts: a build tag starts with a digit, a label may not.
+        let w = WheelName::parse("a-1.0-2x-py3-none-any.whl").unwrap();
+        assert_eq!((w.build, w.variant), (Some("2x"), None));
+        for good in [
+            "a-1.0-py3-none-any-rocm.whl",
+            "a-1.0-1-py3-none-any-0.x_y.whl",
+        ] {
+            assert_eq!(WheelName::parse(good).unwrap().to_string(), good);
+        }
+        let e = format!(
+            "{:#}",
+            WheelName::parse("a-1-py3-none-any-ro.cm-x.whl").unwrap_err()
+        );
+        assert!(e.contains("VARIANT_LABEL"), "{e}");
+        let e = format!(
+            "{:#}",
+            WheelName::parse("a-1-py3-none-any-ROCM.whl").unwrap_err()
+        );
+        assert!(e.contains("invalid variant label"), "{e}");
     }
 }

@@ -137,6 +137,9 @@ pub struct WheelInfo {
     pub tags: Vec<String>,
     /// Every ABI tag of the name is a free-threaded CPython's (`cp314t`).
     pub free_threaded: bool,
+    /// A variant wheel's label (PEP 825 draft: `...-rocm.whl`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub variant_label: Option<String>,
     pub files: Vec<FileEntry>,
 }
 
@@ -474,6 +477,8 @@ fn wheel_info(
     let abis = abi_tags(&filename);
     let free_threaded =
         !abis.is_empty() && abis.iter().all(|t| wheel_format::is_free_threaded_abi(t));
+    let variant_label = (wheel_format::WheelName::parse(&filename).ok())
+        .and_then(|n| n.variant.map(str::to_string));
     Ok(WheelInfo {
         filename,
         name,
@@ -484,6 +489,7 @@ fn wheel_info(
         build: wheel_meta.build,
         tags: wheel_meta.tags,
         free_threaded,
+        variant_label,
         files: Vec::new(),
     })
 }
@@ -546,6 +552,30 @@ impl WheelInfo {
     }
 }
 
+/// The wheel's name, version, tags, variant label and root-is-purelib lines.
+fn write_wheel_header(s: &mut String, w: &WheelInfo) {
+    use std::fmt::Write;
+    let _ = writeln!(s, "wheel {}", w.filename);
+    let _ = writeln!(s, "  name: {}", w.name);
+    let _ = writeln!(s, "  version: {}", w.version);
+    let _ = writeln!(s, "  tags: {}", w.shown_tags());
+    if let Some(label) = &w.variant_label {
+        let _ = writeln!(
+            s,
+            "  variant: {label} (PEP 825 draft: for variant-aware installers; pip skips the file)"
+        );
+    }
+    let _ = writeln!(
+        s,
+        "  root-is-purelib: {}{}",
+        w.root_is_purelib,
+        w.build
+            .as_ref()
+            .map(|b| format!(", build {b}"))
+            .unwrap_or_default()
+    );
+}
+
 impl Report {
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).expect("reports always serialize")
@@ -556,19 +586,7 @@ impl Report {
         use std::fmt::Write;
         let mut s = String::new();
         if let Some(w) = &self.wheel {
-            let _ = writeln!(s, "wheel {}", w.filename);
-            let _ = writeln!(s, "  name: {}", w.name);
-            let _ = writeln!(s, "  version: {}", w.version);
-            let _ = writeln!(s, "  tags: {}", w.shown_tags());
-            let _ = writeln!(
-                s,
-                "  root-is-purelib: {}{}",
-                w.root_is_purelib,
-                w.build
-                    .as_ref()
-                    .map(|b| format!(", build {b}"))
-                    .unwrap_or_default()
-            );
+            write_wheel_header(&mut s, w);
             let _ = writeln!(s, "  files ({}):", w.files.len());
             for f in &w.files {
                 let _ = writeln!(s, "    {} ({} bytes)", f.path, f.size);

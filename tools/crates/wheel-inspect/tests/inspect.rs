@@ -755,3 +755,29 @@ fn free_threaded_wheels_and_their_module_suffixes() {
     );
     assert!(!inspect(&whl).unwrap().wheel.unwrap().free_threaded);
 }
+
+#[test]
+fn a_variant_wheels_label() {
+    let dir = tempfile::tempdir().unwrap();
+    let whl = test_support::wheel::make_wheel(
+        dir.path(),
+        "v-1.0-py3-none-manylinux_2_28_x86_64.whl",
+        false,
+        &[],
+    );
+    let variant = dir
+        .path()
+        .join("v-1.0-py3-none-manylinux_2_28_x86_64-rocm.whl");
+    std::fs::rename(&whl, &variant).unwrap();
+    let r = inspect(&variant).unwrap();
+    assert!(
+        r.to_text().contains("  variant: rocm (PEP 825 draft"),
+        "{}",
+        r.to_text()
+    );
+    assert_eq!(
+        r.wheel.as_ref().unwrap().variant_label.as_deref(),
+        Some("rocm")
+    );
+    assert!(r.to_json().contains("\"variant_label\": \"rocm\""));
+}

@@ -8,8 +8,8 @@
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
+use atomic_write::ScratchFile;
 use elf_edit::{Edit, Method, RpathKind};
-use tempfile::NamedTempFile;
 use wheel_format::{dist_info_path, find_dist_info, set_wheel_field};
 use wheel_read::WheelReader;
 use wheel_rewrite::{Source, WheelRewriter};
@@ -80,7 +80,7 @@ fn edit_member(
     wheel: &mut WheelRewriter,
     change: &ElfChange,
     scratch: &Path,
-) -> Result<(NamedTempFile, Method)> {
+) -> Result<(ScratchFile, Method)> {
     let name = &change.path;
     let temp = wheel.unpack(name, scratch)?;
     let old: Vec<String> = elf_edit::read_rpath(temp.path())

@@ -7,8 +7,8 @@ use std::io::{BufWriter, Read, Write};
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
+use atomic_write::ScratchFile;
 use parallel_zip::{inflate_mapped, DeflateMap, ParallelZipWriter, RawEntry};
-use tempfile::NamedTempFile;
 use wheel_format::{
     dist_info_path, dist_info_stem, normalize_name, parse_tags, rename_metadata, retag_wheel_file,
     rewrite_record, validate_member_name, validate_name, wheel_identity, RecordEdits, RecordRow,
@@ -99,18 +99,13 @@ impl WheelRewriter {
         &self.file_name
     }
 
-    /// Inflates member `i` into a named temporary file in `dir` (named, so
-    /// that tools taking a path, such as elf-edit, can edit it; deleted when
-    /// dropped) to edit and [`Self::replace`] or [`Self::replace_unpacked`]
+    /// Inflates member `i` into a scratch file in `dir` (unnamed, so a
+    /// killed run leaves nothing; its path serves tools taking one, such as
+    /// elf-edit; deleted when dropped) to edit and [`Self::replace`] or [`Self::replace_unpacked`]
     /// it, if its content starts with `magic`; `None`, having inflated no
     /// more than `magic`'s length, if not. A deflated member's block
     /// boundaries are noted on the way, for [`Self::replace_unpacked`].
-    pub fn unpack_if(
-        &mut self,
-        i: usize,
-        magic: &[u8],
-        dir: &Path,
-    ) -> Result<Option<NamedTempFile>> {
+    pub fn unpack_if(&mut self, i: usize, magic: &[u8], dir: &Path) -> Result<Option<ScratchFile>> {
         let mut m = self.zip.by_index(i)?;
         let mut head = Vec::new();
         (&mut m).take(magic.len() as u64).read_to_end(&mut head)?;
@@ -118,8 +113,7 @@ impl WheelRewriter {
             return Ok(None);
         }
         let deflated = m.compression() == zip::CompressionMethod::Deflated;
-        let mut file = NamedTempFile::new_in(dir)
-            .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
+        let mut file = ScratchFile::new_in(dir)?;
         let mut w = BufWriter::with_capacity(1 << 20, file.as_file_mut());
         if deflated {
             drop(m);
@@ -148,7 +142,7 @@ impl WheelRewriter {
     }
 
     /// Member `member` unpacked (see [`Self::unpack_if`]).
-    pub fn unpack(&mut self, member: &str, dir: &Path) -> Result<NamedTempFile> {
+    pub fn unpack(&mut self, member: &str, dir: &Path) -> Result<ScratchFile> {
         let i = (self.names.iter().position(|n| n == member))
             .with_context(|| format!("{}: no member {member}", self.file_name))?;
         Ok(self
@@ -164,7 +158,7 @@ impl WheelRewriter {
     pub fn replace_unpacked(
         &mut self,
         member: &str,
-        file: NamedTempFile,
+        file: ScratchFile,
         changed: std::ops::Range<u64>,
     ) -> Result<()> {
         self.check_member(member)?;
@@ -233,6 +227,22 @@ impl WheelRewriter {
             bail!("cannot add {member}: the wheel has it already or it is in the .dist-info");
         }
         self.added.push((member.to_string(), content, mode));
+        Ok(())
+    }
+
+    /// Adds the file `file` to the `.dist-info` directory (`variant.json`):
+    /// a name the wheel does not have yet, and none of the files every
+    /// wheel has and this type writes itself (METADATA, WHEEL, RECORD).
+    pub fn add_dist_info(&mut self, file: &str, content: Source) -> Result<()> {
+        let member = dist_info_path(&self.dist, file);
+        validate_member_name(&member)?;
+        let taken = self.added.iter().any(|(n, _, _)| *n == member)
+            || (self.names.contains(&member)
+                && !matches!(self.edits.get(&member), Some(Edit::Remove)));
+        if taken || file.contains('/') || ["METADATA", "WHEEL", "RECORD"].contains(&file) {
+            bail!("cannot add {member}: the wheel has it already, or it is not a file of its own");
+        }
+        self.added.push((member, content, 0o644));
         Ok(())
     }
 
@@ -357,7 +367,8 @@ impl WheelRewriter {
             }
             let mut added_rows = Vec::new();
             for (name, src, mode) in std::mem::take(added) {
-                let e = RawEntry::to_deflate(name, mode);
+                // A `.dist-info` file follows a renamed distribution.
+                let e = RawEntry::to_deflate(rename(&name), mode);
                 let (hash, size) = write_source(&mut w, &e, src)?;
                 added_rows.push(RecordRow {
                     path: e.name,

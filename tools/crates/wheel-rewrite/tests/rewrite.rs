@@ -129,7 +129,10 @@ fn replace_add_remove_keep_the_other_members_and_rows() {
         .iter()
         .position(|n| n == "demo/data.bin")
         .unwrap();
+    let before = test_support::file_names(dir.path());
     let mut f = rw.unpack_if(i, &[7, 7], dir.path()).unwrap().unwrap();
+    // Unnamed: a run killed now leaves nothing in the directory.
+    assert_eq!(test_support::file_names(dir.path()), before);
     let mut v = Vec::new();
     f.seek(SeekFrom::Start(0)).unwrap();
     f.read_to_end(&mut v).unwrap();
@@ -254,5 +257,31 @@ fn a_failed_finish_leaves_no_output() {
     assert_eq!(
         std::fs::read_dir(dir.path().join("out")).unwrap().count(),
         0
+    );
+}
+
+#[test]
+fn a_dist_info_file_is_added_and_follows_a_rename() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = wheel(dir.path(), None);
+    let mut rw = WheelRewriter::open(&input).unwrap();
+    rw.add_dist_info("variant.json", Source::Bytes(b"{}\n".to_vec()))
+        .unwrap();
+    for taken in ["variant.json", "METADATA", "RECORD", "WHEEL", "sub/x"] {
+        let e = rw
+            .add_dist_info(taken, Source::Bytes(vec![]))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("cannot add"), "{taken}: {e}");
+    }
+    rw.rename("demo-x").unwrap();
+    let out = dir.path().join("demo_x-1.0-py3-none-any.whl");
+    rw.finish(&out).unwrap();
+    let mut b = read(&out);
+    assert_eq!(text(&mut b, "demo_x-1.0.dist-info/variant.json"), "{}\n");
+    let record = text(&mut b, "demo_x-1.0.dist-info/RECORD");
+    assert!(
+        record.contains("demo_x-1.0.dist-info/variant.json,sha256="),
+        "{record}"
     );
 }

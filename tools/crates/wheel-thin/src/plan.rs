@@ -6,10 +6,10 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
+use atomic_write::ScratchFile;
 use gfx_targets::{describe_target, expand, gfx_sort_key, has_code_for, Requested};
 use offload_bundle::thin::{find_hip_fatbin, read_hip_fatbin, section_targets};
 use offload_bundle::Limits;
-use tempfile::NamedTempFile;
 use wheel_rewrite::WheelRewriter;
 
 use crate::{file_name, output_dir, Request};
@@ -27,7 +27,7 @@ pub struct Plan {
 /// An ELF member whose bundles hold device code, unpacked.
 pub struct Unpacked {
     pub name: String,
-    pub file: NamedTempFile,
+    pub file: ScratchFile,
     /// File offset and size of its `.hip_fatbin`.
     pub section: (u64, u64),
     targets: Vec<Vec<String>>,

@@ -9,8 +9,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
+use kpack::wheel::device_bundle;
 use wheel_format::{
-    canonical_name, dist_info_path, find_dist_info, parse_requirement, wheel_identity, Headers,
+    canonical_name, dist_info_path, find_dist_info, parse_requirement, same_version,
+    wheel_identity, Headers,
 };
 use wheel_read::WheelReader;
 use wheel_rewrite::{Source, WheelRewriter};
@@ -35,14 +37,12 @@ const ALL: &str = "device-all";
 pub fn run(args: Args) -> Result<()> {
     let mut host = WheelRewriter::open(&args.input)?;
     check_output_name(&args.output, host.file_name())?;
-    let stem = find_dist_info(host.names().iter().map(String::as_str))
-        .with_context(|| args.input.display().to_string())?;
-    let member = dist_info_path(&stem, "METADATA");
-    let metadata = host.read_text(&member)?;
-    let name = host.name().to_string();
-    let version = Headers::parse("METADATA", &metadata)
-        .require("Version")?
-        .to_string();
+    let HostMetadata {
+        member,
+        text: metadata,
+        name,
+        version,
+    } = host_metadata(&mut host, &args.input)?;
     let mut bundles = BTreeMap::new();
     for path in &args.device_wheels {
         let (bundle, device) = device_wheel(path, &name, &version)?;
@@ -66,7 +66,33 @@ pub fn run(args: Args) -> Result<()> {
     Ok(())
 }
 
-fn host_file(p: &Path) -> String {
+/// A host wheel's METADATA: its member name, text, and the distribution's
+/// name and version.
+pub(crate) struct HostMetadata {
+    pub member: String,
+    pub text: String,
+    pub name: String,
+    pub version: String,
+}
+
+/// The METADATA of the open host wheel `host` (read from `input`).
+pub(crate) fn host_metadata(host: &mut WheelRewriter, input: &Path) -> Result<HostMetadata> {
+    let stem = find_dist_info(host.names().iter().map(String::as_str))
+        .with_context(|| input.display().to_string())?;
+    let member = dist_info_path(&stem, "METADATA");
+    let text = host.read_text(&member)?;
+    let version = Headers::parse("METADATA", &text)
+        .require("Version")?
+        .to_string();
+    Ok(HostMetadata {
+        member,
+        text,
+        name: host.name().to_string(),
+        version,
+    })
+}
+
+pub(crate) fn host_file(p: &Path) -> String {
     p.file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default()
@@ -86,30 +112,17 @@ fn check_output_name(output: &Path, input_name: &str) -> Result<()> {
 }
 
 /// The bundle (`gfx1201`, `gfx12-0`) and distribution name of the device
-/// wheel at `path`, which must belong to host `name` `version`.
-fn device_wheel(path: &Path, name: &str, version: &str) -> Result<(String, String)> {
+/// wheel at `path`, which must belong to host `name` `version`
+/// ([`device_bundle`]) and pin it.
+pub(crate) fn device_wheel(path: &Path, name: &str, version: &str) -> Result<(String, String)> {
     let shown = path.display();
     let mut wheel =
         WheelReader::open(path).with_context(|| format!("{shown} is not a valid wheel"))?;
     let text = wheel.read_text(&dist_info_path(wheel.dist(), "METADATA"))?;
     let (device, device_version) = wheel_identity(wheel.file_name(), wheel.dist(), &text)
         .with_context(|| format!("{shown} is not a valid wheel"))?;
-    let prefix = format!("{}-device-", canonical_name(name));
-    let Some(bundle) = canonical_name(&device)
-        .strip_prefix(&prefix)
-        .filter(|b| !b.is_empty())
-        .map(str::to_string)
-    else {
-        bail!(
-            "{shown} ({device}) is not a device wheel of {name}: its name must be {prefix}<target>"
-        );
-    };
-    if device_version != version {
-        bail!(
-            "{shown} is {device} {device_version}, the host is {name} {version}: \
-             give the device wheels built with this host"
-        );
-    }
+    let bundle = device_bundle((name, version), (&device, &device_version))
+        .with_context(|| shown.to_string())?;
     let pins_host = Headers::parse("METADATA", &text)
         .get_all("Requires-Dist")
         .any(|r| pins(r, name, version));
@@ -122,7 +135,8 @@ fn device_wheel(path: &Path, name: &str, version: &str) -> Result<(String, Strin
     Ok((bundle, device))
 }
 
-/// Whether requirement `r` is `name==version` with no marker.
+/// Whether requirement `r` is `name==version` with no marker (the version
+/// compared as [`device_bundle`] compares it).
 fn pins(r: &str, name: &str, version: &str) -> bool {
     let spec: String = r.chars().filter(|c| !c.is_whitespace()).collect();
     if spec.contains(';') {
@@ -131,7 +145,7 @@ fn pins(r: &str, name: &str, version: &str) -> bool {
     let Some((n, v)) = spec.split_once("==") else {
         return false;
     };
-    canonical_name(n) == canonical_name(name) && v == version
+    canonical_name(n) == canonical_name(name) && same_version(v, version)
 }
 
 /// PEP 685's comparison form of an extra name.
@@ -174,6 +188,13 @@ fn add_extras(
             lines.push_str(&format!("Requires-Dist: {req}\n"));
         }
     }
+    Ok(insert_headers(text, &lines))
+}
+
+/// METADATA `text` with the header `lines` (each ending in a newline)
+/// added at the end of its headers; the rest, the description included,
+/// as it was.
+pub(crate) fn insert_headers(text: &str, lines: &str) -> String {
     let end = header_end(text);
     let (head, body) = text.split_at(end);
     let sep = if head.is_empty() || head.ends_with('\n') {
@@ -181,7 +202,7 @@ fn add_extras(
     } else {
         "\n"
     };
-    Ok(format!("{head}{sep}{lines}{body}"))
+    format!("{head}{sep}{lines}{body}")
 }
 
 /// Byte offset where METADATA's header block ends (the blank line before

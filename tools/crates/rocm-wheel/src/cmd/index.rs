@@ -17,8 +17,11 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use wheel_format::{
     canonical_name, dist_info_path, normalize_version, wheel_identity, Digest, Headers, WheelName,
+    VARIANT_JSON,
 };
 use wheel_read::WheelReader;
+
+use super::variant::metadata::VariantInfo;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -39,7 +42,9 @@ pub(crate) struct File {
     pub requires_python: Option<String>,
     pub sha256: String,
     pub size: u64,
-    pub metadata_sha256: String,
+    /// The sha256 of the METADATA served beside it; `None` for a file that
+    /// is no wheel (a `-variants.json`).
+    pub metadata_sha256: Option<String>,
 }
 
 pub fn run(args: Args) -> Result<()> {
@@ -146,15 +151,17 @@ struct Seen {
     sha256: String,
 }
 
-/// Copies every wheel into `dir/<project>/` with its METADATA beside it;
-/// project (normalised name) -> its files, sorted by file name.
+/// Copies every wheel into `dir/<project>/` with its METADATA beside it,
+/// and each version's variant metadata; project (normalised name) -> its
+/// files, sorted by file name.
 fn add_wheels(dir: &Path, wheels: &[PathBuf]) -> Result<BTreeMap<String, Vec<File>>> {
     let mut projects: BTreeMap<String, Vec<File>> = BTreeMap::new();
     let mut by_name: BTreeMap<String, Seen> = BTreeMap::new();
-    // (project, version, tags): what pip takes to be one wheel.
+    // (project, version, tags and label): what pip takes to be one wheel.
     let mut by_identity: BTreeMap<(String, String, String), PathBuf> = BTreeMap::new();
+    let mut variants = Variants::new();
     for path in wheels {
-        let (wheel, project, metadata) = open_wheel(path)?;
+        let (mut wheel, project, metadata) = open_wheel(path)?;
         let file_name = wheel.file_name().to_string();
         if let Some(seen) = by_name.get(&file_name) {
             let sha256 = hash_file(path)?;
@@ -173,47 +180,125 @@ fn add_wheels(dir: &Path, wheels: &[PathBuf]) -> Result<BTreeMap<String, Vec<Fil
         let version = Headers::parse("METADATA", &metadata)
             .require("Version")?
             .to_string();
-        let tags = format!("{}-{}-{}", parsed.python, parsed.abi, parsed.platform);
+        let mut tags = format!("{}-{}-{}", parsed.python, parsed.abi, parsed.platform);
+        if let Some(label) = parsed.variant {
+            let info = read_variant(&mut wheel, label, path)?;
+            let stem = format!("{}-{}", parsed.name, parsed.version);
+            merge_variant(&mut variants, (project.clone(), stem), info, path)?;
+            tags = format!("{tags}-{label}");
+        }
         let identity = (project.clone(), normalize_version(&version)?, tags);
         if let Some(other) = by_identity.insert(identity, path.clone()) {
             bail!(
-                "{} and {} are the same wheel to pip (one project, version and tags) under two \
-                 file names: keep one",
+                "{} and {} are the same wheel to pip (one project, version, tags and variant \
+                 label) under two file names: keep one",
                 other.display(),
                 path.display()
             );
         }
-        let project_dir = dir.join(&project);
-        std::fs::create_dir_all(&project_dir)
-            .with_context(|| format!("cannot create {}", project_dir.display()))?;
-        let copied = copy_hashed(wheel.into_file()?, &project_dir.join(&file_name))?;
-        let sha256 = copied.sha256_hex();
-        let metadata_path = project_dir.join(format!("{file_name}.metadata"));
-        std::fs::write(&metadata_path, metadata.as_bytes())
-            .with_context(|| format!("cannot write {}", metadata_path.display()))?;
-        let requires_python = Headers::parse("METADATA", &metadata)
-            .get("Requires-Python")
-            .map(str::to_string);
+        let file = copy_wheel(dir, wheel, &project, version, &metadata)?;
+        let sha256 = file.sha256.clone();
         by_name.insert(
-            file_name.clone(),
+            file_name,
             Seen {
                 path: path.clone(),
-                sha256: sha256.clone(),
+                sha256,
             },
         );
-        projects.entry(project).or_default().push(File {
-            file_name,
-            version,
-            requires_python,
-            sha256,
-            size: copied.len(),
-            metadata_sha256: Digest::of(metadata.as_bytes()).sha256_hex(),
-        });
+        projects.entry(project).or_default().push(file);
     }
+    write_variants_files(dir, variants, &mut projects)?;
     for files in projects.values_mut() {
         files.sort_by(|a, b| a.file_name.cmp(&b.file_name));
     }
     Ok(projects)
+}
+
+/// Copies `wheel` into `dir/<project>/` with its `metadata` beside it.
+fn copy_wheel(
+    dir: &Path,
+    wheel: WheelReader,
+    project: &str,
+    version: String,
+    metadata: &str,
+) -> Result<File> {
+    let file_name = wheel.file_name().to_string();
+    let project_dir = dir.join(project);
+    std::fs::create_dir_all(&project_dir)
+        .with_context(|| format!("cannot create {}", project_dir.display()))?;
+    let copied = copy_hashed(wheel.into_file()?, &project_dir.join(&file_name))?;
+    let metadata_path = project_dir.join(format!("{file_name}.metadata"));
+    std::fs::write(&metadata_path, metadata.as_bytes())
+        .with_context(|| format!("cannot write {}", metadata_path.display()))?;
+    let requires_python = Headers::parse("METADATA", metadata)
+        .get("Requires-Python")
+        .map(str::to_string);
+    Ok(File {
+        file_name,
+        version,
+        requires_python,
+        sha256: copied.sha256_hex(),
+        size: copied.len(),
+        metadata_sha256: Some(Digest::of(metadata.as_bytes()).sha256_hex()),
+    })
+}
+
+/// (project, `{name}-{version}` as spelled in file names) -> the variant
+/// metadata of its variant wheels, merged.
+type Variants = BTreeMap<(String, String), VariantInfo>;
+
+/// Merges the variant wheel at `path`'s metadata into its version's.
+fn merge_variant(
+    variants: &mut Variants,
+    key: (String, String),
+    info: VariantInfo,
+    path: &Path,
+) -> Result<()> {
+    match variants.get_mut(&key) {
+        Some(merged) => merged.merge(&info).with_context(|| {
+            format!(
+                "{} disagrees with the variant wheels of {} before it",
+                path.display(),
+                key.1
+            )
+        }),
+        None => {
+            variants.insert(key, info);
+            Ok(())
+        }
+    }
+}
+
+/// Writes each version's `{name}-{version}-variants.json` beside its
+/// wheels, listed on the project's page as a file.
+fn write_variants_files(
+    dir: &Path,
+    variants: Variants,
+    projects: &mut BTreeMap<String, Vec<File>>,
+) -> Result<()> {
+    for ((project, stem), info) in variants {
+        let file_name = format!("{stem}-variants.json");
+        let text = info.render();
+        let path = dir.join(&project).join(&file_name);
+        std::fs::write(&path, text.as_bytes())
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        let files = projects
+            .get_mut(&project)
+            .expect("a variant wheel's project");
+        let version = (files.iter())
+            .find(|f| f.file_name.starts_with(&format!("{stem}-")))
+            .map(|f| f.version.clone())
+            .unwrap_or_default();
+        files.push(File {
+            file_name,
+            version,
+            requires_python: None,
+            sha256: Digest::of(text.as_bytes()).sha256_hex(),
+            size: text.len() as u64,
+            metadata_sha256: None,
+        });
+    }
+    Ok(())
 }
 
 /// The open wheel at `path`, its project (normalised name) and METADATA;
@@ -234,6 +319,25 @@ fn open_wheel(path: &Path) -> Result<(WheelReader, String, String)> {
     let (name, _) =
         wheel_identity(wheel.file_name(), wheel.dist(), &metadata).with_context(not_wheel)?;
     Ok((wheel, canonical_name(&name), metadata))
+}
+
+/// The `variant.json` of the variant wheel `wheel` (label `label`, from
+/// its file name): one variant, that label.
+fn read_variant(wheel: &mut WheelReader, label: &str, path: &Path) -> Result<VariantInfo> {
+    let shown = path.display();
+    let member = dist_info_path(wheel.dist(), VARIANT_JSON);
+    if !wheel.names().contains(&member) {
+        bail!("{shown} is named as a variant wheel (label {label}) but has no {member}");
+    }
+    let text = wheel.read_text(&member)?;
+    let info = VariantInfo::parse(&text, &format!("{shown}: {member}"))?;
+    if info.variants.len() != 1 || !info.variants.contains_key(label) {
+        bail!(
+            "{shown}: {member} must describe its own variant, {label}, alone; it lists {}",
+            info.variants.keys().cloned().collect::<Vec<_>>().join(", ")
+        );
+    }
+    Ok(info)
 }
 
 fn hash_file(path: &Path) -> Result<String> {

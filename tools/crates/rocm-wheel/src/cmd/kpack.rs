@@ -19,6 +19,11 @@ pub enum Cmd {
     /// holding it; @GFXARCH@ in a path stands for each GPU target.
     Marker(MarkerArgs),
     /// Write one .kpack archive from code object files.
+    ///
+    /// Every file is sized before anything is read or written: each must be
+    /// a regular file of at most 2 GiB, all together at most 4 GiB (what
+    /// readers accept); memory holds one kernel and its zstd frame at a
+    /// time.
     Archive(ArchiveArgs),
     /// List an archive's targets and kernels.
     List(ListArgs),

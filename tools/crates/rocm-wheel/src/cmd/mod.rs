@@ -11,6 +11,7 @@ pub mod kpack;
 pub mod repair;
 pub mod rpath;
 pub mod thin;
+pub mod variant;
 
 use std::path::Path;
 

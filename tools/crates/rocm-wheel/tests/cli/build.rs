@@ -381,3 +381,57 @@ fn usage_errors_exit_2() {
     .fails(1, "SOURCE_DATE_EPOCH=\"yesterday\" is not");
     assert_unchanged(dir, &before);
 }
+
+/// The paths of the files `pid` has open.
+fn open_files(pid: u32) -> Vec<std::path::PathBuf> {
+    let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
+        return Vec::new();
+    };
+    fds.filter_map(|e| std::fs::read_link(e.ok()?.path()).ok())
+        .collect()
+}
+
+/// A run killed while it writes its output (SIGKILL: no destructor, no
+/// handler; SIGTERM: the default action) leaves nothing in the output
+/// directory: the output is an unnamed file until it is complete. The
+/// wheel holds an 8 GiB sparse file (free to make, seconds to deflate),
+/// so the run is killed mid-write, as soon as its output is open.
+#[test]
+fn a_killed_build_leaves_nothing_behind() {
+    use std::os::unix::process::ExitStatusExt;
+    use std::time::{Duration, Instant};
+    let d = tempdir();
+    let dir = d.path().canonicalize().unwrap();
+    let mut m = project(&dir);
+    std::fs::File::create(dir.join("src/demo/big.bin"))
+        .unwrap()
+        .set_len(8 << 30)
+        .unwrap();
+    m["files"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"path": "demo/big.bin", "src": "src/demo/big.bin"}));
+    write_manifest(&dir, &m);
+    let out = dir.join("out");
+    std::fs::create_dir(&out).unwrap();
+    for signal in [libc::SIGKILL, libc::SIGTERM] {
+        let mut child = std::process::Command::new(BIN)
+            .args(["build", "--manifest", "m.json", "--output"])
+            .arg(out.join(WHEEL))
+            .current_dir(&dir)
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let start = Instant::now();
+        while !open_files(child.id()).iter().any(|f| f.starts_with(&out)) {
+            assert!(child.try_wait().unwrap().is_none(), "the run ended");
+            assert!(start.elapsed() < Duration::from_secs(20), "no output open");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        // SAFETY: kill(2) on our own child, which has not been waited for.
+        assert_eq!(unsafe { libc::kill(child.id() as i32, signal) }, 0);
+        let status = child.wait().unwrap();
+        assert_eq!(status.signal(), Some(signal), "{status:?}");
+        assert_empty_dir(&out);
+    }
+}

@@ -62,6 +62,10 @@ fn every_subcommand_has_help() {
             &["device-extras"],
             &["--output", "--device-wheel", "<INPUT>"],
         ),
+        (
+            &["variant"],
+            &["--output", "--label", "--device-wheel", "<INPUT>"],
+        ),
     ];
     for (cmd, want) in cases {
         let mut argv: Vec<&str> = cmd.to_vec();

@@ -11,18 +11,47 @@ use std::process::Command;
 
 /// Writes a py3-none-any wheel of `dist` `version` (one module) with
 /// `requires` into `dir` through `rocm-wheel build`; its path.
-fn wheel(dir: &Path, dist: &str, version: &str, requires: &[&str]) -> PathBuf {
+pub(crate) fn wheel(dir: &Path, dist: &str, version: &str, requires: &[&str]) -> PathBuf {
+    let module = dist.replace(['-', '.'], "_").to_lowercase();
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::write(dir.join(format!("{module}.py")), "").unwrap();
+    let src = dir.join(format!("{module}.py"));
+    let w = wheel_with(
+        dir,
+        dist,
+        version,
+        "py3-none-any",
+        requires,
+        &[(&format!("{module}.py"), &src)],
+    );
+    std::fs::remove_file(src).unwrap();
+    w
+}
+
+/// Writes a wheel of `dist` `version` tagged `tag` with `requires` and
+/// `files` ((path in the wheel, source file)) into `dir` through `rocm-wheel
+/// build`; its path.
+pub(crate) fn wheel_with(
+    dir: &Path,
+    dist: &str,
+    version: &str,
+    tag: &str,
+    requires: &[&str],
+    files: &[(&str, &Path)],
+) -> PathBuf {
     std::fs::create_dir_all(dir).unwrap();
     let module = dist.replace(['-', '.'], "_").to_lowercase();
-    std::fs::write(dir.join(format!("{module}.py")), "").unwrap();
+    let files: Vec<Value> = (files.iter())
+        .map(|(p, src)| json!({"path": p, "src": src.display().to_string()}))
+        .collect();
     let m = json!({
-        "distribution": dist, "version": version, "tags": ["py3-none-any"],
+        "distribution": dist, "version": version, "tags": [tag],
         "metadata": {"requires_dist": requires, "requires_python": ">=3.9"},
-        "files": [{"path": format!("{module}.py"), "src": format!("{module}.py")}],
+        "files": files,
     });
     let manifest = dir.join(format!("{module}.json"));
     std::fs::write(&manifest, m.to_string()).unwrap();
-    let name = format!("{module}-{version}-py3-none-any.whl");
+    let name = format!("{module}-{version}-{tag}.whl");
     rw(
         dir,
         &[
@@ -35,7 +64,6 @@ fn wheel(dir: &Path, dist: &str, version: &str, requires: &[&str]) -> PathBuf {
     )
     .success();
     std::fs::remove_file(&manifest).unwrap();
-    std::fs::remove_file(dir.join(format!("{module}.py"))).unwrap();
     dir.join(name)
 }
 
@@ -75,7 +103,26 @@ fn split_set(dir: &Path) -> PathBuf {
 
 /// What pip would install for `requirement` from the index at `index`
 /// alone: sorted (name, version).
-fn pip_resolves(dir: &Path, index: &Path, requirement: &str) -> Vec<(String, String)> {
+pub(crate) fn pip_resolves(dir: &Path, index: &Path, requirement: &str) -> Vec<(String, String)> {
+    let report = pip_report(dir, index, requirement);
+    let mut got: Vec<(String, String)> = (report["install"].as_array().unwrap().iter())
+        .map(|i| {
+            let md = &i["metadata"];
+            let name = md["name"]
+                .as_str()
+                .unwrap()
+                .to_lowercase()
+                .replace(['.', '_'], "-");
+            (name, md["version"].as_str().unwrap().to_string())
+        })
+        .collect();
+    got.sort();
+    got
+}
+
+/// pip's installation report (`--dry-run --report`) for `requirement`
+/// from the index at `index` alone.
+pub(crate) fn pip_report(dir: &Path, index: &Path, requirement: &str) -> Value {
     let report = dir.join("report.json");
     run(Command::new(venv_bin("python"))
         .args([
@@ -91,20 +138,7 @@ fn pip_resolves(dir: &Path, index: &Path, requirement: &str) -> Vec<(String, Str
         .arg("--index-url")
         .arg(format!("file://{}", index.display()))
         .arg(requirement));
-    let report: Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
-    let mut got: Vec<(String, String)> = (report["install"].as_array().unwrap().iter())
-        .map(|i| {
-            let md = &i["metadata"];
-            let name = md["name"]
-                .as_str()
-                .unwrap()
-                .to_lowercase()
-                .replace(['.', '_'], "-");
-            (name, md["version"].as_str().unwrap().to_string())
-        })
-        .collect();
-    got.sort();
-    got
+    serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap()
 }
 
 fn set(items: &[(&str, &str)]) -> Vec<(String, String)> {
@@ -253,7 +287,7 @@ fn index_refusals_leave_no_output() {
 }
 
 /// `rocm-wheel device-extras HOST -o OUT --device-wheel D...` in `dir`.
-fn device_extras(dir: &Path, host: &Path, out: &str, devices: &[&Path]) -> Out {
+pub(crate) fn device_extras(dir: &Path, host: &Path, out: &str, devices: &[&Path]) -> Out {
     let mut argv = vec!["device-extras".to_string(), host.display().to_string()];
     argv.extend(["-o".to_string(), out.to_string()]);
     for d in devices {
@@ -292,7 +326,7 @@ fn device_extras_refusals() {
             "demo-device-gfx1200",
             "0.9",
             "demo==0.9",
-            "the host is demo 1.0",
+            "version 0.9, but the host demo is 1.0",
         ),
     ];
     for (i, (dist, version, pin, needle)) in cases.iter().enumerate() {
@@ -304,6 +338,16 @@ fn device_extras_refusals() {
     device_extras(p, &host, "out/x.whl", &[&good])
         .fails(1, "the output must be named as the host wheel");
     assert!(!p.join("out").exists());
+    // The host's version spelled with a zero more is the host's version
+    // (PEP 440, as pip compares the pins), as `check` and `thin` judge it.
+    let padded = wheel(
+        &p.join("p"),
+        "demo-device-gfx1200",
+        "1.0.0",
+        &["demo==1.0.0"],
+    );
+    std::fs::create_dir(p.join("padded")).unwrap();
+    device_extras(p, &host, "padded/demo-1.0-py3-none-any.whl", &[&padded]).success();
     // Twice: the extras are there already.
     std::fs::create_dir(p.join("once")).unwrap();
     device_extras(p, &host, "once/demo-1.0-py3-none-any.whl", &[&good]).success();

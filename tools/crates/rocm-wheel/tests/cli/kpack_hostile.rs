@@ -11,6 +11,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use ::kpack::archive::{MAX_ARCHIVE_CODE, MAX_KERNEL_SIZE};
 use ::kpack::msgpack::Encoder;
 
 use crate::hardening::rw_usage_env;
@@ -278,15 +279,18 @@ fn sets_that_collide_or_are_foreign_are_refused_whole() {
     let o = format!("out/{HOST}");
     bounded_refusal(dir, &thin_args(&o, &[DEV]), "is a directory");
     assert_eq!(file_names(&dir.join("out")), vec![DEV.to_string()]);
-    // Negative control: the set itself is fine.
+    // Negative control: the set itself is fine, and so is the host's
+    // version spelled with a zero more (PEP 440, as device-extras judges it).
     std::fs::remove_dir(dir.join("out").join(DEV)).unwrap();
     bounded_ok(dir, &thin_args(&o, &[DEV]));
+    let padded = "demo_device_gfx1201-1.0.0-py3-none-manylinux_2_17_x86_64.whl";
+    device_wheel(dir, padded, &[(ARCHIVE_PATH, a())]);
+    bounded_ok(dir, &["check", HOST, "--device-wheel", padded]);
 }
 
 /// Kernel frames are decompressed under their declared size, as the loader
 /// will: a garbage frame, or one of another size, is refused, naming the
-/// wheel member (not a temporary file). `kpack archive` refuses a kernel
-/// file that is not a regular file instead of reading `/dev/zero` forever.
+/// wheel member (not a temporary file).
 #[test]
 fn kernel_frames_must_decompress_to_their_size() {
     let d = tempdir();
@@ -329,24 +333,92 @@ fn kernel_frames_must_decompress_to_their_size() {
     }
     device_wheel(dir, DEV, &[(ARCHIVE_PATH, good)]);
     bounded_ok(dir, &["check", HOST, "--device-wheel", DEV]);
+}
 
+/// A host binary whose PT_LOAD holding the markers claims file bytes past
+/// the end of the file: `check` names the member and the problem (no
+/// panic: this binary is a debug build, where the overflowing subtraction
+/// this once was panics).
+#[test]
+fn a_load_past_the_end_of_the_file_is_a_clear_error() {
+    let d = tempdir();
+    let dir = d.path();
+    host_wheel(dir, 1, &marker(0), 1);
+    device_wheel(dir, DEV, &[(ARCHIVE_PATH, archive(&gfx1201(), 0))]);
+    bounded_ok(dir, &["check", HOST, "--device-wheel", DEV]);
+    let mut so = std::fs::read(dir.join("libk.so")).unwrap();
+    first_load_past_the_end(&mut so);
+    make_wheel(dir, HOST, false, &[("demo/libk.so", so)]);
     bounded_refusal(
         dir,
-        &[
-            "kpack",
-            "archive",
-            "--group",
-            "demo",
-            "--family",
-            "gfx1201",
-            "--target",
-            "gfx1201",
-            "--kernel",
-            &format!("{KERNEL_NAME}#0@gfx1201=/dev/zero"),
-            "--output",
-            "zero.kpack",
-        ],
-        "not a regular file",
+        &["check", HOST, "--device-wheel", DEV],
+        &format!("{HOST}: demo/libk.so: HIPK wrapper 0: marker offset"),
     );
-    assert!(!dir.join("zero.kpack").exists());
+}
+
+/// `kpack archive --output out/a.kpack` of `kernels` (`KEY=FILE`, each
+/// for gfx1201).
+fn archive_args(kernels: &[String]) -> Vec<&str> {
+    let mut args = vec![
+        "kpack", "archive", "--group", "demo", "--family", "gfx1201", "--target", "gfx1201",
+    ];
+    for k in kernels {
+        args.extend(["--kernel", k.as_str()]);
+    }
+    args.extend(["--output", "out/a.kpack"]);
+    args
+}
+
+/// `kpack archive` sizes every kernel file before it reads or writes
+/// anything: a device (`/dev/zero` once was read until allocation
+/// failed), a file above [`MAX_KERNEL_SIZE`], and files above
+/// [`MAX_ARCHIVE_CODE`] together (an archive readers would refuse) are
+/// refused unread. The large files are sparse: their gigabytes cost
+/// nothing to make, and a run that read them would break the memory bound.
+#[test]
+fn kernel_files_are_sized_before_they_are_read() {
+    let d = tempdir();
+    let dir = d.path();
+    std::fs::create_dir(dir.join("out")).unwrap();
+    std::fs::write(dir.join("k.co"), KERNEL).unwrap();
+    let sparse = |name: &str, len: u64| {
+        std::fs::File::create(dir.join(name))
+            .unwrap()
+            .set_len(len)
+            .unwrap();
+        name.to_string()
+    };
+    let huge = sparse("huge.co", MAX_KERNEL_SIZE + 1);
+    let thirds: Vec<String> = (0..3)
+        .map(|i| sparse(&format!("third{i}.co"), MAX_ARCHIVE_CODE / 3 + 1))
+        .collect();
+    let cases: [(Vec<&str>, String); 3] = [
+        (vec!["/dev/zero"], "/dev/zero: not a regular file".into()),
+        (
+            vec![&huge],
+            format!(
+                "huge.co: {} bytes exceed {MAX_KERNEL_SIZE}",
+                MAX_KERNEL_SIZE + 1
+            ),
+        ),
+        (
+            thirds.iter().map(String::as_str).collect(),
+            format!(
+                "the kernels hold {} bytes in all, more than the {MAX_ARCHIVE_CODE}",
+                KERNEL.len() as u64 + 3 * (MAX_ARCHIVE_CODE / 3 + 1)
+            ),
+        ),
+    ];
+    for (files, needle) in cases {
+        let mut kernels = vec![format!("{KERNEL_NAME}#0@gfx1201=k.co")];
+        kernels.extend(
+            (files.iter().enumerate()).map(|(i, f)| format!("other/{i}.hip#0@gfx1201={f}")),
+        );
+        bounded_refusal(dir, &archive_args(&kernels), &needle);
+        assert_empty_dir(&dir.join("out"));
+    }
+    // Negative control: the small kernel alone is written.
+    let kernels = [format!("{KERNEL_NAME}#0@gfx1201=k.co")];
+    bounded_ok(dir, &archive_args(&kernels));
+    assert_eq!(file_names(&dir.join("out")), ["a.kpack"]);
 }

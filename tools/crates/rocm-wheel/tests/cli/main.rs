@@ -20,6 +20,7 @@ mod kpack_hostile;
 mod repair;
 mod rpath;
 mod thin;
+mod variant;
 mod wheel_readers;
 
 use std::ffi::OsStr;

@@ -53,10 +53,12 @@ fn project_html(project: &str, files: &[File]) -> String {
         }
         // Both spellings: PEP 714 renamed the attribute, and older pips
         // read only the first.
-        let meta = format!("sha256={}", f.metadata_sha256);
-        attrs.push_str(&format!(
-            " data-dist-info-metadata=\"{meta}\" data-core-metadata=\"{meta}\""
-        ));
+        if let Some(m) = &f.metadata_sha256 {
+            let meta = format!("sha256={m}");
+            attrs.push_str(&format!(
+                " data-dist-info-metadata=\"{meta}\" data-core-metadata=\"{meta}\""
+            ));
+        }
         body.push_str(&format!(
             "    <a href=\"{}#sha256={}\"{attrs}>{}</a><br>\n",
             url_path(&f.file_name),
@@ -82,9 +84,11 @@ fn project_json(project: &str, files: &[File]) -> String {
                 "url": url_path(&f.file_name),
                 "hashes": { "sha256": f.sha256 },
                 "size": f.size,
-                "core-metadata": { "sha256": f.metadata_sha256 },
-                "dist-info-metadata": { "sha256": f.metadata_sha256 },
             });
+            if let Some(m) = &f.metadata_sha256 {
+                o["core-metadata"] = json!({ "sha256": m });
+                o["dist-info-metadata"] = json!({ "sha256": m });
+            }
             if let Some(rp) = &f.requires_python {
                 o["requires-python"] = json!(rp);
             }
@@ -147,7 +151,7 @@ mod tests {
             requires_python: rp.map(str::to_string),
             sha256: "ab".repeat(32),
             size: 7,
-            metadata_sha256: "cd".repeat(32),
+            metadata_sha256: Some("cd".repeat(32)),
         }
     }
 
