@@ -31,7 +31,7 @@ DISK_CACHE_FLAGS ?= --disk_cache=$(DISK_CACHE) --experimental_disk_cache_gc_max_
 # WORKSPACE macros (register_toolchains) take no name.
 BUILDIFIER_WARNINGS ?= -warnings=-function-docstring-args,-function-docstring-return,-unnamed-macro
 
-.PHONY: setup wheels tool-wheels test rust-test fuzz-smoke real-wheel-test bazel-test workspace-test e2e dist-test import-test jax-test kpack-test setup-test lint
+.PHONY: setup wheels tool-wheels test rust-test crates-test fuzz-smoke real-wheel-test bazel-test workspace-test e2e dist-test import-test jax-test kpack-test setup-test lint
 setup:
 	scripts/setup.sh
 
@@ -49,10 +49,11 @@ rust-test: setup
 	$(CARGO) test $(CARGO_FLAGS) --workspace
 
 # A short coverage-guided run of the kpack fuzz targets over their corpus
-# (10 s each, two at a time) on an unoptimised instrumented build (its own
-# target directory): about 75 s cold, 25 s warm (tools/crates/kpack/fuzz).
+# (10 s each, FUZZ_JOBS at a time) on an unoptimised instrumented build (its
+# own target directory): about 75 s cold, 25 s warm (tools/crates/kpack/fuzz).
+FUZZ_JOBS ?= 2
 fuzz-smoke: setup
-	$(BUILDROOT) env FUZZ_PROFILE=smoke FUZZ_JOBS=2 tools/crates/kpack/fuzz/run.sh 10
+	$(BUILDROOT) env FUZZ_PROFILE=smoke FUZZ_JOBS=$(FUZZ_JOBS) tools/crates/kpack/fuzz/run.sh 10
 
 # The tool on PyPI's real JAX ROCm wheels (downloaded once, sha256-checked):
 # they test no rule, only `rocm-wheel` (Bazel's, already built by e2e).
@@ -66,9 +67,11 @@ bazel-test: setup
 # WORKSPACE mode on the same Bazel, for WORKSPACE consumers (XLA, JAX): the
 # rocm-wheel tool is a prebuilt binary there (rules/repositories.bzl); the
 # dev-profile one `cargo test` builds (WORKSPACE mode is tested here, not the
-# tool's speed). The examples' wheels: the JAX plugin example is bzlmod-only.
+# tool's speed): `--no-run` compiles nothing after rust-test, where `cargo
+# build --bin` would build dependencies again without the tests' features.
+# The examples' wheels: the JAX plugin example is bzlmod-only.
 workspace-test: setup
-	$(CARGO) build $(CARGO_FLAGS) --bin rocm-wheel
+	$(CARGO) test $(CARGO_FLAGS) --workspace --no-run
 	$(BAZEL) build --enable_workspace --noenable_bzlmod --repo_env=ROCM_WHEEL=$(CARGO_TARGET_DIR)/debug/rocm-wheel //:example_wheels
 
 # Tests that drive bazel themselves (aquery, execution logs, clean builds).
@@ -114,11 +117,16 @@ lint: setup
 	.venv/bin/python tools/fn_length.py
 	.venv/bin/python tools/fn_length.py --starlark
 
+# The crates' tests, then the short fuzz run on one core: the lane of
+# `make test` beside the e2e tests.
+crates-test: rust-test
+	$(MAKE) fuzz-smoke FUZZ_JOBS=1
+
 # e2e before bazel-test: its clean builds pay the cold //:wheels once and
 # leave it (and the shared disk cache) to everything after them. The crates'
 # tests run beside the e2e tests, whose servers, pip installs and small
 # builds leave a core idle: from nothing, the two took 1,749 s side by side
 # and 1,928 s in a row (bench/cold_wheels/README.md).
 test: lint
-	$(MAKE) -j2 --output-sync=line rust-test e2e
+	$(MAKE) -j2 --output-sync=line crates-test e2e
 	$(MAKE) real-wheel-test bazel-test workspace-test dist-test import-test jax-test kpack-test setup-test

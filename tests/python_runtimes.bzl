@@ -13,7 +13,8 @@ interpreter does not work (`on_failure = "fail"`), never falls back.
 
 load("@rules_python//python/local_toolchains:repos.bzl", "local_runtime_repo", "local_runtime_toolchains_repo")
 
-_MIN_MINOR = 10
+# 3.10 is past its end of life (October 2026) and JAX 0.10.2 has none.
+_MIN_MINOR = 11
 
 def _version_key(v):
     # "3.14t" right after "3.14".

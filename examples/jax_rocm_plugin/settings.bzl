@@ -7,9 +7,9 @@
   abseil, the gcc-compiled kernel libraries and the HIP kernels must agree.
 - -c opt, as JAX's .bazelrc sets: release wheels (at -O0 the modules are
   5 to 15 times larger than PyPI's).
-- --//:python_versions: the versions JAX 0.10.2 supports (3.11-3.14, 3.14t) among
-  those requested (`all` is every version this repository declares, 3.10
-  too); none of them (--//:python_versions=3.10) builds no wheel here.
+- --//:python_versions: the versions JAX 0.10.2 supports (3.11-3.14, 3.14t)
+  among those requested; none of them (--//:python_versions=3.10 in a module
+  declaring it) builds no wheel here.
 
 Set on this example's wheels only: the rest of the repository keeps its
 configuration.

@@ -1,5 +1,5 @@
 # Sourced by e2e scripts. expected_python_versions: the CPython minor
-# versions >= 3.10 with headers that a user finds on this machine (pyenv's
+# versions >= 3.11 with headers that a user finds on this machine (pyenv's
 # releases, python3.N on PATH; then the free-threaded ones, "3.14t"), listed without the code that registers them
 # as rules_python local runtimes (tests/python_runtimes.bzl) or the list
 # MODULE.bazel declares, so that either going stale shows up as a mismatch.
@@ -15,7 +15,7 @@ expected_python_versions() {
   for exe in "${candidates[@]}"; do
     "$exe" -I -c '
 import os, sys, sysconfig
-if sys.version_info >= (3, 10) and os.path.exists(os.path.join(sysconfig.get_path("include"), "Python.h")):
+if sys.version_info >= (3, 11) and os.path.exists(os.path.join(sysconfig.get_path("include"), "Python.h")):
     print("%d.%d" % sys.version_info[:2])'
   done | sort -u -V
   # The free-threaded builds setup makes (scripts/freethreaded-python), bound

@@ -22,7 +22,8 @@ Each build is described by the files Bazel wrote for it:
   - with --require-exec-property, a spawn lacks that platform property (its
     exec platform is not the one under test);
   - with --require-runner, a spawn ran elsewhere (e.g. `remote`: none ran
-    locally, none was a mere cache hit).
+    locally, none was a mere cache hit); --runner-for MNEMONIC=RUNNER names
+    another runner for one mnemonic's spawns, which must then be there.
 
 Standard library only: no dependency beyond the interpreter.
 """
@@ -152,6 +153,14 @@ def record(a):
     return 0
 
 
+def mnemonic_runner(text):
+    """--runner-for's MNEMONIC=RUNNER, as a pair."""
+    mnemonic, sep, runner = text.partition("=")
+    if not (sep and mnemonic and runner):
+        raise argparse.ArgumentTypeError(f"{text!r}: expected MNEMONIC=RUNNER, e.g. Rustc=processwrapper-sandbox")
+    return mnemonic, runner
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="command", required=True)
@@ -174,6 +183,10 @@ def main(argv=None):
     c.add_argument("--require-runner", metavar="RUNNER",
                    help="every spawn must have run with this runner, as the execution log "
                         "names it (e.g. remote: not locally, not a remote cache hit)")
+    c.add_argument("--runner-for", metavar="MNEMONIC=RUNNER", action="append", default=[],
+                   type=mnemonic_runner,
+                   help="with --require-runner: this mnemonic's spawns must have run with RUNNER "
+                        "instead (e.g. Rustc=processwrapper-sandbox), and there must be some")
     c.add_argument("--max-report", type=int, default=20, help="misses/diffs printed in full")
     c.add_argument("--subset", action="store_true",
                    help="the build under test built some of the reference's targets: its top-level "
@@ -182,6 +195,29 @@ def main(argv=None):
     if a.command == "record":
         return record(a)
     return compare(a)
+
+
+def check_runners(a, spawns):
+    """--require-runner and --runner-for: the failures, each runner's count printed."""
+    wanted = dict(a.runner_for)
+    failures = []
+    others = [s for s in spawns if s.get("runner") != wanted.get(s.get("mnemonic"), a.require_runner)]
+    runners = {}
+    for s in spawns:
+        runners[s.get("runner", "?")] = runners.get(s.get("runner", "?"), 0) + 1
+    print(f"[{a.name}] runners: " + ", ".join(f"{n} {r}" for r, n in sorted(runners.items())))
+    for s in others[: a.max_report]:
+        want = wanted.get(s.get("mnemonic"), a.require_runner)
+        print(f"[{a.name}] NOT-{want.upper()} ({s.get('runner', '?')}) "
+              f"{s.get('mnemonic', '?')} -> {', '.join(s.get('listedOutputs', [])[:3])}")
+    if others:
+        failures.append(f"{len(others)} of {len(spawns)} spawns did not run with the runner "
+                        f"required of them ({a.require_runner!r}, {wanted or 'no exception'})")
+    # An exception that matches nothing would let a renamed mnemonic pass unseen.
+    for mnemonic in wanted:
+        if not any(s.get("mnemonic") == mnemonic for s in spawns):
+            failures.append(f"no {mnemonic} spawn in this build (--runner-for {mnemonic}=...)")
+    return failures
 
 
 def compare(a):
@@ -226,17 +262,7 @@ def compare(a):
                             f"{a.require_exec_property} (a toolchain incompatible with it?)")
 
     if a.require_runner:
-        others = [s for s in spawns if s.get("runner") != a.require_runner]
-        runners = {}
-        for s in spawns:
-            runners[s.get("runner", "?")] = runners.get(s.get("runner", "?"), 0) + 1
-        print(f"[{a.name}] runners: " + ", ".join(f"{n} {r}" for r, n in sorted(runners.items())))
-        for s in others[: a.max_report]:
-            print(f"[{a.name}] NOT-{a.require_runner.upper()} ({s.get('runner', '?')}) "
-                  f"{s.get('mnemonic', '?')} -> {', '.join(s.get('listedOutputs', [])[:3])}")
-        if others:
-            failures.append(f"{len(others)} of {len(spawns)} spawns did not run with runner "
-                            f"{a.require_runner!r}")
+        failures += check_runners(a, spawns)
 
     # Every output both builds produced must have the same bytes.
     ref_outputs = {}
