@@ -31,7 +31,13 @@ DISK_CACHE_FLAGS ?= --disk_cache=$(DISK_CACHE) --experimental_disk_cache_gc_max_
 # WORKSPACE macros (register_toolchains) take no name.
 BUILDIFIER_WARNINGS ?= -warnings=-function-docstring-args,-function-docstring-return,-unnamed-macro
 
-.PHONY: setup wheels tool-wheels test rust-test crates-test fuzz-smoke real-wheel-test bazel-test workspace-test e2e dist-test import-test jax-test kpack-test setup-test lint
+.PHONY: setup wheels tool-wheels kpack-dists test rust-test crates-test fuzz-smoke real-wheel-test bazel-test workspace-test e2e dist-test import-test jax-test kpack-test setup-test lint bazel-lane host-lane
+ifdef LANE
+# Inside the lanes `make test` runs side by side: made already by the make
+# that started them, so that no lane runs setup beside another or waits on
+# the Bazel server the other lane is using to build wheels.
+setup wheels tool-wheels kpack-dists:
+else
 setup:
 	scripts/setup.sh
 
@@ -43,6 +49,17 @@ wheels: setup
 # of //:wheels; the tests that pip-install the tool take them from dist/.
 tool-wheels: setup
 	$(BAZEL) run //tools/release:copy_wheels -- $(CURDIR)/dist
+
+# The kpack build of //:wheels (--config=kpack) for kpack-test. Python 3.12
+# only, the one the test installs: per-Python configurations do not depend
+# on the list, so nothing else is rebuilt. Both builds also write the host
+# wheels as variant wheels (--//:wheel_variants). Then per-family device
+# wheels, with the execution log the test reads.
+kpack-dists: wheels tool-wheels
+	$(BAZEL) run --config=kpack --//:python_versions=3.12 --//:wheel_variants //:copy_wheels -- $(CURDIR)/dist-kpack
+	$(BAZEL) run --config=kpack --//:python_versions=3.12 --//:wheel_variants --//:device_wheel_level=family \
+	  --execution_log_json_file=$(CURDIR)/bazel-kpack-family.exec.json //:copy_wheels -- $(CURDIR)/dist-kpack-family
+endif
 
 rust-test: setup
 	$(CARGO) fmt --manifest-path tools/Cargo.toml --all -- --check
@@ -93,19 +110,13 @@ import-test: wheels tool-wheels
 jax-test: wheels
 	$(BUILDROOT) examples/jax_rocm_plugin/jax_test.sh $(CURDIR)/dist
 
-# The kpack build of //:wheels (--config=kpack) judged by rocm-kpack's own
-# loader and bundle parser against the fat wheels of `make wheels`, on the
-# host: host and device wheels pip-installed together by their extras from an
-# index of the build (tests/host/kpack). Python
-# 3.12 only, the one the test installs: per-Python configurations do not
-# depend on the list, so nothing else is rebuilt. Both builds also write the
-# host wheels as variant wheels (--//:wheel_variants), which variantlib
-# judges. Then per-family device wheels, whose execution log shows that only
-# wheels (and the host wheels' extras and variants) were written.
-kpack-test: wheels tool-wheels
-	$(BAZEL) run --config=kpack --//:python_versions=3.12 --//:wheel_variants //:copy_wheels -- $(CURDIR)/dist-kpack
-	$(BAZEL) run --config=kpack --//:python_versions=3.12 --//:wheel_variants --//:device_wheel_level=family \
-	  --execution_log_json_file=$(CURDIR)/bazel-kpack-family.exec.json //:copy_wheels -- $(CURDIR)/dist-kpack-family
+# The kpack build of //:wheels judged by rocm-kpack's own loader and bundle
+# parser against the fat wheels of `make wheels`, on the host: host and
+# device wheels pip-installed together by their extras from an index of the
+# build (tests/host/kpack); variantlib judges the variant wheels; the
+# per-family build's execution log shows that only wheels (and the host
+# wheels' extras and variants) were written.
+kpack-test: kpack-dists
 	tests/host/kpack/reference_test.sh $(CURDIR)/dist $(CURDIR)/dist-kpack $(CURDIR)/dist-kpack-family $(CURDIR)/bazel-kpack-family.exec.json
 
 setup-test: setup
@@ -117,16 +128,26 @@ lint: setup
 	.venv/bin/python tools/fn_length.py
 	.venv/bin/python tools/fn_length.py --starlark
 
-# The crates' tests, then the short fuzz run on one core: the lane of
-# `make test` beside the e2e tests.
+# The lanes of `make test`. Beside the e2e tests: the crates' tests, then the
+# short fuzz run on one core. Then Bazel's own tests and WORKSPACE mode
+# beside the tests of what the builds left in dist/ (pip installs, PyPI
+# downloads, Python), which need the Bazel server only for real-wheel-test's
+# tool path, last.
 crates-test: rust-test
-	$(MAKE) fuzz-smoke FUZZ_JOBS=1
+	$(MAKE) fuzz-smoke FUZZ_JOBS=1 LANE=1
+bazel-lane:
+	$(MAKE) bazel-test workspace-test LANE=1
+host-lane:
+	$(MAKE) dist-test import-test jax-test kpack-test real-wheel-test LANE=1
 
-# e2e before bazel-test: its clean builds pay the cold //:wheels once and
-# leave it (and the shared disk cache) to everything after them. The crates'
-# tests run beside the e2e tests, whose servers, pip installs and small
-# builds leave a core idle: from nothing, the two took 1,749 s side by side
-# and 1,928 s in a row (bench/cold_wheels/README.md).
+# e2e before everything that builds: its clean builds pay the cold
+# //:wheels once and leave it (and the shared disk cache) to everything
+# after them. Side by side, the lanes fill the core that servers, pip
+# installs and small builds leave idle: from nothing, the crates' tests and
+# the e2e tests took 1,749 s side by side and 1,928 s in a row
+# (bench/cold_wheels/README.md).
 test: lint
 	$(MAKE) -j2 --output-sync=line crates-test e2e
-	$(MAKE) real-wheel-test bazel-test workspace-test dist-test import-test jax-test kpack-test setup-test
+	$(MAKE) kpack-dists
+	$(MAKE) -j2 --output-sync=line bazel-lane host-lane
+	$(MAKE) setup-test
