@@ -31,7 +31,7 @@ DISK_CACHE_FLAGS ?= --disk_cache=$(DISK_CACHE) --experimental_disk_cache_gc_max_
 # WORKSPACE macros (register_toolchains) take no name.
 BUILDIFIER_WARNINGS ?= -warnings=-function-docstring-args,-function-docstring-return,-unnamed-macro
 
-.PHONY: setup wheels tool-wheels kpack-dists test rust-test crates-test fuzz-smoke real-wheel-test bazel-test workspace-test e2e dist-test import-test jax-test kpack-test setup-test lint bazel-lane host-lane
+.PHONY: setup wheels tool-wheels kpack-dists test rust-test crates-test fuzz-smoke real-wheel-test bazel-test workspace-test e2e e2e-clean-builds e2e-rest dist-test import-test jax-test kpack-test setup-test lint bazel-lane host-lane
 ifdef LANE
 # Inside the lanes `make test` runs side by side: made already by the make
 # that started them, so that no lane runs setup beside another or waits on
@@ -92,8 +92,15 @@ workspace-test: setup
 	$(BAZEL) build --enable_workspace --noenable_bzlmod --repo_env=ROCM_WHEEL=$(CARGO_TARGET_DIR)/debug/rocm-wheel //:example_wheels
 
 # Tests that drive bazel themselves (aquery, execution logs, clean builds).
+E2E_RUN = $(BUILDROOT) env RULES_ROCM_DISK_CACHE=$(DISK_CACHE) RULES_ROCM_DISK_CACHE_MAX=$(DISK_CACHE_MAX) tests/e2e/run_all.sh
+CLEAN_BUILDS_TEST = tests/e2e/clean_builds_test.sh
 e2e: setup
-	$(BUILDROOT) env RULES_ROCM_DISK_CACHE=$(DISK_CACHE) RULES_ROCM_DISK_CACHE_MAX=$(DISK_CACHE_MAX) tests/e2e/run_all.sh
+	$(E2E_RUN)
+# The same in two parts for `make test`: the clean builds, then the rest.
+e2e-clean-builds: setup
+	$(E2E_RUN) $(CLEAN_BUILDS_TEST)
+e2e-rest: setup
+	$(E2E_RUN) $(filter-out $(CLEAN_BUILDS_TEST),$(wildcard tests/e2e/*_test.sh))
 
 # What `make wheels` leaves in dist/ (the README's main job), and that a
 # second setup changes nothing.
@@ -128,11 +135,11 @@ lint: setup
 	.venv/bin/python tools/fn_length.py
 	.venv/bin/python tools/fn_length.py --starlark
 
-# The lanes of `make test`. Beside the e2e tests: the crates' tests, then the
-# short fuzz run on one core. Then Bazel's own tests and WORKSPACE mode
-# beside the tests of what the builds left in dist/ (pip installs, PyPI
-# downloads, Python), which need the Bazel server only for real-wheel-test's
-# tool path, last.
+# The lanes of `make test`. Beside the e2e tests after the clean builds: the
+# crates' tests, then the short fuzz run on one core. Then Bazel's own tests
+# and WORKSPACE mode beside the tests of what the builds left in dist/ (pip
+# installs, PyPI downloads, Python), which need the Bazel server only for
+# real-wheel-test's tool path, last.
 crates-test: rust-test
 	$(MAKE) fuzz-smoke FUZZ_JOBS=1 LANE=1
 bazel-lane:
@@ -140,14 +147,14 @@ bazel-lane:
 host-lane:
 	$(MAKE) dist-test import-test jax-test kpack-test real-wheel-test LANE=1
 
-# e2e before everything that builds: its clean builds pay the cold
-# //:wheels once and leave it (and the shared disk cache) to everything
-# after them. Side by side, the lanes fill the core that servers, pip
-# installs and small builds leave idle: from nothing, the crates' tests and
-# the e2e tests took 1,749 s side by side and 1,928 s in a row
-# (bench/cold_wheels/README.md).
+# The clean builds first and alone: they pay the cold //:wheels once and
+# leave it (and the shared disk cache) to everything after them, and keep
+# both cores busy (beside them, the crates' tests only took turns with them:
+# bench/cold_wheels/README.md). The lanes after them fill the core that
+# servers, pip installs and small builds leave idle.
 test: lint
-	$(MAKE) -j2 --output-sync=line crates-test e2e
+	$(MAKE) e2e-clean-builds
+	$(MAKE) -j2 --output-sync=line crates-test e2e-rest
 	$(MAKE) kpack-dists
 	$(MAKE) -j2 --output-sync=line bazel-lane host-lane
 	$(MAKE) setup-test

@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
-# Runs every tests/e2e/*_test.sh (tests that drive bazel itself: aquery,
-# execution logs, flag changes, clean builds). Stops at the first failure;
+# run_all.sh [TEST...]: runs the given tests, by default every
+# tests/e2e/*_test.sh (tests that drive bazel itself: aquery, execution
+# logs, flag changes, clean builds). Stops at the first failure;
 # prints each test's time at the end (and appends it to $CI_TIMES when set:
 # .ci/run's per-step report).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 shopt -s nullglob
-tests=(tests/e2e/*_test.sh)
+tests=("$@")
+((${#tests[@]})) || tests=(tests/e2e/*_test.sh)
 # No test found is a broken checkout, not a pass.
 ((${#tests[@]})) || { echo "FAIL: no tests/e2e/*_test.sh in $PWD" >&2; exit 1; }
+for t in "${tests[@]}"; do
+  [[ -f $t ]] || { echo "FAIL: no e2e test $t" >&2; exit 1; }
+done
 times=()
 report() {
   local line
