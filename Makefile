@@ -136,16 +136,17 @@ lint: setup
 	.venv/bin/python tools/fn_length.py --starlark
 
 # The lanes of `make test`. Beside the e2e tests after the clean builds: the
-# crates' tests, then the short fuzz run on one core. Then Bazel's own tests
-# and WORKSPACE mode beside the tests of what the builds left in dist/ (pip
-# installs, PyPI downloads, Python), which need the Bazel server only for
-# real-wheel-test's tool path, last.
+# crates' tests, then the short fuzz run on one core. Then Bazel's own tests,
+# WORKSPACE mode and dist-test (it asks Bazel for the tool's path) beside the
+# tests of what the builds left in dist/ (pip installs, PyPI downloads,
+# Python), which need the Bazel server only for real-wheel-test's tool path,
+# last.
 crates-test: rust-test
 	$(MAKE) fuzz-smoke FUZZ_JOBS=1 LANE=1
 bazel-lane:
-	$(MAKE) bazel-test workspace-test LANE=1
+	$(MAKE) bazel-test workspace-test dist-test LANE=1
 host-lane:
-	$(MAKE) dist-test import-test jax-test kpack-test real-wheel-test LANE=1
+	$(MAKE) import-test jax-test kpack-test real-wheel-test LANE=1
 
 # The clean builds first and alone: they pay the cold //:wheels once and
 # leave it (and the shared disk cache) to everything after them, and keep
