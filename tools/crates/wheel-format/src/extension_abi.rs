@@ -59,24 +59,19 @@ fn described(tag: &str) -> String {
     }
 }
 
-/// Why extension module `member` does not belong in a wheel whose ABI tags
-/// are `abi_tags` (the name's `cp314.cp314t` split at the dots), or `None`
-/// when it does, or when the tags name no CPython ABI to hold it to
-/// (`none`, another interpreter's).
-pub fn extension_abi_problem(member: &str, abi_tags: &[&str]) -> Option<String> {
+/// Why extension module `member` does not belong in a wheel whose name's ABI
+/// tag is `tagged` (`cp314`, or a compressed set such as `cp314.cp314t`),
+/// or `None` when it does, or when the tags name no CPython ABI to hold it
+/// to (`none`, another interpreter's).
+pub fn extension_abi_problem(member: &str, tagged: &str) -> Option<String> {
     let abi = extension_abi(member)?;
-    let cpython: Vec<&str> = abi_tags
-        .iter()
-        .copied()
-        .filter(|t| is_cpython_abi(t))
-        .collect();
-    let tagged = abi_tags.join(".");
+    let cpython: Vec<&str> = tagged.split('.').filter(|t| is_cpython_abi(t)).collect();
     match abi {
         ExtensionAbi::Cpython(tag) => {
             if cpython.contains(&tag.as_str()) {
                 return None;
             }
-            if cpython.is_empty() && !abi_tags.contains(&"abi3") {
+            if cpython.is_empty() && !tagged.split('.').any(|t| t == "abi3") {
                 return None;
             }
             Some(format!(
@@ -129,31 +124,31 @@ mod tests {
     fn free_threaded_wheels() {
         let ft = "pkg/_m.cpython-314t-x86_64-linux-gnu.so";
         let gil = "pkg/_m.cpython-314-x86_64-linux-gnu.so";
-        assert_eq!(extension_abi_problem(ft, &["cp314t"]), None);
-        assert_eq!(extension_abi_problem(gil, &["cp314"]), None);
-        let wrong = extension_abi_problem(gil, &["cp314t"]).unwrap();
+        assert_eq!(extension_abi_problem(ft, "cp314t"), None);
+        assert_eq!(extension_abi_problem(gil, "cp314"), None);
+        let wrong = extension_abi_problem(gil, "cp314t").unwrap();
         assert!(
             wrong.contains("cp314, with the GIL") && wrong.contains("ABI tag is cp314t"),
             "{wrong}"
         );
-        let wrong = extension_abi_problem(ft, &["cp314"]).unwrap();
+        let wrong = extension_abi_problem(ft, "cp314").unwrap();
         assert!(
             wrong.contains("cp314t, free-threaded") && wrong.contains("ABI tag is cp314"),
             "{wrong}"
         );
         // A compressed tag set admits either.
-        assert_eq!(extension_abi_problem(gil, &["cp314", "cp314t"]), None);
-        assert!(extension_abi_problem("pkg/_m.abi3.so", &["cp314t"]).is_some());
-        assert_eq!(extension_abi_problem("pkg/_m.abi3.so", &["cp314"]), None);
-        assert_eq!(extension_abi_problem("pkg/_m.abi3.so", &["abi3"]), None);
+        assert_eq!(extension_abi_problem(gil, "cp314.cp314t"), None);
+        assert!(extension_abi_problem("pkg/_m.abi3.so", "cp314t").is_some());
+        assert_eq!(extension_abi_problem("pkg/_m.abi3.so", "cp314"), None);
+        assert_eq!(extension_abi_problem("pkg/_m.abi3.so", "abi3"), None);
         // A version-specific module in an abi3 wheel.
-        assert!(extension_abi_problem(gil, &["abi3"]).is_some());
+        assert!(extension_abi_problem(gil, "abi3").is_some());
         assert!(is_free_threaded_abi("cp314t") && is_free_threaded_abi("cp313t"));
         for not_ft in ["cp314", "abi3", "none", "cpt", "cp3t", "pp310t", "cp314td"] {
             assert!(!is_free_threaded_abi(not_ft), "{not_ft}");
         }
         // Nothing to hold it to, and files that are no modules.
-        assert_eq!(extension_abi_problem(gil, &["none"]), None);
-        assert_eq!(extension_abi_problem("pkg/lib/libk.so", &["cp314t"]), None);
+        assert_eq!(extension_abi_problem(gil, "none"), None);
+        assert_eq!(extension_abi_problem("pkg/lib/libk.so", "cp314t"), None);
     }
 }

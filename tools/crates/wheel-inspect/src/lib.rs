@@ -441,21 +441,15 @@ fn inspect_wheel(file: std::fs::File, path: &Path) -> Result<(WheelInfo, Content
     Ok((info, contents))
 }
 
-/// The name's ABI tags (the name is a valid wheel name: wheel_identity
-/// checked it).
-fn abi_tags(filename: &str) -> Vec<String> {
-    wheel_format::WheelName::parse(filename)
-        .map(|n| n.abi.split('.').map(str::to_string).collect())
-        .unwrap_or_default()
-}
-
 /// Refuses a wheel with an extension module its ABI tag's interpreters
 /// would not import (a cp314 module in a cp314t wheel, ...).
 fn check_extension_abis(info: &WheelInfo) -> Result<()> {
-    let tags = abi_tags(&info.filename);
-    let tags: Vec<&str> = tags.iter().map(String::as_str).collect();
+    // A valid wheel name: wheel_identity checked it.
+    let Ok(name) = wheel_format::WheelName::parse(&info.filename) else {
+        return Ok(());
+    };
     for f in &info.files {
-        if let Some(problem) = wheel_format::extension_abi_problem(&f.path, &tags) {
+        if let Some(problem) = wheel_format::extension_abi_problem(&f.path, name.abi) {
             bail!(
                 "{} {problem}; build the module for the wheel's Python or tag the wheel for its ABI (rocm-wheel check lists every such module)",
                 f.path
@@ -474,11 +468,11 @@ fn wheel_info(
 ) -> Result<WheelInfo> {
     let (name, version) = wheel_format::wheel_identity(&filename, dist, metadata)?;
     let wheel_version = wheel_meta.check()?.to_string();
-    let abis = abi_tags(&filename);
-    let free_threaded =
-        !abis.is_empty() && abis.iter().all(|t| wheel_format::is_free_threaded_abi(t));
-    let variant_label = (wheel_format::WheelName::parse(&filename).ok())
-        .and_then(|n| n.variant.map(str::to_string));
+    let parsed = wheel_format::WheelName::parse(&filename).ok();
+    let free_threaded = parsed
+        .as_ref()
+        .is_some_and(|n| n.abi.split('.').all(wheel_format::is_free_threaded_abi));
+    let variant_label = parsed.and_then(|n| n.variant.map(str::to_string));
     Ok(WheelInfo {
         filename,
         name,

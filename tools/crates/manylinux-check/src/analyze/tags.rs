@@ -128,9 +128,8 @@ pub(super) fn abi_findings(wheel: &Wheel) -> Findings {
     let Ok(name) = wheel_format::WheelName::parse(&wheel.file_name) else {
         return out;
     };
-    let abi_tags: Vec<&str> = name.abi.split('.').collect();
     for m in &wheel.members {
-        if let Some(problem) = wheel_format::extension_abi_problem(&m.name, &abi_tags) {
+        if let Some(problem) = wheel_format::extension_abi_problem(&m.name, name.abi) {
             out.add(
                 Severity::Error,
                 "extension-abi",
