@@ -13,12 +13,11 @@ interpreter does not work (`on_failure = "fail"`), never falls back.
 
 load("@rules_python//python/local_toolchains:repos.bzl", "local_runtime_repo", "local_runtime_toolchains_repo")
 
+# buildifier: disable=bzl-visibility
+load("//rules/private/util:python_versions.bzl", "version_key")
+
 # 3.10 is past its end of life (October 2026) and JAX 0.10.2 has none.
 _MIN_MINOR = 11
-
-def _version_key(v):
-    # "3.14t" right after "3.14".
-    return [int(p) for p in v.rstrip("t").split(".")] + ([1] if v.endswith("t") else [])
 
 def _pyenv_interpreters(module_ctx):
     """{minor: newest pyenv release's interpreter path}."""
@@ -35,7 +34,7 @@ def _pyenv_interpreters(module_ctx):
         exe = module_ctx.path("{}/bin/python{}".format(d, minor))
         if int(parts[1]) < _MIN_MINOR or not exe.exists:
             continue
-        if minor not in newest or _version_key(d.basename) > _version_key(newest[minor][0]):
+        if minor not in newest or version_key(d.basename) > version_key(newest[minor][0]):
             newest[minor] = (d.basename, str(exe))
     return {m: exe for m, (_, exe) in newest.items()}
 
@@ -68,7 +67,7 @@ def _python_runtimes_impl(module_ctx):
     found |= _freethreaded_interpreters(module_ctx)
     names = []
     target_settings = {}
-    for version in sorted(found.keys(), key = _version_key):
+    for version in sorted(found.keys(), key = version_key):
         name = "local_python_" + version.replace(".", "_")
         local_runtime_repo(name = name, interpreter_path = found[version], on_failure = "fail")
         names.append(name)

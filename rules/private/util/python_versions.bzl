@@ -8,9 +8,8 @@ FIRST_FREETHREADED_MINOR = 13
 
 def version_key(v):
     """Sort key of a dotted numeric version: "3.9" before "3.10" (glibc's "2.2.5" before "2.28" too); "3.14t" right after "3.14"."""
-    if v.endswith("t"):
-        return [int(p) for p in v[:-1].split(".")] + [1]
-    return [int(p) for p in v.split(".")]
+    split = split_python_version(v)
+    return [int(p) for p in split.minor.split(".")] + ([1] if split.freethreaded else [])
 
 def split_python_version(v):
     """A version entry ("3.14", "3.14t") as struct(minor = "3.14", freethreaded = bool)."""
