@@ -26,7 +26,7 @@ load("//rules/private/repositories:sysroot_repository.bzl", _rocm_sysroot_reposi
 load("//rules/private/repositories:toolkit_hub.bzl", "LOCAL_TOOLKIT", "rocm_toolkits_repository")
 load("//rules/private/util:python_versions.bzl", "DEFAULT_PYTHON_VERSIONS", "check_python_versions")
 
-def rocm_toolkit_repository(name, urls = [], sha256 = "", strip_prefix = "", path = "", clang = "", **kwargs):
+def rocm_toolkit_repository(name, urls = [], sha256 = "", strip_prefix = "", path = "", clang = "", sdk_version = "", **kwargs):
     """A ROCm toolkit: a HIP toolchain and the ROCm libraries of one ROCm.
 
     Exactly one of `urls` (an archive, downloaded and checked against
@@ -49,14 +49,17 @@ def rocm_toolkit_repository(name, urls = [], sha256 = "", strip_prefix = "", pat
       strip_prefix: a directory prefix to strip from the archive's paths.
       path: an installed ROCm's root.
       clang: an explicit clang++ (default: found in the toolkit).
+      sdk_version: the exact TheRock SDK release the toolkit is, which kpack
+        device wheels pin (default: a TheRock tarball's, from its file name;
+        none for a path).
       **kwargs: passed to the repository rule.
     """
     if bool(urls) == bool(path):
         fail("rocm_toolkit_repository(name = \"{}\") needs exactly one of urls (with sha256) and path".format(name))
     if urls:
-        rocm_archive_toolkit_repository(name = name, toolkit = name, urls = urls, sha256 = sha256, strip_prefix = strip_prefix, clang = clang, **kwargs)
+        rocm_archive_toolkit_repository(name = name, toolkit = name, urls = urls, sha256 = sha256, strip_prefix = strip_prefix, clang = clang, sdk_version = sdk_version, **kwargs)
     else:
-        rocm_path_toolkit_repository(name = name, toolkit = name, path = path, clang = clang, **kwargs)
+        rocm_path_toolkit_repository(name = name, toolkit = name, path = path, clang = clang, sdk_version = sdk_version, **kwargs)
 
 def rocm_sysroot_repository(name, debs = {}, urls = [], sha256 = "", strip_prefix = "", clang = "", libstdcxx = "static", **kwargs):
     """A sysroot for WORKSPACE builds (bzlmod: rocm.sysroot); pass {sysroot name: name} to rules_rocm_dependencies(rocm_sysroots = ...).

@@ -103,6 +103,7 @@ def _extras_test(level):
     )
 
 kpack_extras_target_test = _extras_test("target")
+kpack_extras_sub_family_test = _extras_test("sub_family")
 kpack_extras_family_test = _extras_test("family")
 
 def _kpack_variants_test_impl(ctx):
@@ -143,7 +144,7 @@ kpack_level_bogus_test = failure_test({DEVICE_WHEEL_LEVEL_FLAG: "gfx12"})
 # what the extras and the variant wheels both pull.
 _TARGET_LEVEL_DEVICE_WHEELS = {
     "example_rocm7_pjrt": ["example_rocm7_pjrt_device_gfx1200", "example_rocm7_pjrt_device_gfx1201"],
-    "example_rocm_plugin": ["example_rocm_plugin_device_gfx1200", "example_rocm_plugin_device_gfx1201"],
+    "example_rocm_plugin": ["amd_example_rocm_plugin_device_gfx1200", "amd_example_rocm_plugin_device_gfx1201"],
 }
 
 def kpack_analysis_tests(name):
@@ -188,13 +189,22 @@ def kpack_analysis_tests(name):
         target_under_test = "//:example_rocm_wheels",
         want = _TARGET_LEVEL_DEVICE_WHEELS,
     )
+    kpack_extras_sub_family_test(
+        name = name + "_extras_sub_family",
+        size = "small",
+        target_under_test = "//:example_rocm_wheels",
+        want = {
+            "example_rocm7_pjrt": ["example_rocm7_pjrt_device_gfx12_0"],
+            "example_rocm_plugin": ["amd_example_rocm_plugin_device_gfx12_0"],
+        },
+    )
     kpack_extras_family_test(
         name = name + "_extras_family",
         size = "small",
         target_under_test = "//:example_rocm_wheels",
         want = {
             "example_rocm7_pjrt": ["example_rocm7_pjrt_device_gfx12"],
-            "example_rocm_plugin": ["example_rocm_plugin_device_gfx12"],
+            "example_rocm_plugin": ["amd_example_rocm_plugin_device_gfx12"],
         },
     )
     kpack_variants_test(
@@ -216,6 +226,7 @@ def kpack_analysis_tests(name):
         name + "_family_wheels",
         name + "_level_bogus",
         name + "_extras_target",
+        name + "_extras_sub_family",
         name + "_extras_family",
         name + "_variants",
         name + "_variants_fat",

@@ -12,7 +12,7 @@ load("@bazel_skylib//lib:unittest.bzl", "asserts", "unittest")
 load("//rules/private/data:rocm_library_table.bzl", "ROCM_LIBRARIES", "library_version", "parse_version_header", "refused_targets")
 
 # buildifier: disable=bzl-visibility
-load("//rules/private/repositories:repository_utils.bzl", "attr_or_env", "expand")
+load("//rules/private/repositories:repository_utils.bzl", "attr_or_env", "expand", "sdk_version_problem", "therock_tarball_release")
 
 def _fake_rctx(environ):
     return struct(os = struct(environ = environ))
@@ -117,6 +117,34 @@ def _library_version_test_impl(ctx):
 
 _library_version_test = unittest.make(_library_version_test_impl)
 
+def _sdk_version_test_impl(ctx):
+    env = unittest.begin(ctx)
+    for good in ("7.13.0", "7.13.0a20261201", "7.10.0rc2", "7.13.0.dev20261201", "10.1.0b1"):
+        asserts.equals(env, "", sdk_version_problem(good), good)
+    for bad, needle in {
+        "": "empty",
+        "7.13": "not major.minor.patch",
+        "7.13.0a": "'a' must be followed by digits",
+        "7.13.0-1": "not major.minor.patch",
+        "v7.13.0": "not major.minor.patch",
+        "7.13.0+rocm": "not major.minor.patch",
+    }.items():
+        asserts.true(env, needle in sdk_version_problem(bad), "{}: {}".format(bad, sdk_version_problem(bad)))
+
+    # The tarball's exact release, pre-release part kept.
+    for urls, want in [
+        (["https://repo.amd.com/rocm/tarball/therock-dist-linux-gfx94X-dcgpu-7.10.0a20251120.tar.gz"], "7.10.0a20251120"),
+        (["http://127.0.0.1:8000/therock-dist-linux-gfx120X-all-6.4.3.tar.gz"], "6.4.3"),
+        (["https://m/therock-dist-linux-gfx1151-7.13.0rc1.tar.xz?download=1"], "7.13.0rc1"),
+        (["https://m/rocm.tar.gz", "https://n/therock-dist-linux-gfx110X-all-7.12.0.tar.zst"], "7.12.0"),
+        (["https://m/rocm-7.2.4.tar.gz"], ""),
+        (["https://m/therock-dist-linux-gfx110X-all-latest.tar.gz"], ""),
+    ]:
+        asserts.equals(env, want, therock_tarball_release(urls), urls[-1])
+    return unittest.end(env)
+
+_sdk_version_test = unittest.make(_sdk_version_test_impl)
+
 def repository_unit_tests(name):
     """The repository rules' unit tests, as one test_suite `name`."""
     unittest.suite(
@@ -126,4 +154,5 @@ def repository_unit_tests(name):
         _version_header_test,
         _refused_targets_test,
         _library_version_test,
+        _sdk_version_test,
     )

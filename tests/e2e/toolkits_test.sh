@@ -12,7 +12,10 @@
 #     message; the system toolkit (7.2) builds gfx950, the same BUILD file
 #     names its wheel jax-rocm7-...; switching back refetches nothing;
 #  3. a wrong sha256 fails naming both sums; an undeclared name fails
-#     listing the declared ones;
+#     listing the declared ones; what device wheels pin follows where ROCm
+#     came from ($(ROCM_SDK_VERSION)): the tarball its exact release
+#     (6.4.3, from its file name), the system ROCm nothing, a path declared
+#     with sdk_version that release; a malformed sdk_version fails naming it;
 #  4. two ROCm lines in one invocation: //:wheels with
 #     --@rules_rocm//rocm:toolkits=local,therock_6_4 and Pythons 3.12 and
 #     3.14 builds jax-rocm6-* and jax-rocm7-* wheels for both (the cross
@@ -126,7 +129,15 @@ echo "--- 3. a wrong sha256, an undeclared toolkit"
 expect_build_failure "$ws/sum.log" --nobuild --@rules_rocm//rocm:toolkit=wrong_sum //:vadd
 expect_in "$ws/sum.log" "$sha" "$bad_sha"
 expect_build_failure "$ws/name.log" --nobuild --@rules_rocm//rocm:toolkit=therock_7 //:vadd
-expect_in "$ws/name.log" "--@rules_rocm//rocm:toolkit=therock_7 names no declared ROCm toolkit; declared: local, system, therock_6_4, wrong_sum"
+expect_in "$ws/name.log" "--@rules_rocm//rocm:toolkit=therock_7 names no declared ROCm toolkit; declared: local, system, system_bad_sdk, system_sdk, therock_6_4, wrong_sum"
+for pair in therock_6_4:6.4.3 system: local: system_sdk:7.13.0a20261201; do
+  pin=(--@rules_rocm//rocm:toolkit="${pair%%:*}")
+  bz build "${pin[@]}" //:sdk_pin 2>"$ws/build.err" || { tail -20 "$ws/build.err" >&2; fail "//:sdk_pin on ${pair%%:*}"; }
+  got=$(cat "$(bz info execution_root 2>/dev/null)/$(bz cquery "${pin[@]}" --output=files //:sdk_pin 2>/dev/null)")
+  [[ $got == "[${pair#*:}]" ]] || fail "toolkit ${pair%%:*}: device wheels would pin '$got', want '[${pair#*:}]'"
+done
+expect_build_failure "$ws/bad_sdk.log" --@rules_rocm//rocm:toolkit=system_bad_sdk //:sdk_pin
+expect_in "$ws/bad_sdk.log" 'ROCm toolkit system_bad_sdk: sdk_version = "7.13" is not a TheRock SDK release'
 
 echo "--- 4. two ROCm lines x two Pythons in one invocation"
 lines=(--@rules_rocm//rocm:toolkits=local,therock_6_4 --@rules_rocm//:gfx=gfx1100)
@@ -173,7 +184,7 @@ done
 expect_build_failure "$ws/major.log" --nobuild --@rules_rocm//rocm:toolkits=local,system //:wheels
 expect_in "$ws/major.log" "ROCm toolkits local and system both build jax_rocm7_" "list one toolkit per ROCm line in --@rules_rocm//rocm:toolkits"
 expect_build_failure "$ws/undeclared.log" --nobuild --@rules_rocm//rocm:toolkits=local,therock_7 //:wheels
-expect_in "$ws/undeclared.log" "--@rules_rocm//rocm:toolkits=local,therock_7 names no declared ROCm toolkit (therock_7); declared: local, system, therock_6_4, wrong_sum"
+expect_in "$ws/undeclared.log" "--@rules_rocm//rocm:toolkits=local,therock_7 names no declared ROCm toolkit (therock_7); declared: local, system, system_bad_sdk, system_sdk, therock_6_4, wrong_sum"
 expect_build_failure "$ws/lines_refuse.log" --nobuild "${lines[@]/gfx1100/gfx950}" //:rocprim_lines
 expect_in "$ws/lines_refuse.log" "(ROCm 6.4) cannot compile device code for gfx950" "this is toolkit \`therock_6_4\`"
 

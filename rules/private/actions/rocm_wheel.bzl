@@ -24,7 +24,7 @@ def rocm_wheel_build(ctx, manifest, inputs, out, compression_level):
     _run(ctx, args, [manifest] + inputs, out, "RocmWheel", "Writing wheel %s" % out.basename)
 
 def rocm_wheel_device_extras(ctx, host, device_wheels, out):
-    """`rocm-wheel device-extras`: `host` with one extra per device wheel (device-<bundle>) and device-all."""
+    """`rocm-wheel device-extras`: `host` with one extra per GPU target its device wheels serve (device-<target>) and device-all."""
     args = ctx.actions.args()
     args.add_all(["device-extras", host, "-o", out])
     args.add_all(device_wheels, before_each = "--device-wheel")

@@ -8,7 +8,7 @@ templates/rocm_hip.*.tpl.
 load("//rules/private/data:rocm_library_table.bzl", "HIP_PLATFORM_DEFINE", "ROCM_LIBRARIES")
 load("//rules/private/util:labels.bzl", "abs_label")
 load(":hip_detect.bzl", "detect_rocm", "find_rocm_root")
-load(":repository_utils.bzl", "exists", "render", "write_template")
+load(":repository_utils.bzl", "exists", "render", "sdk_version_problem", "therock_tarball_release", "write_template")
 
 def _wrapper(rctx, name, target, in_repository):
     # A script, not a symlink: remote workers get a copy of what Bazel
@@ -158,8 +158,11 @@ def _toolkit_globs(found):
         found.root + "/bin/.hipVersion",
     ]
 
-def _write_toolkit(rctx, found, in_repository = False):
-    """Writes the toolkit's BUILD file, wrappers, headers and rocm_config.h from `found`."""
+def _write_toolkit(rctx, found, in_repository = False, sdk_version = ""):
+    """Writes the toolkit's BUILD file, wrappers, headers and rocm_config.h from `found`.
+
+    `sdk_version` is the TheRock SDK release device wheels pin, or "".
+    """
     ok = found.unavailable == ""
     if ok:
         _wrapper(rctx, "clang++", found.clang, in_repository)
@@ -189,6 +192,7 @@ def _write_toolkit(rctx, found, in_repository = False):
         "{ROCM_VERSION}": repr(found.release.version if ok else ""),
         "{HIP_VERSION}": repr(found.version),
         "{RUNTIME_DIR}": repr(found.runtime_dir if ok else ""),
+        "{SDK_VERSION}": repr(sdk_version),
         "{UNAVAILABLE}": repr(found.unavailable),
         "{IN_REPOSITORY}": repr(in_repo),
         "{FILES}": "glob({}, allow_empty = True)".format(repr(_toolkit_globs(found))) if in_repo else "[]",
@@ -239,7 +243,10 @@ def _rocm_path_toolkit_impl(rctx):
     found = detect_rocm(rctx, rctx.attr.path, how)
     if found.unavailable:
         fail("ROCm toolkit {}: {}".format(rctx.attr.toolkit, found.unavailable))
-    _write_toolkit(rctx, found)
+
+    # An installed ROCm's device code comes with the system: no pip package
+    # to pin unless the declaration names its SDK release.
+    _write_toolkit(rctx, found, sdk_version = _sdk_version(rctx.attr, ""))
 
 def _rocm_archive_toolkit_impl(rctx):
     a = rctx.attr
@@ -255,10 +262,21 @@ def _rocm_archive_toolkit_impl(rctx):
     found = detect_rocm(rctx, str(rctx.path("toolkit")), "{} (sha256 {})".format(a.urls[0], a.sha256))
     if found.unavailable:
         fail("ROCm toolkit {}: {}".format(a.toolkit, found.unavailable))
-    _write_toolkit(rctx, _relative(found, [str(repo), str(repo.realpath)]), in_repository = True)
+    sdk_version = _sdk_version(a, therock_tarball_release(a.urls))
+    _write_toolkit(rctx, _relative(found, [str(repo), str(repo.realpath)]), in_repository = True, sdk_version = sdk_version)
+
+def _sdk_version(a, default):
+    """The declared sdk_version (checked), else `default`."""
+    if not a.sdk_version:
+        return default
+    problem = sdk_version_problem(a.sdk_version)
+    if problem:
+        fail("ROCm toolkit {}: sdk_version = \"{}\" is not a TheRock SDK release ({}); give it as the rocm-sdk packages spell it, e.g. 7.13.0a20261201".format(a.toolkit, a.sdk_version, problem))
+    return a.sdk_version
 
 _COMMON_ATTRS = {
     "clang": attr.string(doc = "Explicit clang++ (default: found in the toolkit)."),
+    "sdk_version": attr.string(doc = "The exact TheRock SDK release the toolkit is (7.13.0a20261201), which device wheels pin; default: a TheRock tarball's, from its file name; none for a path."),
     "toolkit": attr.string(doc = "The toolkit's name, for messages."),
 }
 

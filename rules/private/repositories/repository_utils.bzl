@@ -62,3 +62,45 @@ def render(rctx, name, substitutions):
 def write_template(rctx, path, name, substitutions, executable = False):
     """Writes `path` from templates/`name` with `substitutions`."""
     rctx.template(path, _template(name), substitutions, executable = executable)
+
+def _is_release_part(text):
+    """Whether `text` is digits joined by dots (7.13.0)."""
+    parts = text.split(".")
+    return all([p.isdigit() for p in parts])
+
+def sdk_version_problem(version):
+    """Why `version` is not a TheRock SDK release as its packages are versioned, or "".
+
+    Public releases (7.13.0) and pre-releases (7.13.0a20261201, 7.13.0rc1,
+    7.13.0.dev20261201), in PEP 440's normal form: the pin is compared
+    with the wheels' own versions, so it must be spelled as they are.
+    """
+    if not version:
+        return "it is empty"
+    release = version
+    for mark in (".dev", "rc", "a", "b"):
+        head, sep, number = release.partition(mark)
+        if sep:
+            if not number.isdigit():
+                return "'{}{}' must be followed by digits".format(mark, number)
+            release = head
+            break
+    if not _is_release_part(release) or release.count(".") != 2:
+        return "'{}' is not major.minor.patch".format(release)
+    return ""
+
+def therock_tarball_release(urls):
+    """The release in a TheRock tarball's file name, or "".
+
+    therock-dist-linux-<family>-<version>.tar.gz (and .tar.xz, .tar.zst)
+    names the exact build the tarball and TheRock's pip packages came from,
+    e.g. 7.10.0a20251120; the tree inside only says 7.10.0.
+    """
+    for url in urls:
+        base = url.rpartition("/")[2].partition("?")[0]
+        if not base.startswith("therock-dist-") or ".tar" not in base:
+            continue
+        version = base.rpartition(".tar")[0].rpartition("-")[2]
+        if not sdk_version_problem(version):
+            return version
+    return ""

@@ -84,9 +84,9 @@ def declare_toolkits(root_module_toolkits, other_toolkits, declare_archive, decl
             fail("rocm.toolkit(name = \"{}\") needs exactly one of urls (an archive, with sha256) and path (an installed ROCm)".format(name))
         repo = "rocm_toolkit_" + name
         if tag.urls:
-            declare_archive(name = repo, toolkit = name, urls = tag.urls, sha256 = tag.sha256, strip_prefix = tag.strip_prefix, clang = tag.clang)
+            declare_archive(name = repo, toolkit = name, urls = tag.urls, sha256 = tag.sha256, strip_prefix = tag.strip_prefix, clang = tag.clang, sdk_version = tag.sdk_version)
         else:
-            declare_path(name = repo, toolkit = name, path = tag.path, clang = tag.clang)
+            declare_path(name = repo, toolkit = name, path = tag.path, clang = tag.clang, sdk_version = tag.sdk_version)
         toolkits[name] = repo
         if tag.default and i < len(root_module_toolkits):
             defaults.append(name)
@@ -103,6 +103,8 @@ TOOLKIT_TAG = tag_class(
         "default": attr.bool(doc = "Use this toolkit when the flag is not given (root module only; otherwise `local`)."),
         "name": attr.string(mandatory = True, doc = "The toolkit's name (the flag's value)."),
         "path": attr.string(doc = "An installed ROCm's root: /opt/rocm, /usr, a TheRock tree."),
+        "sdk_version": attr.string(doc = "The exact TheRock SDK release this ROCm is (7.13.0a20261201): kpack device wheels pin rocm-sdk-device-<target>==it. " +
+                                         "Default: a TheRock tarball's release from its file name (therock-dist-linux-<family>-<version>.tar.gz); none for a path, whose device code comes with the system."),
         "sha256": attr.string(doc = "The archive's sha256; required with urls."),
         "strip_prefix": attr.string(doc = "A directory prefix to strip from the archive's paths."),
         "urls": attr.string_list(doc = "Mirrors of the archive (.tar.gz, .tar.xz, ...), tried in order."),

@@ -39,6 +39,7 @@ def _hip_toolchain_impl(ctx):
             runtime_lib_dir = toolkit_path(ctx, a.runtime_lib_dir),
             files = depset(ctx.files.files),
             runtime_files = depset(ctx.files.runtime_files),
+            sdk_version = a.sdk_version,
             host_offload_arch = a.host_offload_arch,
             compiler = compiler,
             bundler = ctx.executable.bundler,
@@ -66,6 +67,8 @@ hip_toolchain = rule(
         "rocm_version": attr.string(doc = "The ROCm release, major.minor.patch (e.g. 7.2.4): what wheel names and SDK pins follow. HIP's own version may differ (TheRock's 10.1.0 ships HIP 7.12)."),
         "runtime_lib_dir": attr.string(doc = "Directory holding libamdhip64.so."),
         "runtime_files": attr.label_list(allow_files = True, doc = "The HIP runtime's shared libraries, inputs of links (a toolkit in a repository)."),
+        "sdk_version": attr.string(doc = "The exact TheRock SDK release this toolkit is (e.g. 7.13.0a20261201), which kpack device wheels pin " +
+                                         "(rocm-sdk-device-<target>==it); empty for a ROCm whose device code does not come from TheRock's pip SDK."),
         "unavailable": attr.string(doc = "Non-empty: why no ROCm was found (reported when a HIP rule is built)."),
     },
     doc = """A HIP toolchain: the ROCm clang for host code and every device target, and the facts rules need about its ROCm.
@@ -84,6 +87,8 @@ def _rocm_make_variables_impl(ctx):
         "ROCM_MAJOR": parts[0],
         "ROCM_VERSION": parts[0] + "." + parts[1],
         "ROCM_RELEASE": hip.rocm_version,
+        # Empty when the toolkit is no TheRock SDK release: nothing to pin.
+        "ROCM_SDK_VERSION": hip.sdk_version,
     })]
 
 rocm_make_variables = rule(
@@ -91,7 +96,8 @@ rocm_make_variables = rule(
     toolchains = [str(HIP_TOOLCHAIN_TYPE)],
     doc = """Make variables of the selected ROCm release (not of HIP, whose version can differ):
 $(ROCM_MAJOR) (7), $(ROCM_VERSION) (7.2) and $(ROCM_RELEASE) (7.2.4), for names such as
-jax-rocm$(ROCM_MAJOR)-pjrt and SDK pins (toolchains = [this target]).""",
+jax-rocm$(ROCM_MAJOR)-pjrt (toolchains = [this target]); $(ROCM_SDK_VERSION) is the exact TheRock
+SDK release the toolkit is (7.13.0a20261201), empty for a system ROCm.""",
 )
 
 def hip_toolchain_info(ctx):

@@ -10,9 +10,11 @@ marker, and keeps each source's per-target code objects apart
 - device_wheels writes one archive per GPU target (`rocm-wheel kpack
   archive`) and one device wheel per target, sub-family or family
   (--//:device_wheel_level) around them, named as rocm-bootstrap's
-  device_dist_name: `<distribution>-device-<bundle>`;
-- host_with_extras gives the host wheel one extra per device wheel,
-  `device-<bundle>`, and `device-all` (`rocm-wheel device-extras`), where
+  device_dist_name: `<device_prefix>-<bundle>` (default prefix
+  `<distribution>-device`);
+- host_with_extras gives the host wheel one extra per GPU target its device
+  wheels serve, `device-<target>`, and `device-all` (`rocm-wheel
+  device-extras`, AMD's rule), where
   the level is known: in the wheel's own configuration, or in
   python_wheels above the configurations that pin it;
 - variant_wheel writes it again as a variant wheel (--//:wheel_variants,
@@ -59,7 +61,7 @@ def _common_dir(dirs):
         common = common[:n]
     return "/".join(common)
 
-def kpack_wheel_info(ctx, distribution, platform_tag, entries, targets):
+def kpack_wheel_info(ctx, distribution, platform_tag, entries, targets, device_prefix):
     """KpackWheelInfo of a host wheel, or None when it is not a kpack build or has no kpack code.
 
     Args:
@@ -68,6 +70,7 @@ def kpack_wheel_info(ctx, distribution, platform_tag, entries, targets):
       platform_tag: its platform tag.
       entries: list of struct(path, file): the wheel's files.
       targets: the attribute targets the files came from (with KpackKernelsInfo).
+      device_prefix: the device wheels' name prefix (Make variables expanded), or "" for `<distribution>-device`.
     """
     if ctx.attr._device_code[SettingInfo].value != "kpack":
         return None
@@ -88,16 +91,20 @@ def kpack_wheel_info(ctx, distribution, platform_tag, entries, targets):
         depth = len(d.split("/")) - len(kpack_dir.split("/"))
         if depth > _MAX_DEPTH:
             fail("{}: {} is {} directories below kpack_dir '{}'; the loader looks at most {} up: set kpack_dir closer".format(ctx.label, b, depth, kpack_dir, _MAX_DEPTH))
-    rocm_version = ctx.var.get("ROCM_RELEASE")
-    if not rocm_version:
-        fail("{}: kpack device wheels pin the ROCm SDK's device package: add toolchains = [\"@rules_rocm//rocm:version\"]".format(ctx.label))
+    sdk_version = ctx.var.get("ROCM_SDK_VERSION")
+    if sdk_version == None:
+        fail("{}: kpack device wheels pin the toolkit's TheRock SDK release, if it has one: add toolchains = [\"@rules_rocm//rocm:version\"]".format(ctx.label))
+    device_prefix = device_prefix or distribution + "-device"
+    if normalize_distribution(device_prefix) == normalize_distribution(distribution):
+        fail("{}: device_prefix '{}' is the wheel's own name; its device wheels need names of their own (default: '{}-device')".format(ctx.label, device_prefix, distribution))
     fields = dict(
         distribution = distribution,
+        device_prefix = device_prefix,
         version = ctx.attr.version,
         platform_tag = platform_tag,
         kpack_dir = kpack_dir,
         kernels = kernels,
-        rocm_version = rocm_version,
+        sdk_version = sdk_version,
     )
     return KpackWheelInfo(device_wheels = device_wheels(ctx, [struct(**fields)], "_kpack"), **fields)
 
@@ -122,8 +129,8 @@ def device_wheels(ctx, infos, subdir):
 
     One archive per GPU target; one wheel per rocm-bootstrap bundle of
     --//:device_wheel_level holding its targets' archives, named as
-    device_dist_name does: `<distribution>-device-<bundle>` (gfx1201,
-    gfx12-0, gfx12).
+    device_dist_name does: `<device_prefix>-<bundle>` (gfx1201, gfx12-0,
+    gfx12).
 
     Args:
       ctx: a rule context with the rocm_wheel toolchain, `_compression` and `_device_wheel_level`.
@@ -149,11 +156,15 @@ def device_wheels(ctx, infos, subdir):
 
 def _device_wheel(ctx, first, subdir, bundle, archives):
     """The device wheel of one bundle: its targets' archives in `<kpack_dir>/.kpack/`."""
-    distribution = "{}-device-{}".format(first.distribution, bundle.replace("_", "-"))
+
+    # rocm-bootstrap's device_dist_name(prefix, bundle).
+    distribution = "{}-{}".format(first.device_prefix, bundle.replace("_", "-"))
     requires = ["{}=={}".format(first.distribution, first.version)]
-    if len(archives) == 1 and archives[0][0] == bundle:
-        # TheRock's SDK ships device code per target: pin the release's.
-        requires.append("rocm-sdk-device-{}=={}".format(bundle, first.rocm_version))
+    if first.sdk_version and len(archives) == 1 and archives[0][0] == bundle:
+        # Built against a TheRock SDK release, whose library device code
+        # ships per target: pin exactly that release. A system ROCm's comes
+        # with the system, and no index has a rocm-sdk-device of it.
+        requires.append("rocm-sdk-device-{}=={}".format(bundle, first.sdk_version))
     manifest = ctx.actions.declare_file("{}/{}/{}/{}.wheel.json".format(subdir, ctx.label.name, normalize_distribution(first.distribution), bundle))
     ctx.actions.write(manifest, json.encode_indent({
         "distribution": distribution,
@@ -175,9 +186,10 @@ def _device_wheel(ctx, first, subdir, bundle, archives):
 def host_with_extras(ctx, host, device_wheels, subdir, out = None):
     """`host` (a wheel File) with extras for `device_wheels`; `host` itself when there are none.
 
-    The extras' names come from the device wheels' (device-gfx1201,
-    device-gfx12-0, device-gfx12): only METADATA is rewritten, so a level
-    switch rewrites the host wheels' METADATA and compiles nothing.
+    One extra per GPU target the device wheels serve (device-gfx1200,
+    device-gfx1201, at every level) and device-all: only METADATA is
+    rewritten, so a level switch rewrites the host wheels' METADATA and
+    compiles nothing.
 
     Args:
       ctx: a rule context with the rocm_wheel toolchain.

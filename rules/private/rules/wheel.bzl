@@ -202,7 +202,7 @@ def build_wheel(ctx, tag, entries, platform_tag, sources):
         "rocm_sdk": _rocm_sdk(ctx),
     }
     manifest_file = _write_manifest(ctx, manifest)
-    kpack = kpack_wheel_info(ctx, distribution, platform_tag, entries, sources)
+    kpack = kpack_wheel_info(ctx, distribution, platform_tag, entries, sources, expand_vars(ctx, "device_prefix", ctx.attr.device_prefix))
     out = ctx.actions.declare_file(file_name)
     extra = []
     if kpack and kpack.device_wheels:
@@ -300,6 +300,9 @@ _PACKAGING_ATTRS = {
 
 # Device code in kpack archives (--//:hip_device_code=kpack, docs/kpack.md).
 _KPACK_ATTRS = {
+    "device_prefix": attr.string(doc = "With --//:hip_device_code=kpack: the device wheels' name prefix, as rocm-bootstrap's " +
+                                       "device_dist_name(prefix, bundle) uses it: `<prefix>-gfx1201`, `<prefix>-gfx12-0`. Default " +
+                                       "`<distribution>-device`; AMD's wheels use e.g. `amd-torch-device`. Make variables expand."),
     "kpack_dir": attr.string(doc = "With --//:hip_device_code=kpack: the directory in the wheel whose .kpack/ the device wheels fill (default: the nearest directory holding all the wheel's shared objects)."),
     "_compression": attr.label(default = Label("//:hip_bundle_compression"), providers = [SettingInfo]),
     "_device_code": attr.label(default = Label("//:hip_device_code"), providers = [SettingInfo]),

@@ -124,10 +124,15 @@ for d in dists:
 
 
 def serving(folder, dist, target=""):
-    """The device wheels of `dist` in `folder` with an archive (for `target`)."""
+    """The device wheels of `dist` (those pinning it, whatever their prefix) in `folder` with an archive (for `target`)."""
     out = set()
-    for d in folder.glob("%s_device_*.whl" % dist):
-        if any(n.endswith("/.kpack/%s.kpack" % target if target else ".kpack") for n in zipfile.ZipFile(d).namelist()):
+    for d in folder.glob("*_device_*.whl"):
+        z = zipfile.ZipFile(d)
+        (md,) = [n for n in z.namelist() if n.endswith(".dist-info/METADATA")]
+        pins = [r.split("==")[0].strip() for r in z.read(md).decode().splitlines() if r.startswith("Requires-Dist: ")]
+        if canonicalize_name(dist) not in [canonicalize_name(p[len("Requires-Dist: "):]) for p in pins]:
+            continue
+        if any(n.endswith("/.kpack/%s.kpack" % target if target else ".kpack") for n in z.namelist()):
             out.add(canonicalize_name(d.name.split("-")[0]))
     return sorted(out)
 

@@ -4,13 +4,14 @@
 # (Debian 12, outside the build root; no ROCm or GPU needed):
 #   - its C++ runtime (../shared/third_party/rocm-kpack-e348328/runtime) is
 #     built with CMake against Debian's msgpack-cxx and zstd;
-#   - KPACK_DIST, with stand-ins for what its wheels pin from elsewhere
-#     (TheRock's rocm-sdk-device-<target> from AMD's index, PyPI's
-#     jax-rocm7-pjrt: empty wheels written by rocm-wheel build), becomes a
-#     package index (`rocm-wheel index`) and pip installs from it alone;
+#   - KPACK_DIST, built against Debian's ROCm (a system ROCm: its device
+#     wheels pin no rocm-sdk-* package, which no index has for it), with a
+#     stand-in for what it requires from elsewhere (PyPI's jax-rocm7-pjrt:
+#     an empty wheel written by rocm-wheel build), becomes a package index
+#     (`rocm-wheel index`) and pip installs from it alone;
 #   - for each distribution with device code, `pip install
 #     "<distribution>[device-gfx1201]"` into one fresh venv must install the
-#     host wheel, the gfx1201 device wheel and their pins, nothing for
+#     host wheel, the gfx1201 device wheel and the host's pins, nothing for
 #     gfx1200 (a plain `jax-rocm7-plugin` installs no device wheel, and the
 #     fat build's has no device extras); check_reference.py
 #     hands every HIPK wrapper's marker to the reference loader, which must
@@ -34,7 +35,8 @@
 #     that build wrote three device wheels and gave three host wheels their
 #     extras and variant wheels, nothing else; its index refuses to be merged with KPACK_DIST's
 #     (one host wheel name, two different files); from its own index,
-#     "jax_rocm7_plugin[device-gfx12]" installs the one gfx12 device wheel,
+#     "jax_rocm7_plugin[device-gfx1201]" (an extra per target at every
+#     level, AMD's rule) installs the one gfx12 device wheel,
 #     which resolves, through the same loader, to the fat build's gfx1201
 #     and gfx1200 code objects, and `rocm-wheel check` accepts the pair for
 #     gfx120X-all;
@@ -143,8 +145,10 @@ checked=0
 # What the split set pins from elsewhere, as stand-ins; then the index.
 # Plain wheels end in the platform tag (*_x86_64.whl), variant wheels in their label.
 stand_in jax-rocm7-pjrt "$(pinned "$(ls "$kpack"/jax_rocm7_plugin-*-"$cp"-"$cp"-*_x86_64.whl)" jax-rocm7-pjrt)"
-for gfx in gfx1200 gfx1201; do
-  stand_in "rocm-sdk-device-$gfx" "$(pinned "$(ls "$kpack"/jax_rocm7_plugin_device_"$gfx"-*.whl)" "rocm-sdk-device-$gfx")"
+# Built against a system ROCm: no device wheel pins TheRock's SDK.
+for whl in "$kpack"/*_device_*.whl ${family:+"$family"/*_device_*.whl}; do
+  ! unzip -p "$whl" '*.dist-info/METADATA' | grep -q '^Requires-Dist: rocm-sdk' ||
+    fail "${whl##*/} pins a rocm-sdk package, built against Debian's ROCm: $(unzip -p "$whl" '*.dist-info/METADATA' | grep '^Requires-Dist: rocm-sdk')"
 done
 index=$tmp/index
 start=$SECONDS
@@ -158,24 +162,27 @@ pip_from "$index" "$venv" jax-rocm7-plugin
 # The fat build's wheels have all their device code: no device extras.
 fat_metadata=$(unzip -p "$(ls "$fat"/jax_rocm7_plugin-*-"$cp"-"$cp"-*.whl)" '*.dist-info/METADATA')
 [[ $fat_metadata != *"Provides-Extra: device-"* ]] || fail "the fat jax_rocm7_plugin wheel offers device extras"
-# distribution (file-name spelling) and the package directory holding its binaries
-for pair in jax_rocm7_plugin:jax_rocm7_plugin example_rocm_plugin:example_rocm_plugin example_rocm7_pjrt:jax_plugins/example_rocm7; do
-  dist=${pair%%:*} package=${pair#*:}
+# distribution (file-name spelling), the package directory holding its
+# binaries and its device wheels' prefix (example_rocm_plugin's is
+# AMD-shaped: amd-<host>-device, the wheel rule's device_prefix)
+for triple in jax_rocm7_plugin:jax_rocm7_plugin: example_rocm_plugin:example_rocm_plugin:amd_ example_rocm7_pjrt:jax_plugins/example_rocm7:; do
+  IFS=: read -r dist package amd <<<"$triple"
+  prefix=$amd${dist}_device
   host=("$kpack/$dist"-*-"$cp"-"$cp"-*_x86_64.whl "$kpack/$dist"-*-py3-none-*_x86_64.whl)
-  device=("$kpack/${dist}_device_gfx1201"-*.whl)
+  device=("$kpack/${prefix}_gfx1201"-*.whl)
   fatw=("$fat/$dist"-*-"$cp"-"$cp"-*.whl "$fat/$dist"-*-py3-none-*.whl)
   ((${#host[@]} == 1)) || fail "want one $dist host wheel for $cp in $kpack, found ${#host[@]}"
-  ((${#device[@]} == 1)) || fail "want one ${dist}_device_gfx1201 wheel in $kpack, found ${#device[@]}"
+  ((${#device[@]} == 1)) || fail "want one ${prefix}_gfx1201 wheel in $kpack, found ${#device[@]}"
   ((${#fatw[@]} == 1)) || fail "want one $dist wheel for $cp in $fat, found ${#fatw[@]}"
   venv=$tmp/venv-$dist
   "$py" -m venv "$venv"
   pip_from "$index" "$venv" "$dist[device-gfx1201]"
   got=$(installed "$venv")
   project=${dist//_/-}
-  [[ " $got " == *" $project "* && " $got " == *" $project-device-gfx1201 "* && " $got " == *" rocm-sdk-device-gfx1201 "* &&
+  [[ " $got " == *" $project "* && " $got " == *" ${prefix//_/-}-gfx1201 "* && $got != *rocm-sdk* &&
     $got != *gfx1200* ]] || fail "\"$dist[device-gfx1201]\" from the index installed: $got"
   if [[ $dist == jax_rocm7_plugin ]]; then
-    [[ $got == "jax-rocm7-pjrt jax-rocm7-plugin jax-rocm7-plugin-device-gfx1201 rocm-sdk-device-gfx1201" ]] ||
+    [[ $got == "jax-rocm7-pjrt jax-rocm7-plugin jax-rocm7-plugin-device-gfx1201" ]] ||
       fail "\"$dist[device-gfx1201]\" from the index installed: $got"
   fi
   site=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_path("platlib"))')
@@ -191,7 +198,7 @@ for pair in jax_rocm7_plugin:jax_rocm7_plugin example_rocm_plugin:example_rocm_p
   # Thinning the split set to gfx1201 chooses that device wheel alone.
   mkdir "$tmp/thin-$dist"
   "$rw" thin --gfx gfx1201 "${host[0]}" -o "$tmp/thin-$dist/${host[0]##*/}" \
-    --device-wheel "$kpack/${dist}_device_gfx1200"-*.whl --device-wheel "${device[0]}" >"$tmp/thin.log" ||
+    --device-wheel "$kpack/${prefix}_gfx1200"-*.whl --device-wheel "${device[0]}" >"$tmp/thin.log" ||
     fail "rocm-wheel thin of the $dist split set"
   [[ $(ls "$tmp/thin-$dist") == "$(printf '%s\n' "${host[0]##*/}" "${device[0]##*/}" | sort)" ]] ||
     fail "thin --gfx gfx1201 of the $dist split set gave: $(ls "$tmp/thin-$dist")"
@@ -237,9 +244,12 @@ PY
   fatw=("$fat"/jax_rocm7_plugin-*-"$cp"-"$cp"-*.whl)
   venv=$tmp/venv-family
   "$py" -m venv "$venv"
-  pip_from "$tmp/index-family" "$venv" "jax_rocm7_plugin[device-gfx12]"
+  # The user names the GPU, not the bundle: the family wheel serves it.
+  extras=$(unzip -p "${host[0]}" '*.dist-info/METADATA' | sed -n 's/^Provides-Extra: \(device-\)/\1/p' | tr '\n' ' ')
+  [[ $extras == "device-gfx1200 device-gfx1201 device-all " ]] || fail "the family build's host offers the extras: $extras"
+  pip_from "$tmp/index-family" "$venv" "jax_rocm7_plugin[device-gfx1201]"
   [[ $(installed "$venv") == "jax-rocm7-pjrt jax-rocm7-plugin jax-rocm7-plugin-device-gfx12" ]] ||
-    fail "\"jax_rocm7_plugin[device-gfx12]\" from the family index installed: $(installed "$venv")"
+    fail "\"jax_rocm7_plugin[device-gfx1201]\" from the family index installed: $(installed "$venv")"
   site=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_path("platlib"))')
   for target in gfx1201 gfx1200; do
     PYTHONPATH=$src/python .venv/bin/python tests/host/kpack/check_reference.py "$runtime" "$site" jax_rocm7_plugin "${fatw[0]}" "$target" gfx1100 ||

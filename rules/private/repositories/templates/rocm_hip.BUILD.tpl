@@ -24,6 +24,7 @@ hip_toolchain(
     rocm_version = {ROCM_VERSION},
     runtime_files = {RUNTIME_FILES},
     runtime_lib_dir = {RUNTIME_DIR},
+    sdk_version = {SDK_VERSION},
     unavailable = {UNAVAILABLE},
 )
 

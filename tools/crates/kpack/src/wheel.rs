@@ -26,6 +26,8 @@ pub struct KpackWheel {
     /// against the file name).
     pub name: String,
     pub version: String,
+    /// Its METADATA's Requires-Dist values, as written.
+    pub requires_dist: Vec<String>,
     /// Member path -> its wrappers (only binaries that have some).
     pub binaries: Vec<(String, Vec<WrapperRef>)>,
     /// Member path -> the archive's table of contents.
@@ -81,11 +83,16 @@ pub fn read(wheel: &Path) -> Result<KpackWheel> {
     let file_name = reader.file_name().to_string();
     let (name, version) = wheel_format::wheel_identity(&file_name, &dist, &metadata)
         .with_context(|| format!("{}", wheel.display()))?;
+    let requires_dist = wheel_format::Headers::parse("METADATA", &metadata)
+        .get_all("Requires-Dist")
+        .map(str::to_string)
+        .collect();
     let (_, mut zip, names, _) = reader.into_archive();
     let mut out = KpackWheel {
         path: wheel.to_path_buf(),
         name,
         version,
+        requires_dist,
         binaries: Vec::new(),
         archives: BTreeMap::new(),
     };
@@ -149,42 +156,65 @@ pub fn read_devices(paths: &[PathBuf], role: &str) -> Result<Vec<KpackWheel>> {
     Ok(devices)
 }
 
-/// The bundle (`gfx1201`, `gfx12-0`, `gfx12`: rocm-bootstrap's
-/// `device_dist_name`) of the device wheel `device` (name, version) of the
-/// host `host` (name, version): the one test of "this device wheel
-/// belongs to this host" (`check`, `thin`, `device-extras`). Its name must
-/// be `<host>-device-<bundle>` (names compared PEP 503-normalised) and its
-/// version the host's ([`same_version`], PEP 440 equality: what the
-/// device wheel's `<host>==<version>` pin and the host's extras ask of
-/// pip).
-pub fn device_bundle(host: (&str, &str), device: (&str, &str)) -> Result<String> {
-    let ((host_name, host_version), (name, version)) = (host, device);
-    let prefix = format!("{}-device-", canonical_name(host_name));
-    let Some(bundle) = canonical_name(name)
-        .strip_prefix(&prefix)
-        .filter(|b| !b.is_empty())
-        .map(str::to_string)
-    else {
-        bail!("{name} is not a device wheel of {host_name}: its name must be {prefix}<target>");
-    };
-    if !same_version(version, host_version) {
+/// Whether `device` belongs to `host`: the one test of "this device
+/// wheel belongs to this host" (`check`, `thin`). The host's METADATA
+/// must require it under a `device-*` extra, by name (PEP 503-normalised)
+/// at its exact version ([`same_version`], PEP 440 equality): its extras
+/// say which device
+/// wheels it was built with, whatever their names (rocm_wheel's
+/// `<host>-device-gfx1201`, AMD's `amd-torch-device-gfx12`, any
+/// `device_dist_name` prefix).
+pub fn belongs(host: &KpackWheel, device: &KpackWheel) -> Result<()> {
+    let key = canonical_name(&device.name);
+    let pins: Vec<String> = (host.requires_dist.iter())
+        .filter_map(|r| wheel_format::exact_pin(r))
+        .filter(|(name, _, marker)| canonical_name(name) == key && is_device_extra(marker))
+        .map(|(_, version, _)| version)
+        .collect();
+    if pins.is_empty() {
         bail!(
-            "{name} version {version}, but the host {host_name} is {host_version}: device wheels \
-             pin the host's exact version; give the device wheels built with this host"
+            "{} is not a device wheel of {} {}: no device-* extra of the host requires {} (a \
+             host names its device wheels in its extras, `device-<target>`); give the device \
+             wheels its extras name, or a host built with them",
+            device.name,
+            host.name,
+            host.version,
+            device.name
         );
     }
-    Ok(bundle)
+    if !pins.iter().any(|v| same_version(v, &device.version)) {
+        bail!(
+            "{} {} is not the device wheel {} {} requires ({}=={}): give the device wheels built \
+             with this host",
+            device.name,
+            device.version,
+            host.name,
+            host.version,
+            device.name,
+            pins[0]
+        );
+    }
+    Ok(())
 }
 
-/// Refuses device wheels that are not the host's ([`device_bundle`]), and
+/// Whether a requirement's marker puts it under a `device-*` extra
+/// (`extra == "device-gfx1201"`, any quoting and spacing).
+fn is_device_extra(marker: &str) -> bool {
+    let m: String = (marker.chars())
+        .filter(|c| !c.is_whitespace())
+        .map(|c| if c == '\'' { '"' } else { c })
+        .collect();
+    m.to_ascii_lowercase().contains("extra==\"device-")
+}
+
+/// Refuses device wheels that are not the host's ([`belongs`]), and
 /// two sharing a file name (with each other or the host: copied into one
 /// directory, one would replace the other).
 pub fn check_members(host: &KpackWheel, devices: &[KpackWheel]) -> Result<()> {
     let mut files: HashMap<String, &Path> = HashMap::new();
     files.insert(host.file_name(), &host.path);
     for d in devices {
-        device_bundle((&host.name, &host.version), (&d.name, &d.version))
-            .with_context(|| d.path.display().to_string())?;
+        belongs(host, d).with_context(|| d.path.display().to_string())?;
         if let Some(other) = files.insert(d.file_name(), &d.path) {
             bail!(
                 "{} and {} have one file name, {}: give each wheel once",
@@ -236,46 +266,60 @@ pub fn check_set(host: &KpackWheel, devices: &[&KpackWheel], targets: &[String])
 mod tests {
     use super::*;
 
+    fn wheel(name: &str, version: &str, requires: &[&str]) -> KpackWheel {
+        KpackWheel {
+            path: PathBuf::from(format!("{name}.whl")),
+            name: name.to_string(),
+            version: version.to_string(),
+            requires_dist: requires.iter().map(|r| r.to_string()).collect(),
+            binaries: Vec::new(),
+            archives: BTreeMap::new(),
+        }
+    }
+
     #[test]
-    fn a_device_wheel_is_the_hosts_by_name_and_version() {
-        let host = ("jax-rocm7-plugin", "0.10.2");
-        for (name, version, bundle) in [
-            ("jax-rocm7-plugin-device-gfx1201", "0.10.2", "gfx1201"),
-            ("jax_rocm7_plugin_device_gfx12_0", "0.10.2", "gfx12-0"),
-            ("Jax.ROCm7-Plugin-Device-GFX12", "0.10.2.0", "gfx12"),
-            ("jax-rocm7-plugin-device-gfx1201", "v0.10.2", "gfx1201"),
+    fn a_device_wheel_is_the_one_its_host_requires() {
+        let host = wheel(
+            "torch",
+            "2.9.0+rocm7.13.0a20261201",
+            &[
+                "rocm[libraries]==7.13.0a20261201",
+                "amd-torch-device-gfx1201 == 2.9.0+rocm7.13.0a20261201; extra == \"device-gfx1201\"",
+                "amd-torch-device-gfx12==2.9.0+rocm7.13.0a20261201; extra == \"device-gfx1201\"",
+                "jax-rocm7-plugin-device-gfx1200==2.9.0.0+rocm7.13.0a20261201; extra == 'device-all'",
+                "not-a-device==2.9.0",
+            ],
+        );
+        for (name, version) in [
+            ("amd-torch-device-gfx1201", "2.9.0+rocm7.13.0a20261201"),
+            ("AMD_Torch.Device-GFX12", "2.9.0+rocm7.13.0a20261201"),
+            (
+                "jax-rocm7-plugin-device-gfx1200",
+                "2.9.0+rocm7.13.0a20261201",
+            ),
         ] {
-            assert_eq!(device_bundle(host, (name, version)).unwrap(), bundle);
+            belongs(&host, &wheel(name, version, &[])).unwrap();
         }
         for (name, version, needle) in [
             (
-                "jax-rocm7-pjrt-device-gfx1201",
-                "0.10.2",
-                "is not a device wheel of",
+                "amd-torch-device-gfx1100",
+                "2.9.0+rocm7.13.0a20261201",
+                "no device-* extra of the host requires amd-torch-device-gfx1100",
             ),
-            ("jax-rocm7-plugin-device-", "0.10.2", "its name must be"),
+            ("not-a-device", "2.9.0", "is not a device wheel of torch"),
+            ("rocm", "7.13.0a20261201", "is not a device wheel of torch"),
             (
-                "jax-rocm7-plugin-gfx1201",
-                "0.10.2",
-                "jax-rocm7-plugin-device-<target>",
-            ),
-            (
-                "jax-rocm7-plugin-device-gfx1201",
-                "0.10.1",
-                "version 0.10.1, but the host",
+                "amd-torch-device-gfx1201",
+                "2.9.0+rocm7.12.0",
+                "is not the device wheel torch 2.9.0+rocm7.13.0a20261201 requires",
             ),
             (
-                "jax-rocm7-plugin-device-gfx1201",
-                "0.10.2+rocm",
-                "pin the host's exact version",
-            ),
-            (
-                "jax-rocm7-plugin-device-gfx1201",
-                "0.10.2.post1",
-                "is 0.10.2",
+                "amd-torch-device-gfx1201",
+                "2.9.0",
+                "(amd-torch-device-gfx1201==2.9.0+rocm7.13.0a20261201)",
             ),
         ] {
-            let e = device_bundle(host, (name, version))
+            let e = belongs(&host, &wheel(name, version, &[]))
                 .unwrap_err()
                 .to_string();
             assert!(e.contains(needle), "{name} {version}: {e}");

@@ -93,6 +93,18 @@ pub fn make_wheel(
     root_is_purelib: bool,
     members: &[(&str, Vec<u8>)],
 ) -> PathBuf {
+    make_wheel_requiring(dir, file_name, root_is_purelib, members, &[])
+}
+
+/// [`make_wheel`] whose METADATA also has a `Requires-Dist` per entry of
+/// `requires`.
+pub fn make_wheel_requiring(
+    dir: &Path,
+    file_name: &str,
+    root_is_purelib: bool,
+    members: &[(&str, Vec<u8>)],
+    requires: &[&str],
+) -> PathBuf {
     let stem = file_name.strip_suffix(".whl").unwrap();
     let parts: Vec<&str> = stem.split('-').collect();
     let (name, version) = (parts[0], parts[1]);
@@ -112,7 +124,11 @@ pub fn make_wheel(
     ));
     files.push((
         format!("{di}/METADATA"),
-        metadata_text(name, version).into_bytes(),
+        (metadata_text(name, version)
+            + &(requires.iter())
+                .map(|r| format!("Requires-Dist: {r}\n"))
+                .collect::<String>())
+            .into_bytes(),
     ));
     let path = dir.join(file_name);
     wheel_zip(&path, &di, &files, &[]);

@@ -56,7 +56,9 @@ pub use metadata::{
     CoreMetadata, MAX_TEXT_MEMBER,
 };
 pub use names::{canonical_name, dist_info_stem, normalize_name, validate_name};
-pub use pep508::{parse_requirement, parse_variant_requirement, validate_specifiers, Requirement};
+pub use pep508::{
+    exact_pin, parse_requirement, parse_variant_requirement, validate_specifiers, Requirement,
+};
 pub use record::{
     parse_record, rewrite_record, Expected, Record, RecordEdits, RecordRow, RecordWriter,
 };

@@ -57,6 +57,26 @@ pub fn parse_requirement(s: &str) -> Result<Requirement> {
     parse(s, false)
 }
 
+/// An exact pin, `name==version` (extras and spacing allowed), split into
+/// the name, the version and the marker (after `;`, trimmed; "" when
+/// none); `None` for any other requirement (a range, `===`, several
+/// specifiers, a URL). Callers compare names PEP 503-normalised and
+/// versions as PEP 440 equality does.
+pub fn exact_pin(requirement: &str) -> Option<(String, String, String)> {
+    let (spec, marker) = match requirement.split_once(';') {
+        Some((s, m)) => (s, m.trim()),
+        None => (requirement, ""),
+    };
+    let spec: String = spec.chars().filter(|c| !c.is_whitespace()).collect();
+    let (name, version) = spec.split_once("==")?;
+    let name = name.split('[').next().unwrap_or(name);
+    let bad = |c: char| "=<>!~,@".contains(c);
+    if name.is_empty() || version.is_empty() || version.contains(bad) || name.contains(bad) {
+        return None;
+    }
+    Some((name.to_string(), version.to_string(), marker.to_string()))
+}
+
 /// A requirement of a variant wheel's METADATA: PEP 508 plus the variant
 /// markers (`variant_namespaces`, `variant_features`, `variant_properties`,
 /// `variant_label`), whose literals must follow the draft's character rules.
@@ -403,6 +423,30 @@ fn check_variant_marker(lhs: &Var, op: &str, rhs: &Var) -> Result<()> {
 
 #[cfg(test)]
 pub(crate) mod tests {
+    #[test]
+    fn exact_pins() {
+        let pin = |r: &str| super::exact_pin(r);
+        let some = |n: &str, v: &str, m: &str| Some((n.to_string(), v.to_string(), m.to_string()));
+        assert_eq!(pin("torch==2.9.0"), some("torch", "2.9.0", ""));
+        assert_eq!(
+            pin("amd-torch-device-gfx1201 == 2.9.0+rocm7.13.0a20261201; extra == \"device-gfx1201\""),
+            some("amd-torch-device-gfx1201", "2.9.0+rocm7.13.0a20261201", "extra == \"device-gfx1201\"")
+        );
+        assert_eq!(pin("x[a,b]==1"), some("x", "1", ""));
+        for r in [
+            "x>=1",
+            "x===1",
+            "x==1,<2",
+            "x",
+            "==1",
+            "x==",
+            "x @ https://h/x.whl",
+            "x~=1.0",
+        ] {
+            assert_eq!(pin(r), None, "{r}");
+        }
+    }
+
     use super::*;
 
     /// Valid requirements, also checked against `packaging` (src/packaging.rs).

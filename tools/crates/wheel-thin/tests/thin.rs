@@ -48,6 +48,23 @@ fn bundle(dir: &Path, out: &str, compress: &str, ids: &[&str]) {
 /// Builds `dir/out`, a wheel of `distribution` 1.0 holding `files`
 /// (archive path, source file in `dir`).
 fn build_wheel(dir: &Path, distribution: &str, files: &[(&str, &str)], out: &str) -> PathBuf {
+    build_wheel_requiring(dir, distribution, files, out, &[])
+}
+
+/// [`build_wheel`] whose METADATA requires each of `requires`
+/// (`(name==version, extra)`), under that extra.
+fn build_wheel_requiring(
+    dir: &Path,
+    distribution: &str,
+    files: &[(&str, &str)],
+    out: &str,
+    requires: &[(&str, &str)],
+) -> PathBuf {
+    let requires_dist: Vec<String> = (requires.iter())
+        .map(|(r, e)| format!("{r}; extra == \"{e}\""))
+        .collect();
+    let mut extras: Vec<&str> = requires.iter().map(|(_, e)| *e).collect();
+    extras.dedup();
     let files: Vec<Value> = files
         .iter()
         .map(|(path, src)| json!({"path": path, "src": dir.join(src)}))
@@ -55,6 +72,7 @@ fn build_wheel(dir: &Path, distribution: &str, files: &[(&str, &str)], out: &str
     let m = json!({
         "distribution": distribution, "version": "1.0",
         "tags": ["py3-none-manylinux_2_17_x86_64"], "files": files,
+        "metadata": {"requires_dist": requires_dist, "provides_extra": extras},
     });
     let m = wheel_writer::Manifest::from_json(&m.to_string()).unwrap();
     let out = dir.join(out);
@@ -399,7 +417,19 @@ fn split_set(dir: &Path) {
     std::fs::write(dir.join("k.kpackref"), marker.to_bytes().unwrap()).unwrap();
     std::fs::write(dir.join("k.hipk"), kpack::hipk_wrapper(0)).unwrap();
     kpack_host_so(dir, "k.kpackref", "k.hipk", "$ORIGIN", "libk.so");
-    build_wheel(dir, "demo", &[("demo/libk.so", "libk.so")], WHEEL);
+    // Its device extras: what makes the device wheels its own.
+    let requires = [
+        ("demo-device-gfx1200==1.0", "device-gfx1200"),
+        ("demo-device-gfx1201==1.0", "device-gfx1201"),
+        ("demo-device-gfx12==1.0", "device-all"),
+    ];
+    build_wheel_requiring(
+        dir,
+        "demo",
+        &[("demo/libk.so", "libk.so")],
+        WHEEL,
+        &requires,
+    );
     device_wheels(dir, KEY);
 }
 

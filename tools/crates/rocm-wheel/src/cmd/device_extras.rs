@@ -1,20 +1,19 @@
 //! `rocm-wheel device-extras`: a kpack host wheel whose METADATA reaches
-//! its device wheels through extras, as TheRock's torch does
-//! (`pip install "torch[device-gfx1201]"`): one extra `device-<bundle>`
-//! per device wheel (`<host>-device-<bundle>`, rocm-bootstrap's
-//! `device_dist_name`: gfx1201, gfx12-0, gfx12) requiring it at the host's
-//! exact version, and `device-all` requiring every one.
+//! its device wheels through extras, by AMD's rule for split wheels
+//! (rocm-kpack's `wheel_splitter`, as TheRock's torch has them:
+//! `pip install "torch[device-gfx1201]"`): one extra `device-<target>` per
+//! GPU target the device wheels serve, whatever wheel (target, sub-family
+//! or family) holds it, requiring every device wheel serving it at the
+//! host's exact version, and `device-all` requiring every one. Users know
+//! their GPU, not the bundle names the wheels are packed by.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
-use kpack::wheel::device_bundle;
 use wheel_format::{
-    canonical_name, dist_info_path, find_dist_info, parse_requirement, same_version,
-    wheel_identity, Headers,
+    canonical_name, dist_info_path, find_dist_info, parse_requirement, same_version, Headers,
 };
-use wheel_read::WheelReader;
 use wheel_rewrite::{Source, WheelRewriter};
 
 #[derive(clap::Args)]
@@ -25,8 +24,9 @@ pub struct Args {
     /// METADATA changes.
     #[arg(short, long)]
     output: PathBuf,
-    /// A device wheel of the host, `<host>-device-<bundle>` at the host's
-    /// version; repeat for each.
+    /// A device wheel of the host (any name, e.g. `<host>-device-gfx1201`
+    /// or `amd-torch-device-gfx12`), pinning the host's exact version and
+    /// holding `.kpack` archives; repeat for each.
     #[arg(long = "device-wheel", value_name = "WHEEL", required = true)]
     device_wheels: Vec<PathBuf>,
 }
@@ -43,27 +43,78 @@ pub fn run(args: Args) -> Result<()> {
         name,
         version,
     } = host_metadata(&mut host, &args.input)?;
-    let mut bundles = BTreeMap::new();
-    for path in &args.device_wheels {
-        let (bundle, device) = device_wheel(path, &name, &version)?;
-        if let Some(other) = bundles.insert(bundle.clone(), (device, path.clone())) {
-            bail!(
-                "{} and {} are both the device-{bundle} wheel of {name}; give one",
-                other.1.display(),
-                path.display()
-            );
-        }
-    }
-    let text = add_extras(&metadata, &name, &version, &bundles)?;
+    let devices = device_wheels(&args.device_wheels, &name, &version)?;
+    let extras = target_extras(&devices);
+    let text = add_extras(&metadata, &name, &version, &extras, &devices)?;
     host.replace(&member, Source::Bytes(text.into_bytes()))?;
     host.finish(&args.output)?;
-    let extras: Vec<String> = bundles.keys().map(|b| format!("device-{b}")).collect();
+    let names: Vec<String> = extras.iter().map(|(t, _)| format!("device-{t}")).collect();
     println!(
         "{}: extras {}, {ALL}",
         host_file(&args.output),
-        extras.join(", ")
+        names.join(", ")
     );
     Ok(())
+}
+
+/// A device wheel of a host: its distribution name and the targets its
+/// archives' tables of contents name (`gfx1201`, `gfx942:xnack+`,
+/// `gfx12-generic`).
+pub(crate) struct DeviceWheel {
+    pub name: String,
+    pub path: PathBuf,
+    pub targets: BTreeSet<String>,
+}
+
+/// The device wheels at `paths`, each read once: each pins host `name`
+/// `version` ([`device_wheel`]); two with one name are refused.
+pub(crate) fn device_wheels(
+    paths: &[PathBuf],
+    name: &str,
+    version: &str,
+) -> Result<Vec<DeviceWheel>> {
+    let mut seen: BTreeMap<String, PathBuf> = BTreeMap::new();
+    let mut out = Vec::new();
+    for path in paths {
+        let device = device_wheel(path, name, version)?;
+        if let Some(other) = seen.insert(canonical_name(&device.name), path.clone()) {
+            bail!(
+                "{} and {} are both {}: give each device wheel of {name} once",
+                other.display(),
+                path.display(),
+                device.name
+            );
+        }
+        out.push(device);
+    }
+    Ok(out)
+}
+
+/// Extra name -> the device wheels (distribution names) it requires: one
+/// `device-<target>` per GPU target served, a target's xnack variants
+/// (`gfx942:xnack+`, which AMD packs with the bare target) and the targets
+/// a generic code object runs on counting as served; ordered as ISA
+/// numbers are.
+fn target_extras(devices: &[DeviceWheel]) -> Vec<(String, Vec<String>)> {
+    let mut by_target: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for d in devices {
+        for t in &d.targets {
+            let processor = t.split(':').next().unwrap_or(t);
+            let covered = gfx_targets::generic_covers(processor);
+            let served: Vec<String> = match covered {
+                Some(c) => c.to_vec(),
+                None => vec![processor.to_string()],
+            };
+            for s in served {
+                by_target.entry(s).or_default().insert(d.name.clone());
+            }
+        }
+    }
+    let mut extras: Vec<(String, Vec<String>)> = (by_target.into_iter())
+        .map(|(t, names)| (t, names.into_iter().collect()))
+        .collect();
+    extras.sort_by(|a, b| gfx_targets::gfx_sort_key(&a.0).cmp(&gfx_targets::gfx_sort_key(&b.0)));
+    extras
 }
 
 /// A host wheel's METADATA: its member name, text, and the distribution's
@@ -111,41 +162,48 @@ fn check_output_name(output: &Path, input_name: &str) -> Result<()> {
     Ok(())
 }
 
-/// The bundle (`gfx1201`, `gfx12-0`) and distribution name of the device
-/// wheel at `path`, which must belong to host `name` `version`
-/// ([`device_bundle`]) and pin it.
-pub(crate) fn device_wheel(path: &Path, name: &str, version: &str) -> Result<(String, String)> {
+/// The device wheel at `path` of host `name` `version`: it belongs to the
+/// host when it pins it (`<host>==<version>`, as AMD's splitter and
+/// rocm_wheel write it), whatever its own name, and it is at the host's
+/// version ([`same_version`]: what the host's extras will ask pip for);
+/// it must hold device code (`.kpack` archives) and no host binaries.
+pub(crate) fn device_wheel(path: &Path, name: &str, version: &str) -> Result<DeviceWheel> {
     let shown = path.display();
-    let mut wheel =
-        WheelReader::open(path).with_context(|| format!("{shown} is not a valid wheel"))?;
-    let text = wheel.read_text(&dist_info_path(wheel.dist(), "METADATA"))?;
-    let (device, device_version) = wheel_identity(wheel.file_name(), wheel.dist(), &text)
-        .with_context(|| format!("{shown} is not a valid wheel"))?;
-    let bundle = device_bundle((name, version), (&device, &device_version))
-        .with_context(|| shown.to_string())?;
-    let pins_host = Headers::parse("METADATA", &text)
-        .get_all("Requires-Dist")
-        .any(|r| pins(r, name, version));
-    if !pins_host {
+    let wheel =
+        kpack::wheel::read_devices(std::slice::from_ref(&path.to_path_buf()), "device-extras")
+            .with_context(|| format!("{shown} is not a valid device wheel"))?
+            .remove(0);
+    if !wheel.requires_dist.iter().any(|r| pins(r, name, version)) {
         bail!(
             "{shown} does not require {name}=={version}: a device wheel pins its host \
              (rocm_wheel writes it with --//:hip_device_code=kpack)"
         );
     }
-    Ok((bundle, device))
+    if !same_version(&wheel.version, version) {
+        bail!(
+            "{shown} is {} {}, but the host {name} is {version}: device wheels are at the \
+             host's exact version; give the device wheels built with this host",
+            wheel.name,
+            wheel.version
+        );
+    }
+    let targets = wheel.targets();
+    if targets.is_empty() {
+        bail!("{shown} holds no .kpack archive, so it serves no GPU target: give the host's device wheels");
+    }
+    Ok(DeviceWheel {
+        name: wheel.name,
+        path: path.to_path_buf(),
+        targets,
+    })
 }
 
-/// Whether requirement `r` is `name==version` with no marker (the version
-/// compared as [`device_bundle`] compares it).
+/// Whether requirement `r` is `name==version` with no marker (versions
+/// compared by PEP 440 equality).
 fn pins(r: &str, name: &str, version: &str) -> bool {
-    let spec: String = r.chars().filter(|c| !c.is_whitespace()).collect();
-    if spec.contains(';') {
-        return false;
-    }
-    let Some((n, v)) = spec.split_once("==") else {
-        return false;
-    };
-    canonical_name(n) == canonical_name(name) && same_version(v, version)
+    wheel_format::exact_pin(r).is_some_and(|(n, v, marker)| {
+        marker.is_empty() && canonical_name(&n) == canonical_name(name) && same_version(&v, version)
+    })
 }
 
 /// PEP 685's comparison form of an extra name.
@@ -154,23 +212,24 @@ fn extra_key(extra: &str) -> String {
 }
 
 /// METADATA `text` with `Provides-Extra` and `Requires-Dist` lines for
-/// `bundles` (bundle -> device distribution) added at the end of its
-/// headers; the rest, the description included, as it was.
+/// `extras` (target -> device distributions) and `device-all` (every one
+/// of `devices`) added at the end of its headers; the rest, the
+/// description included, as it was.
 fn add_extras(
     text: &str,
     name: &str,
     version: &str,
-    bundles: &BTreeMap<String, (String, PathBuf)>,
+    extras: &[(String, Vec<String>)],
+    devices: &[DeviceWheel],
 ) -> Result<String> {
     let headers = Headers::parse("METADATA", text);
-    let mut new = Vec::new();
     let taken: Vec<String> = headers.get_all("Provides-Extra").map(extra_key).collect();
-    let mut all = Vec::new();
-    for (bundle, (device, _)) in bundles {
-        new.push((format!("device-{bundle}"), vec![device.clone()]));
-        all.push(device.clone());
-    }
-    new.push((ALL.to_string(), all));
+    let mut all: Vec<String> = devices.iter().map(|d| d.name.clone()).collect();
+    all.sort_by_key(|n| canonical_name(n));
+    let new: Vec<(String, Vec<String>)> = (extras.iter())
+        .map(|(t, d)| (format!("device-{t}"), d.clone()))
+        .chain([(ALL.to_string(), all)])
+        .collect();
     let mut lines = String::new();
     for (extra, _) in &new {
         if taken.contains(&extra_key(extra)) {
@@ -222,21 +281,23 @@ fn header_end(text: &str) -> usize {
 mod tests {
     use super::*;
 
-    fn bundles(list: &[(&str, &str)]) -> BTreeMap<String, (String, PathBuf)> {
-        (list.iter())
-            .map(|(b, d)| (b.to_string(), (d.to_string(), PathBuf::new())))
-            .collect()
+    fn device(name: &str, targets: &[&str]) -> DeviceWheel {
+        DeviceWheel {
+            name: name.to_string(),
+            path: PathBuf::new(),
+            targets: targets.iter().map(|t| t.to_string()).collect(),
+        }
     }
 
     #[test]
     fn extras_go_before_the_description() {
         let m = "Metadata-Version: 2.4\nName: jax-rocm7-plugin\nVersion: 0.10.2\n\
                  Requires-Dist: jax-rocm7-pjrt==0.10.2\n\nRequires-Dist: in the body\n";
-        let b = bundles(&[
-            ("gfx1200", "jax-rocm7-plugin-device-gfx1200"),
-            ("gfx1201", "jax-rocm7-plugin-device-gfx1201"),
-        ]);
-        let out = add_extras(m, "jax-rocm7-plugin", "0.10.2", &b).unwrap();
+        let d = [
+            device("jax-rocm7-plugin-device-gfx1201", &["gfx1201"]),
+            device("jax-rocm7-plugin-device-gfx1200", &["gfx1200"]),
+        ];
+        let out = add_extras(m, "jax-rocm7-plugin", "0.10.2", &target_extras(&d), &d).unwrap();
         assert_eq!(
             out,
             "Metadata-Version: 2.4\nName: jax-rocm7-plugin\nVersion: 0.10.2\n\
@@ -249,24 +310,52 @@ mod tests {
              Requires-Dist: jax-rocm7-plugin-device-gfx1201==0.10.2; extra == \"device-all\"\n\
              \nRequires-Dist: in the body\n"
         );
-        // No body and no final newline.
-        let out = add_extras(
-            "Name: x\nVersion: 1",
-            "x",
-            "1",
-            &bundles(&[("gfx12", "x-device-gfx12")]),
+        // No body and no final newline; a family wheel gives each of its
+        // targets an extra.
+        let d = [device("x-device-gfx12", &["gfx1200", "gfx1201"])];
+        let out = add_extras("Name: x\nVersion: 1", "x", "1", &target_extras(&d), &d);
+        assert!(out.unwrap().starts_with(
+            "Name: x\nVersion: 1\nProvides-Extra: device-gfx1200\n\
+             Provides-Extra: device-gfx1201\nProvides-Extra: device-all\n\
+             Requires-Dist: x-device-gfx12==1; extra == \"device-gfx1200\"\n"
+        ));
+    }
+
+    #[test]
+    fn an_extra_per_target_whatever_wheel_holds_it() {
+        // AMD's shapes: a chain (the target wheel and its family's), xnack
+        // variants in the bare target's wheel, a generic code object.
+        let d = [
+            device("amd-torch-device-gfx1201", &["gfx1201"]),
+            device("amd-torch-device-gfx12", &["gfx1200", "gfx1201"]),
+            device(
+                "amd-torch-device-gfx942",
+                &["gfx942", "gfx942:xnack+", "gfx942:xnack-"],
+            ),
+            device("amd-torch-device-gfx11", &["gfx11-generic"]),
+        ];
+        let got = target_extras(&d);
+        let get = |t: &str| got.iter().find(|(x, _)| x == t).map(|(_, d)| d.clone());
+        assert_eq!(
+            get("gfx1201").unwrap(),
+            ["amd-torch-device-gfx12", "amd-torch-device-gfx1201"]
         );
-        assert!(out
-            .unwrap()
-            .starts_with("Name: x\nVersion: 1\nProvides-Extra: device-gfx12\n"));
+        assert_eq!(get("gfx1200").unwrap(), ["amd-torch-device-gfx12"]);
+        assert_eq!(get("gfx942").unwrap(), ["amd-torch-device-gfx942"]);
+        assert_eq!(get("gfx1151").unwrap(), ["amd-torch-device-gfx11"]);
+        assert!(get("gfx942:xnack+").is_none() && get("gfx11-generic").is_none());
+        let order: Vec<&str> = got.iter().map(|(t, _)| t.as_str()).collect();
+        assert_eq!(order[..2], ["gfx942", "gfx1100"]);
     }
 
     #[test]
     fn an_extra_is_added_once() {
-        let b = bundles(&[("gfx1201", "x-device-gfx1201")]);
+        let d = [device("x-device-gfx1201", &["gfx1201"])];
         for taken in ["device-gfx1201", "Device_GFX1201", "device-all"] {
             let m = format!("Name: x\nVersion: 1\nProvides-Extra: {taken}\n");
-            let e = add_extras(&m, "x", "1", &b).unwrap_err().to_string();
+            let e = add_extras(&m, "x", "1", &target_extras(&d), &d)
+                .unwrap_err()
+                .to_string();
             assert!(e.contains("x already has an extra"), "{e}");
         }
     }

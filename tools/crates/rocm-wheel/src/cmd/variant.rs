@@ -23,7 +23,7 @@ use wheel_format::{
 };
 use wheel_rewrite::{Source, WheelRewriter};
 
-use super::device_extras::{device_wheel, host_file, host_metadata, insert_headers, HostMetadata};
+use super::device_extras::{device_wheels, host_file, host_metadata, insert_headers, HostMetadata};
 use metadata::{Properties, VariantInfo};
 
 /// rocm-bootstrap's variant provider: its namespace and feature, the
@@ -147,26 +147,17 @@ fn device_targets(
     version: &str,
 ) -> Result<BTreeMap<String, String>> {
     let mut targets: BTreeMap<String, (String, PathBuf)> = BTreeMap::new();
-    for path in paths {
-        let (_, device) = device_wheel(path, name, version)?;
-        let read = kpack::wheel::read_devices(std::slice::from_ref(path), "variant")?;
-        let served = read.first().map(|w| w.targets()).unwrap_or_default();
-        if served.is_empty() {
-            bail!(
-                "{}: holds no kpack archive, so it serves no target",
-                path.display()
-            );
-        }
-        for target in served {
-            check_value(&target, path)?;
-            if let Some((_, other)) = targets.get(&target) {
+    for device in device_wheels(paths, name, version)? {
+        for target in &device.targets {
+            check_value(target, &device.path)?;
+            if let Some((_, other)) = targets.get(target) {
                 bail!(
                     "{} and {} both serve {target}: give one device wheel per target",
                     other.display(),
-                    path.display()
+                    device.path.display()
                 );
             }
-            targets.insert(target, (device.clone(), path.clone()));
+            targets.insert(target.clone(), (device.name.clone(), device.path.clone()));
         }
     }
     Ok(targets.into_iter().map(|(t, (d, _))| (t, d)).collect())

@@ -67,6 +67,59 @@ pub(crate) fn wheel_with(
     dir.join(name)
 }
 
+/// A kpack archive serving `targets` (one dummy kernel each) at `out`.
+pub(crate) fn archive(dir: &Path, targets: &[&str], out: &Path) {
+    std::fs::write(
+        dir.join("k.co"),
+        b"a code object, as far as the TOC is concerned",
+    )
+    .unwrap();
+    let mut argv = vec![
+        "kpack",
+        "archive",
+        "--group",
+        "demo_plugin",
+        "--family",
+        targets[0],
+    ];
+    for t in targets {
+        argv.extend(["--target", t]);
+    }
+    let kernels: Vec<String> = targets
+        .iter()
+        .map(|t| format!("demo/k.hip#0@{t}=k.co"))
+        .collect();
+    for k in &kernels {
+        argv.extend(["--kernel", k.as_str()]);
+    }
+    let out = out.display().to_string();
+    argv.extend(["--compression", "none", "--output", out.as_str()]);
+    rw(dir, &argv).success();
+}
+
+/// A device wheel `name` `version` requiring `requires`, one archive per
+/// target of `targets` in `demo_plugin/.kpack/`, in `dir`.
+pub(crate) fn device_wheel(
+    dir: &Path,
+    name: &str,
+    version: &str,
+    requires: &[&str],
+    targets: &[&str],
+) -> PathBuf {
+    // The archives apart: `dir` may be a folder to index (wheels only).
+    let scratch = tempdir();
+    let mut files = Vec::new();
+    for t in targets {
+        let a = scratch.path().join(format!("{t}.kpack"));
+        archive(scratch.path(), &[t], &a);
+        files.push((format!("demo_plugin/.kpack/{t}.kpack"), a));
+    }
+    let files: Vec<(&str, &Path)> = (files.iter())
+        .map(|(p, a)| (p.as_str(), a.as_path()))
+        .collect();
+    wheel_with(dir, name, version, "py3-none-any", requires, &files)
+}
+
 /// A kpack build's set as the rules write it (host `Demo.Plugin`, device
 /// wheels for gfx1200 and gfx1201 pinning it and TheRock's SDK device
 /// package), the host given its extras, in `dir/dist`; stand-ins for the
@@ -81,11 +134,12 @@ fn split_set(dir: &Path) -> PathBuf {
             format!("rocm-sdk-device-{gfx}==7.2.4"),
         ];
         let pins: Vec<&str> = pins.iter().map(String::as_str).collect();
-        devices.push(wheel(
+        devices.push(device_wheel(
             &dist,
             &format!("Demo.Plugin-device-{gfx}"),
             "1.0",
             &pins,
+            &[gfx],
         ));
         wheel(&sdk, &format!("rocm-sdk-device-{gfx}"), "7.2.4", &[]);
     }
@@ -296,19 +350,26 @@ pub(crate) fn device_extras(dir: &Path, host: &Path, out: &str, devices: &[&Path
     rw(dir, &argv)
 }
 
+/// Long because: one refusal after another, each a few lines.
 #[test]
 fn device_extras_refusals() {
     let d = tempdir();
     let p = d.path();
     let host = wheel(&p.join("h"), "demo", "1.0", &[]);
-    let good = wheel(&p.join("g"), "demo-device-gfx1201", "1.0", &["demo==1.0"]);
+    let good = device_wheel(
+        &p.join("g"),
+        "demo-device-gfx1201",
+        "1.0",
+        &["demo==1.0"],
+        &["gfx1201"],
+    );
     let out = "out/demo-1.0-py3-none-any.whl";
     let cases: &[(&str, &str, &str, &str)] = &[
         (
             "other-device-gfx1201",
             "1.0",
             "other==1.0",
-            "is not a device wheel of demo",
+            "does not require demo==1.0",
         ),
         (
             "demo-device-gfx1200",
@@ -325,26 +386,56 @@ fn device_extras_refusals() {
         (
             "demo-device-gfx1200",
             "0.9",
-            "demo==0.9",
-            "version 0.9, but the host demo is 1.0",
+            "demo==1.0",
+            "is demo-device-gfx1200 0.9, but the host demo is 1.0",
         ),
     ];
     for (i, (dist, version, pin, needle)) in cases.iter().enumerate() {
-        let bad = wheel(&p.join(format!("b{i}")), dist, version, &[*pin]);
+        let bad = device_wheel(
+            &p.join(format!("b{i}")),
+            dist,
+            version,
+            &[*pin],
+            &["gfx1200"],
+        );
         device_extras(p, &host, out, &[&bad]).fails(1, needle);
     }
-    device_extras(p, &host, out, &[&good, &good])
-        .fails(1, "are both the device-gfx1201 wheel of demo");
+    // A wheel pinning the host but holding no device code.
+    let empty = wheel(&p.join("e"), "demo-device-gfx1200", "1.0", &["demo==1.0"]);
+    device_extras(p, &host, out, &[&empty]).fails(1, "holds no .kpack archive");
+    device_extras(p, &host, out, &[&good, &good]).fails(
+        1,
+        "are both demo-device-gfx1201: give each device wheel of demo once",
+    );
     device_extras(p, &host, "out/x.whl", &[&good])
         .fails(1, "the output must be named as the host wheel");
     assert!(!p.join("out").exists());
+    // Any name pinning the host is its device wheel (AMD's prefixes:
+    // amd-<host>-device-*), its targets the extras.
+    std::fs::create_dir(p.join("amd")).unwrap();
+    let amd = device_wheel(
+        &p.join("a"),
+        "amd-demo-device-gfx12",
+        "1.0",
+        &["demo == 1.0"],
+        &["gfx1200", "gfx1201"],
+    );
+    let out_amd = device_extras(p, &host, "amd/demo-1.0-py3-none-any.whl", &[&amd]).success();
+    assert!(
+        out_amd
+            .stdout
+            .contains("extras device-gfx1200, device-gfx1201, device-all"),
+        "{}",
+        out_amd.stdout
+    );
     // The host's version spelled with a zero more is the host's version
     // (PEP 440, as pip compares the pins), as `check` and `thin` judge it.
-    let padded = wheel(
+    let padded = device_wheel(
         &p.join("p"),
         "demo-device-gfx1200",
         "1.0.0",
         &["demo==1.0.0"],
+        &["gfx1200"],
     );
     std::fs::create_dir(p.join("padded")).unwrap();
     device_extras(p, &host, "padded/demo-1.0-py3-none-any.whl", &[&padded]).success();

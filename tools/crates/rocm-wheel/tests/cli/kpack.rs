@@ -21,6 +21,17 @@ fn device_name(bundle: &str) -> String {
 
 /// A wheel of `files` (archive path, file in `dir`) named `name`.
 fn wheel(dir: &Path, distribution: &str, files: &[(&str, &str)], out: &str) -> PathBuf {
+    wheel_requiring(dir, distribution, files, out, &[])
+}
+
+/// [`wheel`] requiring `requires`.
+fn wheel_requiring(
+    dir: &Path,
+    distribution: &str,
+    files: &[(&str, &str)],
+    out: &str,
+    requires: &[&str],
+) -> PathBuf {
     let files: Vec<_> = files
         .iter()
         .map(|(path, src)| json!({"path": path, "src": src}))
@@ -28,11 +39,22 @@ fn wheel(dir: &Path, distribution: &str, files: &[(&str, &str)], out: &str) -> P
     let m = json!({
         "distribution": distribution, "version": "1.0",
         "tags": ["py3-none-manylinux_2_17_x86_64"], "files": files,
+        "metadata": {"requires_dist": requires, "provides_extra": extras(requires)},
     });
     let manifest = format!("{out}.json");
     std::fs::write(dir.join(&manifest), m.to_string()).unwrap();
     rw(dir, &["build", "--manifest", &manifest, "--output", out]).success();
     dir.join(out)
+}
+
+/// The extras `requires` name (`extra == "x"`).
+fn extras(requires: &[&str]) -> Vec<String> {
+    let mut out: Vec<String> = (requires.iter())
+        .filter_map(|r| r.split("extra == \"").nth(1))
+        .map(|e| e.trim_end_matches('"').to_string())
+        .collect();
+    out.dedup();
+    out
 }
 
 /// A build-tree search path, as Bazel links leave them: `repair` drops it.
@@ -67,7 +89,14 @@ fn host_wheel(dir: &Path) -> PathBuf {
     )
     .success();
     kpack_host_so(dir, "k.kpackref", "k.hipk", BUILD_TREE_RUNPATH, "libk.so");
-    wheel(dir, "demo", &[("demo/libk.so", "libk.so")], HOST)
+    // Its device extras, as `device-extras` writes them: what makes the
+    // device wheels its own.
+    let requires = [
+        "demo-device-gfx1200==1.0; extra == \"device-gfx1200\"",
+        "demo-device-gfx1201==1.0; extra == \"device-gfx1201\"",
+        "demo-device-gfx12==1.0; extra == \"device-all\"",
+    ];
+    wheel_requiring(dir, "demo", &[("demo/libk.so", "libk.so")], HOST, &requires)
 }
 
 /// An archive per target holding `key` (real gfx1200/gfx1201 code

@@ -96,8 +96,14 @@ fn host_wheel(dir: &Path, wrappers: usize, marker: &[u8], copies: usize) -> Path
         "k.s",
     ]));
     let so = std::fs::read(dir.join("libk.so")).unwrap();
-    make_wheel(dir, HOST, false, &[("demo/libk.so", so)])
+    make_wheel_requiring(dir, HOST, false, &[("demo/libk.so", so)], HOST_REQUIRES)
 }
+
+/// The host's device extras: what makes a device wheel its own.
+const HOST_REQUIRES: &[&str] = &[
+    "demo-device-gfx1201==1.0; extra == \"device-gfx1201\"",
+    "demo-device-gfx12==1.0; extra == \"device-all\"",
+];
 
 /// A `none` archive serving `targets` (the first holds [`KERNEL`] as
 /// `KERNEL_NAME#0`; the others name the same stored kernel under other
@@ -259,7 +265,7 @@ fn sets_that_collide_or_are_foreign_are_refused_whole() {
     let twin = format!("b/{DEV}");
     for (devices, needle) in [
         (vec![foreign], "not a device wheel of demo"),
-        (vec![old], "version 0.9, but the host demo is 1.0"),
+        (vec![old], "is not the device wheel demo 1.0 requires"),
         (vec![DEV, twin.as_str()], "have one file name"),
         (vec![DEV, family], "both install demo/.kpack/gfx1201.kpack"),
     ] {
@@ -348,7 +354,7 @@ fn a_load_past_the_end_of_the_file_is_a_clear_error() {
     bounded_ok(dir, &["check", HOST, "--device-wheel", DEV]);
     let mut so = std::fs::read(dir.join("libk.so")).unwrap();
     first_load_past_the_end(&mut so);
-    make_wheel(dir, HOST, false, &[("demo/libk.so", so)]);
+    make_wheel_requiring(dir, HOST, false, &[("demo/libk.so", so)], HOST_REQUIRES);
     bounded_refusal(
         dir,
         &["check", HOST, "--device-wheel", DEV],

@@ -4,68 +4,24 @@
 //! plain host; the refusals leave no output. variantlib itself judges the
 //! real build's variant wheels (tests/host/kpack/variants_test.sh).
 
-use crate::index::{device_extras, pip_report, wheel, wheel_with};
+use crate::index::{device_extras, device_wheel, pip_report, wheel, wheel_with};
 use crate::*;
 use serde_json::{json, Value};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
 const HOST: &str = "demo_plugin-1.0-py3-none-any.whl";
-const PLATFORM: &str = "py3-none-any";
-
-/// A kpack archive serving `targets` (one dummy kernel each) at `out`.
-fn archive(dir: &Path, targets: &[&str], out: &Path) {
-    std::fs::write(
-        dir.join("k.co"),
-        b"a code object, as far as the TOC is concerned",
-    )
-    .unwrap();
-    let mut argv = vec![
-        "kpack",
-        "archive",
-        "--group",
-        "demo_plugin",
-        "--family",
-        targets[0],
-    ];
-    for t in targets {
-        argv.extend(["--target", t]);
-    }
-    let kernels: Vec<String> = targets
-        .iter()
-        .map(|t| format!("demo/k.hip#0@{t}=k.co"))
-        .collect();
-    for k in &kernels {
-        argv.extend(["--kernel", k.as_str()]);
-    }
-    let out = out.display().to_string();
-    argv.extend(["--compression", "none", "--output", out.as_str()]);
-    rw(dir, &argv).success();
-}
 
 /// The device wheel `Demo.Plugin-device-<bundle>` 1.0 pinning the host,
 /// one archive per target of `targets`, in `dir`.
 fn device(dir: &Path, host: &str, bundle: &str, targets: &[&str]) -> PathBuf {
-    // The archives apart: `dir` may be a folder to index (wheels only).
-    let scratch = tempdir();
-    let mut files = Vec::new();
-    for t in targets {
-        let a = scratch.path().join(format!("{t}.kpack"));
-        archive(scratch.path(), &[t], &a);
-        files.push((format!("demo_plugin/.kpack/{t}.kpack"), a));
-    }
-    let files: Vec<(&str, &Path)> = files
-        .iter()
-        .map(|(p, a)| (p.as_str(), a.as_path()))
-        .collect();
     let pin = format!("{host}==1.0");
-    wheel_with(
+    device_wheel(
         dir,
         &format!("{host}-device-{bundle}"),
         "1.0",
-        PLATFORM,
         &[&pin],
-        &files,
+        targets,
     )
 }
 
@@ -271,7 +227,7 @@ fn variant_refusals_leave_no_output() {
         out,
         "rocm",
         &[&other],
-        "is not a device wheel of Demo.Plugin",
+        "does not require Demo.Plugin==1.0",
     );
     refused(
         &host,
