@@ -31,7 +31,7 @@ DISK_CACHE_FLAGS ?= --disk_cache=$(DISK_CACHE) --experimental_disk_cache_gc_max_
 # WORKSPACE macros (register_toolchains) take no name.
 BUILDIFIER_WARNINGS ?= -warnings=-function-docstring-args,-function-docstring-return,-unnamed-macro
 
-.PHONY: setup wheels tool-wheels kpack-dists test rust-test crates-test fuzz-smoke real-wheel-test bazel-test workspace-test e2e e2e-clean-builds e2e-rest dist-test import-test jax-test kpack-test setup-test lint bazel-lane host-lane
+.PHONY: setup wheels tool-wheels kpack-dists test rust-test crates-test fuzz-smoke real-wheel-test bazel-test workspace-test e2e e2e-clean-builds e2e-rest pip-sdk-test dist-test import-test jax-test kpack-test setup-test lint bazel-lane host-lane
 ifdef LANE
 # Inside the lanes `make test` runs side by side: made already by the make
 # that started them, so that no lane runs setup beside another or waits on
@@ -94,13 +94,18 @@ workspace-test: setup
 # Tests that drive bazel themselves (aquery, execution logs, clean builds).
 E2E_RUN = $(BUILDROOT) env RULES_ROCM_DISK_CACHE=$(DISK_CACHE) RULES_ROCM_DISK_CACHE_MAX=$(DISK_CACHE_MAX) tests/e2e/run_all.sh
 CLEAN_BUILDS_TEST = tests/e2e/clean_builds_test.sh
+PIP_SDK_TEST = tests/e2e/pip_sdk_test.sh
 e2e: setup
 	$(E2E_RUN)
-# The same in two parts for `make test`: the clean builds, then the rest.
+# The same in three parts for `make test`: the clean builds, the pip SDK
+# (a small build, in the lane whose Bazel server is free after
+# `bazel test //...`), then the rest.
 e2e-clean-builds: setup
 	$(E2E_RUN) $(CLEAN_BUILDS_TEST)
+pip-sdk-test: setup
+	$(E2E_RUN) $(PIP_SDK_TEST)
 e2e-rest: setup
-	$(E2E_RUN) $(filter-out $(CLEAN_BUILDS_TEST),$(wildcard tests/e2e/*_test.sh))
+	$(E2E_RUN) $(filter-out $(CLEAN_BUILDS_TEST) $(PIP_SDK_TEST),$(wildcard tests/e2e/*_test.sh))
 
 # What `make wheels` leaves in dist/ (the README's main job), and that a
 # second setup changes nothing.
@@ -137,14 +142,15 @@ lint: setup
 
 # The lanes of `make test`. Beside the e2e tests after the clean builds: the
 # crates' tests, then the short fuzz run on one core. Then Bazel's own tests,
-# WORKSPACE mode and dist-test (it asks Bazel for the tool's path) beside the
+# WORKSPACE mode, dist-test (it asks Bazel for the tool's path) and the pip
+# SDK's small build beside the
 # tests of what the builds left in dist/ (pip installs, PyPI downloads,
 # Python), which need the Bazel server only for real-wheel-test's tool path,
 # last.
 crates-test: rust-test
 	$(MAKE) fuzz-smoke FUZZ_JOBS=1 LANE=1
 bazel-lane:
-	$(MAKE) bazel-test workspace-test dist-test LANE=1
+	$(MAKE) bazel-test workspace-test dist-test pip-sdk-test LANE=1
 host-lane:
 	$(MAKE) import-test jax-test kpack-test real-wheel-test LANE=1
 

@@ -25,7 +25,7 @@ XLA's and JAX's BUILD files name `@local_config_rocm`; the extension's
 """
 
 load("//rules/private/data:rocm_wheel_release.bzl", "ROCM_WHEEL_RELEASE")
-load("//rules/private/repositories:hip_repository.bzl", "rocm_archive_toolkit_repository", "rocm_hip_repository", "rocm_path_toolkit_repository")
+load("//rules/private/repositories:hip_repository.bzl", "rocm_archive_toolkit_repository", "rocm_hip_repository", "rocm_path_toolkit_repository", "rocm_pip_sdk_toolkit_repository")
 load("//rules/private/repositories:local_config_rocm_repository.bzl", "local_config_rocm_repository")
 load("//rules/private/repositories:python_versions_repository.bzl", "rocm_python_versions_repository")
 load("//rules/private/repositories:rocm_wheel_prebuilt_repository.bzl", "PREBUILT_TOOL_TAG", "declare_prebuilt_tool")
@@ -62,7 +62,7 @@ def _rules_rocm_impl(module_ctx):
     versions, declared_in = _python_versions(module_ctx)
     rocm_python_versions_repository(name = "rocm_python", versions = versions, declared_in = declared_in)
     rocm_hip_repository(name = "rocm_hip")
-    declared = declare_toolkits(root_toolkits, other_toolkits, rocm_archive_toolkit_repository, rocm_path_toolkit_repository)
+    declared = declare_toolkits(root_toolkits, other_toolkits, rocm_archive_toolkit_repository, rocm_path_toolkit_repository, rocm_pip_sdk_toolkit_repository)
     toolkits = dict(declared.toolkits)
     toolkits[LOCAL_TOOLKIT] = "rocm_hip"
     rocm_toolkits_repository(name = "rocm_toolkits", toolkits = toolkits, default = declared.default)

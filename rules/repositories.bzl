@@ -17,7 +17,7 @@ $ROCM_WHEEL); bzlmod builds it with rules_rust instead.
 """
 
 load("//rules/private/data:debian11_packages.bzl", "DEBIAN11_DEBS", "DEBIAN11_GLIBC_FLOOR", "DEBIAN11_SYSROOT")
-load("//rules/private/repositories:hip_repository.bzl", "rocm_archive_toolkit_repository", "rocm_hip_repository", "rocm_path_toolkit_repository")
+load("//rules/private/repositories:hip_repository.bzl", "rocm_archive_toolkit_repository", "rocm_hip_repository", "rocm_path_toolkit_repository", "rocm_pip_sdk_toolkit_repository")
 load("//rules/private/repositories:local_config_rocm_repository.bzl", "local_config_rocm_repository")
 load("//rules/private/repositories:python_versions_repository.bzl", "rocm_python_versions_repository")
 load("//rules/private/repositories:rocm_wheel_prebuilt_repository.bzl", "rocm_wheel_prebuilt_repository")
@@ -26,13 +26,15 @@ load("//rules/private/repositories:sysroot_repository.bzl", _rocm_sysroot_reposi
 load("//rules/private/repositories:toolkit_hub.bzl", "LOCAL_TOOLKIT", "rocm_toolkits_repository")
 load("//rules/private/util:python_versions.bzl", "DEFAULT_PYTHON_VERSIONS", "check_python_versions")
 
-def rocm_toolkit_repository(name, urls = [], sha256 = "", strip_prefix = "", path = "", clang = "", sdk_version = "", **kwargs):
+def rocm_toolkit_repository(name, urls = [], sha256 = "", strip_prefix = "", path = "", clang = "", sdk_version = "", wheels = {}, **kwargs):
     """A ROCm toolkit: a HIP toolchain and the ROCm libraries of one ROCm.
 
     Exactly one of `urls` (an archive, downloaded and checked against
     `sha256`: a TheRock `therock-dist-linux-<family>-<version>.tar.gz`, an
-    /opt/rocm tree packed by you) and `path` (a ROCm installed on every
-    machine that builds). Layouts: TheRock (lib/llvm/bin, lib/llvm/amdgcn/
+    /opt/rocm tree packed by you), `path` (a ROCm installed on every
+    machine that builds) and `wheels` (TheRock's pip SDK: rocm-sdk-core,
+    rocm-sdk-libraries[-<family>] and rocm-sdk-devel, whose _devel.tar holds
+    the platform tree). Layouts: TheRock (lib/llvm/bin, lib/llvm/amdgcn/
     bitcode), /opt/rocm (llvm/bin, amdgcn/bitcode), Debian's /usr
     (lib/llvm-<N>/bin, the device libraries in clang's resource directory).
     The ROCm version is read from the tree (rocm-core's rocm_version.h,
@@ -51,12 +53,15 @@ def rocm_toolkit_repository(name, urls = [], sha256 = "", strip_prefix = "", pat
       clang: an explicit clang++ (default: found in the toolkit).
       sdk_version: the exact TheRock SDK release the toolkit is, which kpack
         device wheels pin (default: a TheRock tarball's, from its file name;
-        none for a path).
+        none for a path; the wheels' version for a pip SDK).
+      wheels: {sha256: [urls]} of TheRock's pip SDK wheels.
       **kwargs: passed to the repository rule.
     """
-    if bool(urls) == bool(path):
-        fail("rocm_toolkit_repository(name = \"{}\") needs exactly one of urls (with sha256) and path".format(name))
-    if urls:
+    if len([k for k in (urls, path, wheels) if k]) != 1:
+        fail("rocm_toolkit_repository(name = \"{}\") needs exactly one of urls (with sha256), path and wheels".format(name))
+    if wheels:
+        rocm_pip_sdk_toolkit_repository(name = name, toolkit = name, wheels = wheels, clang = clang, sdk_version = sdk_version, **kwargs)
+    elif urls:
         rocm_archive_toolkit_repository(name = name, toolkit = name, urls = urls, sha256 = sha256, strip_prefix = strip_prefix, clang = clang, sdk_version = sdk_version, **kwargs)
     else:
         rocm_path_toolkit_repository(name = name, toolkit = name, path = path, clang = clang, sdk_version = sdk_version, **kwargs)

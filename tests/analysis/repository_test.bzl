@@ -119,7 +119,7 @@ _library_version_test = unittest.make(_library_version_test_impl)
 
 def _sdk_version_test_impl(ctx):
     env = unittest.begin(ctx)
-    for good in ("7.13.0", "7.13.0a20261201", "7.10.0rc2", "7.13.0.dev20261201", "10.1.0b1"):
+    for good in ("7.13.0", "7.13.0a20261201", "7.10.0rc2", "7.13.0.dev20261201", "10.1.0b1", "7.10.0.dev0+1a2b3c", "10.1.0a20260811+bkc.20260814"):
         asserts.equals(env, "", sdk_version_problem(good), good)
     for bad, needle in {
         "": "empty",
@@ -127,7 +127,7 @@ def _sdk_version_test_impl(ctx):
         "7.13.0a": "'a' must be followed by digits",
         "7.13.0-1": "not major.minor.patch",
         "v7.13.0": "not major.minor.patch",
-        "7.13.0+rocm": "not major.minor.patch",
+        "7.13.0+ro-cm": "not a local version label",
     }.items():
         asserts.true(env, needle in sdk_version_problem(bad), "{}: {}".format(bad, sdk_version_problem(bad)))
 

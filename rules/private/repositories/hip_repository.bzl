@@ -274,6 +274,71 @@ def _sdk_version(a, default):
         fail("ROCm toolkit {}: sdk_version = \"{}\" is not a TheRock SDK release ({}); give it as the rocm-sdk packages spell it, e.g. 7.13.0a20261201".format(a.toolkit, a.sdk_version, problem))
     return a.sdk_version
 
+def _wheel_version(rctx, dist_info):
+    """The Version of the METADATA in the unpacked wheel's `dist_info` directory."""
+    for line in rctx.read(dist_info + "/METADATA").splitlines():
+        if line.startswith("Version:"):
+            return line[len("Version:"):].strip()
+    fail("{}/METADATA has no Version".format(dist_info))
+
+# The wheels TheRock's pip SDK is built from: rocm-sdk-libraries may be
+# the multi-arch package or a family's (rocm_sdk_libraries_gfx120x_all).
+_PIP_SDK_PARTS = {"rocm_sdk_core": "rocm-sdk-core", "rocm_sdk_libraries": "rocm-sdk-libraries[-<family>]", "rocm_sdk_devel": "rocm-sdk-devel"}
+
+def _rocm_pip_sdk_toolkit_impl(rctx):
+    a = rctx.attr
+    versions = {}
+    parts = {}
+    for sha256, urls in sorted(a.wheels.items()):
+        name = urls[0].rpartition("/")[2].partition("?")[0] if urls else ""
+        if not name.endswith(".whl") or name.count("-") < 4:
+            fail("ROCm toolkit {}: {} is not a wheel's URL (<name>-<version>-<tags>.whl); wheels = {{sha256: [urls]}} lists TheRock's rocm-sdk-* wheels".format(a.toolkit, urls[0] if urls else "(no URL for sha256 " + sha256 + ")"))
+        dist, version = name.split("-")[:2]
+        rctx.download_and_extract(url = urls, sha256 = sha256, type = "zip", output = "sdk")
+        versions[name] = _wheel_version(rctx, "sdk/{}-{}.dist-info".format(dist, version))
+        for part in _PIP_SDK_PARTS:
+            if dist == part or dist.startswith(part + "_"):
+                parts[part] = name
+    distinct = {v: n for n, v in versions.items()}
+    if len(distinct) != 1:
+        fail("ROCm toolkit {}: the pip SDK's wheels disagree on the version ({}): give the wheels of one SDK release".format(
+            a.toolkit,
+            ", ".join(["{} is {}".format(n, v) for n, v in sorted(versions.items())]),
+        ))
+    missing = [shown for part, shown in _PIP_SDK_PARTS.items() if part not in parts]
+    if missing:
+        fail("ROCm toolkit {}: the pip SDK lacks {} (wheels given: {}); TheRock's SDK is rocm-sdk-core, rocm-sdk-libraries[-<family>] and rocm-sdk-devel".format(
+            a.toolkit,
+            ", ".join(missing),
+            ", ".join(sorted(versions.keys())),
+        ))
+    version = versions.values()[0]
+
+    # The platform tree is rocm-sdk-devel's _devel.tar[.xz]: unpacked beside
+    # the other wheels' platform packages, its relative links reach them
+    # (rocm-sdk init does the same in site-packages).
+    tarball = None
+    for suffix in (".tar.xz", ".tar"):
+        if exists(rctx, "sdk/rocm_sdk_devel/_devel" + suffix):
+            tarball = "sdk/rocm_sdk_devel/_devel" + suffix
+            break
+    if not tarball:
+        fail("ROCm toolkit {}: {} has no rocm_sdk_devel/_devel.tar or _devel.tar.xz: not TheRock's devel wheel".format(a.toolkit, parts["rocm_sdk_devel"]))
+    rctx.extract(tarball, output = "sdk")
+    rctx.delete(tarball)
+    root = "sdk/_rocm_sdk_devel"
+
+    # XLA's link for the wheel layout: the device libraries under amdgcn/.
+    if exists(rctx, root + "/llvm/amdgcn") and not exists(rctx, root + "/amdgcn"):
+        rctx.symlink(root + "/llvm/amdgcn", root + "/amdgcn")
+    repo = rctx.path(".")
+    found = detect_rocm(rctx, str(rctx.path(root)), "TheRock pip SDK {} ({})".format(version, ", ".join(sorted(versions.keys()))))
+    if found.unavailable:
+        fail("ROCm toolkit {}: {}".format(a.toolkit, found.unavailable))
+    if sdk_version_problem(version):
+        fail("ROCm toolkit {}: the pip SDK's version {} is not a TheRock SDK release ({})".format(a.toolkit, version, sdk_version_problem(version)))
+    _write_toolkit(rctx, _relative(found, [str(repo), str(repo.realpath)]), in_repository = True, sdk_version = _sdk_version(a, version))
+
 _COMMON_ATTRS = {
     "clang": attr.string(doc = "Explicit clang++ (default: found in the toolkit)."),
     "sdk_version": attr.string(doc = "The exact TheRock SDK release the toolkit is (7.13.0a20261201), which device wheels pin; default: a TheRock tarball's, from its file name; none for a path."),
@@ -285,6 +350,15 @@ rocm_path_toolkit_repository = repository_rule(
     attrs = dict(_COMMON_ATTRS, path = attr.string(mandatory = True, doc = "The ROCm root.")),
     local = True,
     doc = "A toolkit from a ROCm installed at `path` (see rocm_toolkit_repository).",
+)
+
+rocm_pip_sdk_toolkit_repository = repository_rule(
+    implementation = _rocm_pip_sdk_toolkit_impl,
+    attrs = dict(
+        _COMMON_ATTRS,
+        wheels = attr.string_list_dict(mandatory = True, doc = "TheRock's pip SDK wheels: sha256 -> mirrors of one wheel (rocm-sdk-core, rocm-sdk-libraries[-<family>], rocm-sdk-devel)."),
+    ),
+    doc = "A toolkit from TheRock's pip SDK wheels, laid out as `rocm-sdk path --root` lays them out (see rocm_toolkit_repository).",
 )
 
 rocm_archive_toolkit_repository = repository_rule(

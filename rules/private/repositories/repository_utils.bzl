@@ -72,11 +72,17 @@ def sdk_version_problem(version):
     """Why `version` is not a TheRock SDK release as its packages are versioned, or "".
 
     Public releases (7.13.0) and pre-releases (7.13.0a20261201, 7.13.0rc1,
-    7.13.0.dev20261201), in PEP 440's normal form: the pin is compared
+    7.13.0.dev20261201), with a local label or not (7.10.0.dev0+<sha>), in
+    PEP 440's normal form: the pin is compared
     with the wheels' own versions, so it must be spelled as they are.
     """
     if not version:
         return "it is empty"
+
+    # A local label (TheRock's dev builds: 7.10.0.dev0+<sha>) is kept.
+    version, _, local = version.partition("+")
+    if "+" in local or (local and not local.replace(".", "").isalnum()):
+        return "'+{}' is not a local version label".format(local)
     release = version
     for mark in (".dev", "rc", "a", "b"):
         head, sep, number = release.partition(mark)

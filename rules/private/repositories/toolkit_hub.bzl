@@ -59,7 +59,7 @@ rocm_toolkits_repository = repository_rule(
     doc = "The hub of the declared ROCm toolkits: toolchains and library aliases selected by --@rules_rocm//rocm:toolkit.",
 )
 
-def declare_toolkits(root_module_toolkits, other_toolkits, declare_archive, declare_path):
+def declare_toolkits(root_module_toolkits, other_toolkits, declare_archive, declare_path, declare_pip_sdk):
     """Checks toolkit declarations and declares their repositories.
 
     Args:
@@ -67,6 +67,7 @@ def declare_toolkits(root_module_toolkits, other_toolkits, declare_archive, decl
       other_toolkits: other modules' toolkit tags.
       declare_archive: rocm_archive_toolkit_repository.
       declare_path: rocm_path_toolkit_repository.
+      declare_pip_sdk: rocm_pip_sdk_toolkit_repository.
 
     Returns:
       struct(toolkits = {name: repository name}, default = name).
@@ -80,10 +81,12 @@ def declare_toolkits(root_module_toolkits, other_toolkits, declare_archive, decl
             fail("rocm.toolkit(name = \"local\"): `local` is the ROCm found on the building machine ($ROCM_PATH, /opt/rocm, /usr); give the toolkit another name")
         if name in toolkits:
             fail("rocm.toolkit(name = \"{}\") is declared twice".format(name))
-        if bool(tag.urls) == bool(tag.path):
-            fail("rocm.toolkit(name = \"{}\") needs exactly one of urls (an archive, with sha256) and path (an installed ROCm)".format(name))
+        if len([k for k in (tag.urls, tag.path, tag.wheels) if k]) != 1:
+            fail("rocm.toolkit(name = \"{}\") needs exactly one of urls (an archive, with sha256), path (an installed ROCm) and wheels (TheRock's pip SDK: {{sha256: [urls]}})".format(name))
         repo = "rocm_toolkit_" + name
-        if tag.urls:
+        if tag.wheels:
+            declare_pip_sdk(name = repo, toolkit = name, wheels = tag.wheels, clang = tag.clang, sdk_version = tag.sdk_version)
+        elif tag.urls:
             declare_archive(name = repo, toolkit = name, urls = tag.urls, sha256 = tag.sha256, strip_prefix = tag.strip_prefix, clang = tag.clang, sdk_version = tag.sdk_version)
         else:
             declare_path(name = repo, toolkit = name, path = tag.path, clang = tag.clang, sdk_version = tag.sdk_version)
@@ -97,16 +100,18 @@ def declare_toolkits(root_module_toolkits, other_toolkits, declare_archive, decl
     return struct(toolkits = toolkits, default = default)
 
 TOOLKIT_TAG = tag_class(
-    doc = "A ROCm toolkit, selectable with --@rules_rocm//rocm:toolkit=<name>. Exactly one of `urls` (an archive pinned by sha256, e.g. a TheRock tarball) and `path` (an installed ROCm).",
+    doc = "A ROCm toolkit, selectable with --@rules_rocm//rocm:toolkit=<name>. Exactly one of `urls` (an archive pinned by sha256, e.g. a TheRock tarball), `path` (an installed ROCm) and `wheels` (TheRock's pip SDK).",
     attrs = {
         "clang": attr.string(doc = "Explicit clang++ (default: found in the toolkit: lib/llvm/bin, llvm/bin, lib/llvm-<N>/bin)."),
         "default": attr.bool(doc = "Use this toolkit when the flag is not given (root module only; otherwise `local`)."),
         "name": attr.string(mandatory = True, doc = "The toolkit's name (the flag's value)."),
         "path": attr.string(doc = "An installed ROCm's root: /opt/rocm, /usr, a TheRock tree."),
         "sdk_version": attr.string(doc = "The exact TheRock SDK release this ROCm is (7.13.0a20261201): kpack device wheels pin rocm-sdk-device-<target>==it. " +
-                                         "Default: a TheRock tarball's release from its file name (therock-dist-linux-<family>-<version>.tar.gz); none for a path, whose device code comes with the system."),
+                                         "Default: the pip SDK wheels' version; a TheRock tarball's release from its file name (therock-dist-linux-<family>-<version>.tar.gz); none for a path, whose device code comes with the system."),
         "sha256": attr.string(doc = "The archive's sha256; required with urls."),
         "strip_prefix": attr.string(doc = "A directory prefix to strip from the archive's paths."),
         "urls": attr.string_list(doc = "Mirrors of the archive (.tar.gz, .tar.xz, ...), tried in order."),
+        "wheels": attr.string_list_dict(doc = "TheRock's pip SDK: sha256 -> mirrors of each wheel (rocm-sdk-core, rocm-sdk-libraries[-<family>], rocm-sdk-devel), " +
+                                              "one release; laid out as `rocm-sdk path --root` lays them out. Device wheels pin that exact release."),
     },
 )

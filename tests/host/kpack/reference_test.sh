@@ -150,9 +150,15 @@ for whl in "$kpack"/*_device_*.whl ${family:+"$family"/*_device_*.whl}; do
   ! unzip -p "$whl" '*.dist-info/METADATA' | grep -q '^Requires-Dist: rocm-sdk' ||
     fail "${whl##*/} pins a rocm-sdk package, built against Debian's ROCm: $(unzip -p "$whl" '*.dist-info/METADATA' | grep '^Requires-Dist: rocm-sdk')"
 done
+# AMD's torch split set beside ours, in the same index (amd_split_set.py:
+# rocm-kpack's splitter conventions, rocm-bootstrap's names), with TheRock's
+# `rocm` selector sdist and SDK stand-ins at one pre-release.
+sdk=7.13.0a20261201
+.venv/bin/python tests/host/kpack/amd_split_set.py "$tmp/amd" --rocm-wheel "$rw" --sdk "$sdk" >"$tmp/amd.log" ||
+  fail "amd_split_set.py: $(tail -5 "$tmp/amd.log")"
 index=$tmp/index
 start=$SECONDS
-"$rw" index -o "$index" "$kpack" "$tmp/stand-ins" >/dev/null || fail "rocm-wheel index of $kpack"
+"$rw" index -o "$index" "$kpack" "$tmp/stand-ins" "$tmp/amd" >/dev/null || fail "rocm-wheel index of $kpack and the AMD set"
 echo "kpack reference: index of $(ls "$kpack" | wc -l) wheels and the stand-ins in $((SECONDS - start)) s"
 venv=$tmp/venv-plain
 "$py" -m venv "$venv"
@@ -220,6 +226,59 @@ print("ok: inspect: %d markers, the archive's %d keys" % (len(names), len(keys))
 PY
   checked=$((checked + 1))
 done
+echo "kpack reference: AMD's torch split set ($sdk)"
+amd_host=("$tmp/amd"/torch-*.whl)
+amd_devices=("$tmp/amd"/amd_torch_device_*.whl)
+((${#amd_host[@]} == 1 && ${#amd_devices[@]} == 3)) || fail "amd_split_set.py wrote $(ls "$tmp/amd")"
+with_devices() { local d; for d in "$@"; do printf -- '--device-wheel\n%s\n' "$d"; done; }
+mapfile -t amd_args < <(with_devices "${amd_devices[@]}")
+# Our tools read it: any prefix, a chain, xnack archives in the bare
+# target's wheel, group-prefixed archives, per-Python tags, +rocm versions.
+"$rw" check "${amd_host[0]}" "${amd_args[@]}" >"$tmp/amd-check.log" ||
+  fail "rocm-wheel check refuses AMD's set: $(cat "$tmp/amd-check.log")"
+expect_in "$tmp/amd-check.log" "resolve for gfx1200,gfx1201,gfx942:xnack+,gfx942:xnack-"
+"$rw" inspect --json "${amd_host[0]}" >"$tmp/amd-host.json" || fail "rocm-wheel inspect ${amd_host[0]##*/}"
+expect_in "$tmp/amd-host.json" '"../.kpack/rccl_lib_@GFXARCH@.kpack"' '"../.kpack/torch_@GFXARCH@.kpack"'
+for pair in "gfx1201:amd_torch_device_gfx12 amd_torch_device_gfx1201" "gfx942:amd_torch_device_gfx942"; do
+  gfx=${pair%%:*}
+  rm -rf "$tmp/amd-thin" && mkdir "$tmp/amd-thin"
+  "$rw" thin --gfx "$gfx" "${amd_host[0]}" -o "$tmp/amd-thin/${amd_host[0]##*/}" "${amd_args[@]}" >/dev/null ||
+    fail "rocm-wheel thin --gfx $gfx of AMD's set"
+  # The target's wheel and what its extra pulls (gfx1201's chain: gfx12).
+  [[ $(ls "$tmp/amd-thin" | cut -d- -f1 | grep -v '^torch$' | tr '\n' ' ') == "${pair#*:} " ]] ||
+    fail "thin --gfx $gfx of AMD's set kept $(ls "$tmp/amd-thin")"
+done
+# TheRock#5446: one group's archives missing from the device wheels.
+.venv/bin/python tests/host/kpack/amd_split_set.py "$tmp/amd-drop" --rocm-wheel "$rw" --sdk "$sdk" --drop-group rccl_lib >/dev/null ||
+  fail "amd_split_set.py --drop-group"
+mapfile -t drop_args < <(with_devices "$tmp/amd-drop"/amd_torch_device_*.whl)
+expect_failure "$tmp/amd-drop.log" "$rw" check "$tmp/amd-drop"/torch-*.whl "${drop_args[@]}"
+expect_in "$tmp/amd-drop.log" "torch/lib/librccl.so: archive group rccl_lib has no code for gfx1200, gfx1201, gfx942:xnack+, gfx942:xnack-"
+! grep -q libtorch_hip "$tmp/amd-drop.log" || fail "check blamed libtorch_hip.so, whose archives are there: $(cat "$tmp/amd-drop.log")"
+# Refused: a device wheel of another build's version, one no host requires.
+.venv/bin/python tests/host/kpack/amd_split_set.py "$tmp/amd-other" --rocm-wheel "$rw" --sdk 7.13.0a20261202 >/dev/null ||
+  fail "amd_split_set.py at another SDK"
+expect_failure "$tmp/amd-version.log" "$rw" check "${amd_host[0]}" --device-wheel "$(ls "$tmp/amd-other"/amd_torch_device_gfx1201-*.whl)"
+expect_in "$tmp/amd-version.log" "is not the device wheel torch 2.9.0+rocm$sdk requires (amd-torch-device-gfx1201==2.9.0+rocm$sdk)"
+jax_host=$(ls "$kpack"/jax_rocm7_plugin-*-"$cp"-"$cp"-*_x86_64.whl)
+rm -rf "$tmp/amd-thin" && mkdir "$tmp/amd-thin"
+expect_failure "$tmp/amd-foreign.log" "$rw" thin --gfx gfx1201 "$jax_host" -o "$tmp/amd-thin/${jax_host##*/}" \
+  --device-wheel "$(ls "$tmp/amd"/amd_torch_device_gfx1201-*.whl)"
+expect_in "$tmp/amd-foreign.log" "amd-torch-device-gfx1201 is not a device wheel of jax-rocm7-plugin"
+[[ -z $(ls "$tmp/amd-thin") ]] || fail "a refused thin wrote $(ls "$tmp/amd-thin")"
+# One index, both sets, one GPU target: pip and uv.
+want="amd-torch-device-gfx12 amd-torch-device-gfx1201 jax-rocm7-pjrt jax-rocm7-plugin jax-rocm7-plugin-device-gfx1201 rocm rocm-bootstrap rocm-sdk-core rocm-sdk-device-gfx1201 rocm-sdk-libraries torch"
+venv=$tmp/venv-both
+"$py" -m venv "$venv"
+"$venv/bin/pip" install -q --disable-pip-version-check --no-cache-dir --pre --index-url "file://$index" \
+  "torch[device-gfx1201]" "jax_rocm7_plugin[device-gfx1201]" >"$tmp/pip.log" 2>&1 || fail "pip install of both sets: $(tail -5 "$tmp/pip.log")"
+[[ $(installed "$venv") == "$want" ]] || fail "pip installed $(installed "$venv"), want $want"
+.venv/bin/uv venv -q -p "$py" "$tmp/venv-uv" || fail "uv venv"
+.venv/bin/uv pip install -q --python "$tmp/venv-uv/bin/python" --no-cache --prerelease allow --index-url "file://$index" \
+  "torch[device-gfx1201]" "jax_rocm7_plugin[device-gfx1201]" >"$tmp/uv.log" 2>&1 || fail "uv pip install of both sets: $(tail -5 "$tmp/uv.log")"
+[[ $(installed "$tmp/venv-uv") == "$want" ]] || fail "uv installed $(installed "$tmp/venv-uv"), want $want"
+echo "ok: AMD's set read, thinned, its missing group named; pip and uv install it beside ours from one index"
+
 if [[ -n $family ]]; then
   echo "kpack reference: per-family device wheels ($family)"
   PYTHONPATH=tests/lib python3 - "$exec_log" <<'PY' || fail "the --//:device_wheel_level=family build did more than write device wheels"

@@ -29,4 +29,4 @@ pub use marker::{
     hipk_wrapper, markers_in_section, Marker, GFXARCH, HIPF_MAGIC, HIPK_MAGIC, MARKER_SECTION,
     WRAPPER_SIZE,
 };
-pub use set::{check_binary, Archives, Problem};
+pub use set::{check_binary, missing_groups, Archives, Problem};

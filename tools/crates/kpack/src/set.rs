@@ -2,7 +2,7 @@
 //! for each GPU target, the archive the loader would pick for each wrapper,
 //! and the key in it, as rocm-kpack's loader resolves them.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use crate::archive::Toc;
 use crate::host::WrapperRef;
@@ -55,6 +55,49 @@ impl std::fmt::Display for Problem {
             ),
         }
     }
+}
+
+/// One line per (binary, archive group) left without code, for the
+/// targets it lacks: `check`'s summary of its [`Problem::NoArchive`]s. The
+/// group is the archives' name prefix (`rccl_lib` of
+/// `rccl_lib_gfx1201.kpack`, as TheRock's splitter names them); archives
+/// named after the target alone have none and are not summarised.
+pub fn missing_groups(problems: &[Problem]) -> Vec<String> {
+    let mut by: BTreeMap<(&str, String), Vec<&str>> = BTreeMap::new();
+    for p in problems {
+        if let Problem::NoArchive {
+            binary,
+            target,
+            searched,
+            ..
+        } = p
+        {
+            let Some(first) = searched.first() else {
+                continue;
+            };
+            let base = first.rsplit('/').next().unwrap_or(first);
+            let group = (base.strip_suffix(".kpack"))
+                .and_then(|s| s.strip_suffix(target.as_str()))
+                .map(|s| s.trim_end_matches(['_', '-']))
+                .unwrap_or_default();
+            if !group.is_empty() {
+                let targets = by.entry((binary.as_str(), group.to_string())).or_default();
+                if !targets.contains(&target.as_str()) {
+                    targets.push(target);
+                }
+            }
+        }
+    }
+    (by.into_iter())
+        .map(|((binary, group), targets)| {
+            format!(
+                "{binary}: archive group {group} has no code for {} in the wheels given: the device \
+                 wheels for them lack {group}_<target>.kpack (install them, or rebuild the set with \
+                 the group's archives)",
+                targets.join(", ")
+            )
+        })
+        .collect()
 }
 
 /// `base/rel` with `.` and `..` resolved (paths relative to the install
@@ -270,5 +313,41 @@ mod tests {
         assert!(ok.is_empty(), "{ok:?}");
         let bad = check_binary("pkg/@GFXARCH@/x.so", &[w], &literal, &t);
         assert!(matches!(&bad[..], [Problem::NoArchive { .. }]), "{bad:?}");
+    }
+
+    #[test]
+    fn a_group_left_without_code_is_named_once() {
+        let no = |binary: &str, target: &str, path: &str| Problem::NoArchive {
+            binary: binary.into(),
+            wrapper: 0,
+            target: target.into(),
+            searched: vec![path.into()],
+        };
+        let problems = [
+            no(
+                "torch/lib/librccl.so",
+                "gfx1201",
+                "torch/.kpack/rccl_lib_gfx1201.kpack",
+            ),
+            no(
+                "torch/lib/librccl.so",
+                "gfx942:xnack+",
+                "torch/.kpack/rccl_lib_gfx942:xnack+.kpack",
+            ),
+            no(
+                "torch/lib/librccl.so",
+                "gfx1201",
+                "torch/.kpack/rccl_lib_gfx1201.kpack",
+            ),
+            no("jax/_k.so", "gfx1201", "jax/.kpack/gfx1201.kpack"),
+        ];
+        let got = missing_groups(&problems);
+        assert_eq!(got.len(), 1, "{got:?}");
+        assert!(
+            got[0].starts_with(
+                "torch/lib/librccl.so: archive group rccl_lib has no code for gfx1201, gfx942:xnack+ "
+            ),
+            "{got:?}"
+        );
     }
 }

@@ -43,6 +43,11 @@ impl KpackWheel {
             .collect()
     }
 
+    /// Its name PEP 503-normalised (as [`required_for_target`] gives names).
+    pub fn key(&self) -> String {
+        canonical_name(&self.name)
+    }
+
     /// The file name (for messages and copies).
     pub fn file_name(&self) -> String {
         self.path
@@ -197,14 +202,33 @@ pub fn belongs(host: &KpackWheel, device: &KpackWheel) -> Result<()> {
     Ok(())
 }
 
+/// A marker without spaces, quoted with `"`, lower-cased: what the
+/// extra tests below compare.
+fn squeezed(marker: &str) -> String {
+    (marker.chars())
+        .filter(|c| !c.is_whitespace())
+        .map(|c| if c == '\'' { '"' } else { c })
+        .collect::<String>()
+        .to_ascii_lowercase()
+}
+
 /// Whether a requirement's marker puts it under a `device-*` extra
 /// (`extra == "device-gfx1201"`, any quoting and spacing).
 fn is_device_extra(marker: &str) -> bool {
-    let m: String = (marker.chars())
-        .filter(|c| !c.is_whitespace())
-        .map(|c| if c == '\'' { '"' } else { c })
-        .collect();
-    m.to_ascii_lowercase().contains("extra==\"device-")
+    squeezed(marker).contains("extra==\"device-")
+}
+
+/// The device wheels (PEP 503 names) `host` requires under its extra
+/// `device-<target>`: what `pip install "<host>[device-<target>]"`
+/// installs, a target's wheel and the rest of its packaging chain (AMD's
+/// sets emit a family wheel beside target wheels).
+pub fn required_for_target(host: &KpackWheel, target: &str) -> BTreeSet<String> {
+    let want = format!("extra==\"{}\"", canonical_name(&format!("device-{target}")));
+    (host.requires_dist.iter())
+        .filter_map(|r| wheel_format::exact_pin(r))
+        .filter(|(_, _, marker)| squeezed(marker).contains(&want))
+        .map(|(name, _, _)| canonical_name(&name))
+        .collect()
 }
 
 /// Refuses device wheels that are not the host's ([`belongs`]), and
@@ -275,6 +299,23 @@ mod tests {
             binaries: Vec::new(),
             archives: BTreeMap::new(),
         }
+    }
+
+    #[test]
+    fn a_targets_extra_pulls_its_chain() {
+        let host = wheel(
+            "torch",
+            "1",
+            &[
+                "amd-torch-device-gfx1201 == 1; extra == \"device-gfx1201\"",
+                "amd-torch-device-gfx12==1; extra=='device-gfx1201'",
+                "amd-torch-device-gfx12==1; extra == \"device-gfx1200\"",
+                "amd-torch-device-gfx942==1; extra == \"device-all\"",
+            ],
+        );
+        let got: Vec<String> = required_for_target(&host, "gfx1201").into_iter().collect();
+        assert_eq!(got, ["amd-torch-device-gfx12", "amd-torch-device-gfx1201"]);
+        assert!(required_for_target(&host, "gfx942").is_empty());
     }
 
     #[test]

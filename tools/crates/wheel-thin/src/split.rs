@@ -1,7 +1,10 @@
 //! Thinning a split set (kpack): the host wheel carries no device code, so
 //! thinning means choosing device wheels. The host wheel is copied as it
-//! is; every device wheel with code for a requested family or target is
-//! copied next to it; the others are left out. Refusals (a requested
+//! is; every device wheel with code for a requested family or target
+//! (`gfx942:xnack+` code counting as gfx942's) is copied next to it, and
+//! every one the host's `device-<target>` extras pull for a requested
+//! target (AMD's chains: a target wheel and its family's); the others are
+//! left out. Refusals (a requested
 //! target no device wheel serves, a chosen set the host's markers do not
 //! resolve in) come before anything is written.
 
@@ -10,7 +13,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use gfx_targets::{describe_target, expand, gfx_sort_key, has_code_for, Requested};
-use kpack::wheel::{check_members, check_set, installed_once, read, read_devices, KpackWheel};
+use kpack::wheel::{
+    check_members, check_set, installed_once, read, read_devices, required_for_target, KpackWheel,
+};
 
 use crate::report::{DeviceWheelChoice, Report};
 use crate::{file_name, output_dir, Request};
@@ -42,7 +47,7 @@ pub fn thin_set(req: &Request) -> Result<Report> {
     let devices = read_devices(req.device_wheels, "thin")?;
     check_members(&host, &devices)?;
     let requested = expand(req.gfx)?;
-    let chosen = choose(req, &requested, &devices)?;
+    let chosen = choose(req, &requested, &host, &devices)?;
     installed_once(&host, &chosen.wheels)?;
     let problems = check_set(&host, &chosen.wheels, &chosen.targets);
     if let Some(p) = problems.first() {
@@ -82,18 +87,35 @@ struct Chosen<'a> {
     targets: Vec<String>,
 }
 
-/// Chooses the device wheels with code for a requested family or target;
-/// refuses a request no device wheel serves, naming what they do serve.
+/// The processor of a target id (`gfx942` of `gfx942:xnack+`).
+fn processor(target: &str) -> &str {
+    target.split(':').next().unwrap_or(target)
+}
+
+/// Whether the code objects `have` (target ids, features and all) hold
+/// code for `target`: its own, a generic one covering it, or one for it
+/// in an xnack/sramecc mode (the runtime picks the mode's).
+fn serves_target(have: &BTreeSet<String>, target: &str) -> bool {
+    let processors: BTreeSet<String> = have.iter().map(|t| processor(t).to_string()).collect();
+    has_code_for(have, target) || has_code_for(&processors, target)
+}
+
+/// Chooses the device wheels with code for a requested family or target,
+/// and those the host's extras pull for a requested target; refuses a
+/// request no device wheel serves, naming what they do serve.
 fn choose<'a>(
     req: &Request,
     requested: &[Requested],
+    host: &KpackWheel,
     devices: &'a [KpackWheel],
 ) -> Result<Chosen<'a>> {
+    let asked: Vec<&String> = requested.iter().flat_map(|r| r.targets.iter()).collect();
+    let pulled: BTreeSet<String> = (asked.iter())
+        .flat_map(|t| required_for_target(host, t))
+        .collect();
     let wanted = |d: &KpackWheel| {
         let have = d.targets();
-        requested
-            .iter()
-            .any(|r| r.targets.iter().any(|t| has_code_for(&have, t)))
+        asked.iter().any(|t| serves_target(&have, t)) || pulled.contains(&d.key())
     };
     let wheels: Vec<&KpackWheel> = devices.iter().filter(|d| wanted(d)).collect();
     let mut served = BTreeSet::new();
@@ -101,7 +123,7 @@ fn choose<'a>(
         served.extend(d.targets());
     }
     for r in requested {
-        if !r.targets.iter().any(|t| has_code_for(&served, t)) {
+        if !r.targets.iter().any(|t| serves_target(&served, t)) {
             let mut have: Vec<String> = devices.iter().flat_map(|d| d.targets()).collect();
             have.sort_by(|a, b| gfx_sort_key(a).cmp(&gfx_sort_key(b)));
             have.dedup();
@@ -121,12 +143,22 @@ fn choose<'a>(
             );
         }
     }
-    let targets = requested
-        .iter()
-        .flat_map(|r| r.targets.iter())
-        .filter(|t| served.contains(*t))
-        .cloned()
-        .collect();
+    // What every marker must then resolve for: each requested target the
+    // chosen wheels serve, as the archives name it (each xnack mode).
+    let mut targets: Vec<String> = Vec::new();
+    for t in asked {
+        if served.contains(t) {
+            targets.push(t.clone());
+        } else {
+            targets.extend(
+                served
+                    .iter()
+                    .filter(|s| processor(s) == t.as_str())
+                    .cloned(),
+            );
+        }
+    }
+    targets.dedup();
     Ok(Chosen { wheels, targets })
 }
 

@@ -49,6 +49,9 @@ pub fn run(
     for p in &problems {
         writeln!(out, "error: {p}")?;
     }
+    for line in kpack::missing_groups(&problems) {
+        writeln!(out, "error: {line}")?;
+    }
     if problems.is_empty() {
         let wrappers: usize = host.binaries.iter().map(|(_, r)| r.len()).sum();
         let archives =

@@ -1,4 +1,5 @@
-//! `rocm-wheel index`: a static package index of a folder of wheels, for
+//! `rocm-wheel index`: a static package index of a folder of wheels (and
+//! sdists: TheRock's `rocm` selector is one), for
 //! any static file server or `pip install --index-url file://...`: the
 //! PEP 503 simple HTML pages and, next to each, the PEP 691 JSON form
 //! (`index.json`), with sha256 fragments, `data-requires-python` and each
@@ -25,8 +26,10 @@ use super::variant::metadata::VariantInfo;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Folders of wheels (every file in one must be a wheel) or wheel
-    /// files. A wheel given twice (same name, same bytes) is indexed once.
+    /// Folders of wheels and sdists (every file in one must be either) or
+    /// such files. Sdists are named as PEP 625 says,
+    /// `<name>-<version>.tar.gz`. A file given twice (same name, same
+    /// bytes) is indexed once.
     #[arg(required = true, value_name = "DIR_OR_WHEEL")]
     inputs: Vec<PathBuf>,
     /// The index directory: must not exist or be empty. Written whole or
@@ -133,7 +136,7 @@ fn list_inputs(inputs: &[PathBuf]) -> Result<Vec<PathBuf>> {
         for path in entries {
             if !path.is_file() {
                 bail!(
-                    "{} is not a wheel file: an index folder holds wheels only; move it out of {}",
+                    "{} is not a wheel file: an index folder holds wheels and sdists only; move it out of {}",
                     path.display(),
                     input.display()
                 );
@@ -161,20 +164,17 @@ fn add_wheels(dir: &Path, wheels: &[PathBuf]) -> Result<BTreeMap<String, Vec<Fil
     let mut by_identity: BTreeMap<(String, String, String), PathBuf> = BTreeMap::new();
     let mut variants = Variants::new();
     for path in wheels {
+        if is_sdist(path) {
+            let (project, file) = add_sdist(dir, path, &mut by_name, &mut by_identity)?;
+            if let Some(file) = file {
+                projects.entry(project).or_default().push(file);
+            }
+            continue;
+        }
         let (mut wheel, project, metadata) = open_wheel(path)?;
         let file_name = wheel.file_name().to_string();
-        if let Some(seen) = by_name.get(&file_name) {
-            let sha256 = hash_file(path)?;
-            if seen.sha256 == sha256 {
-                continue;
-            }
-            bail!(
-                "two different wheels named {file_name}: {} (sha256 {}) and {} (sha256 {sha256}); \
-                 an index serves one file per name: keep one",
-                seen.path.display(),
-                seen.sha256,
-                path.display()
-            );
+        if given_before(&by_name, &file_name, path, "wheels")? {
+            continue;
         }
         let parsed = WheelName::parse(&file_name)?;
         let version = Headers::parse("METADATA", &metadata)
@@ -212,6 +212,118 @@ fn add_wheels(dir: &Path, wheels: &[PathBuf]) -> Result<BTreeMap<String, Vec<Fil
         files.sort_by(|a, b| a.file_name.cmp(&b.file_name));
     }
     Ok(projects)
+}
+
+/// Whether the file at `path` named `file_name` was given before (the
+/// same bytes: indexed once); two different files of one name are
+/// refused, naming both (`what`: wheels, sdists).
+fn given_before(
+    by_name: &BTreeMap<String, Seen>,
+    file_name: &str,
+    path: &Path,
+    what: &str,
+) -> Result<bool> {
+    let Some(seen) = by_name.get(file_name) else {
+        return Ok(false);
+    };
+    let sha256 = hash_file(path)?;
+    if seen.sha256 == sha256 {
+        return Ok(true);
+    }
+    bail!(
+        "two different {what} named {file_name}: {} (sha256 {}) and {} (sha256 {sha256}); \
+         an index serves one file per name: keep one",
+        seen.path.display(),
+        seen.sha256,
+        path.display()
+    );
+}
+
+fn is_sdist(path: &Path) -> bool {
+    path.file_name()
+        .is_some_and(|n| n.to_string_lossy().ends_with(".tar.gz"))
+}
+
+/// The project (PEP 503 name) and version of the sdist file `file_name`,
+/// named as PEP 625 says: `<name>-<version>.tar.gz`, the name with `_`
+/// for separators (so one `-` divides it from the version).
+fn sdist_identity(file_name: &str) -> Result<(String, String)> {
+    let pep625 = || {
+        format!(
+            "{file_name} is not an sdist name pip can read: PEP 625 names them \
+             <name>-<version>.tar.gz, the name's separators written `_` (e.g. rocm-7.13.0a20261201.tar.gz)"
+        )
+    };
+    let stem = file_name.strip_suffix(".tar.gz").unwrap_or(file_name);
+    let (name, version) = stem.split_once('-').with_context(pep625)?;
+    if version.contains('-') {
+        bail!(pep625());
+    }
+    wheel_format::validate_name(name).with_context(pep625)?;
+    let version = normalize_version(version).with_context(pep625)?;
+    Ok((canonical_name(name), version))
+}
+
+/// Copies the sdist at `path` into `dir/<project>/`: its file name says
+/// what it is (pip reads no more of it until it builds it); it must be a
+/// gzip file. The file is `None` when the same sdist was given before.
+fn add_sdist(
+    dir: &Path,
+    path: &Path,
+    by_name: &mut BTreeMap<String, Seen>,
+    by_identity: &mut BTreeMap<(String, String, String), PathBuf>,
+) -> Result<(String, Option<File>)> {
+    let file_name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let (project, version) = sdist_identity(&file_name)?;
+    let mut src =
+        std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let mut magic = [0u8; 2];
+    if src.read_exact(&mut magic).is_err() || magic != [0x1f, 0x8b] {
+        bail!(
+            "{} is not a gzip file: an sdist is a .tar.gz",
+            path.display()
+        );
+    }
+    if given_before(by_name, &file_name, path, "sdists")? {
+        return Ok((project, None));
+    }
+    let identity = (project.clone(), version.clone(), "sdist".to_string());
+    if let Some(other) = by_identity.insert(identity, path.to_path_buf()) {
+        bail!(
+            "{} and {} are the same sdist to pip (one project and version) under two file \
+             names: keep one",
+            other.display(),
+            path.display()
+        );
+    }
+    let project_dir = dir.join(&project);
+    std::fs::create_dir_all(&project_dir)
+        .with_context(|| format!("cannot create {}", project_dir.display()))?;
+    let src =
+        std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let copied = copy_hashed(src, &project_dir.join(&file_name))?;
+    let sha256 = copied.sha256_hex();
+    by_name.insert(
+        file_name.clone(),
+        Seen {
+            path: path.to_path_buf(),
+            sha256: sha256.clone(),
+        },
+    );
+    Ok((
+        project,
+        Some(File {
+            file_name,
+            version,
+            requires_python: None,
+            sha256,
+            size: copied.len(),
+            metadata_sha256: None,
+        }),
+    ))
 }
 
 /// Copies `wheel` into `dir/<project>/` with its `metadata` beside it.
@@ -307,7 +419,7 @@ fn open_wheel(path: &Path) -> Result<(WheelReader, String, String)> {
     let shown = path.display();
     let is_whl = path.extension().is_some_and(|e| e == "whl");
     if !is_whl {
-        bail!("{shown} is not a wheel (*.whl): an index folder holds wheels only; move it out");
+        bail!("{shown} is not a wheel (*.whl) or sdist (*.tar.gz): an index folder holds those only; move it out");
     }
     let not_wheel = || format!("{shown} is not a valid wheel");
     let mut wheel = WheelReader::open(path)

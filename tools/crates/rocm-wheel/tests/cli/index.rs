@@ -340,6 +340,75 @@ fn index_refusals_leave_no_output() {
     assert!(d.path().join("empty/demo-plugin/index.html").exists());
 }
 
+/// A gzipped tarball `dir/name` holding `<stem>/PKG-INFO`.
+fn sdist(dir: &Path, name: &str) -> PathBuf {
+    let stem = name.trim_end_matches(".tar.gz");
+    let src = dir.join("sdist-src").join(stem);
+    std::fs::create_dir_all(&src).unwrap();
+    std::fs::write(src.join("PKG-INFO"), "Metadata-Version: 2.1\nName: rocm\n").unwrap();
+    run(Command::new("tar")
+        .arg("czf")
+        .arg(dir.join(name))
+        .arg("-C")
+        .arg(dir.join("sdist-src"))
+        .arg(stem));
+    std::fs::remove_dir_all(dir.join("sdist-src")).unwrap();
+    dir.join(name)
+}
+
+/// TheRock's `rocm` selector is an sdist: one index serves it beside
+/// wheels, listed by its PEP 625 name with its sha256 (pip reads its
+/// metadata by building it); names pip cannot read, and files that are
+/// no gzip, are refused.
+#[test]
+fn sdists_beside_wheels() {
+    let d = tempdir();
+    let p = d.path();
+    let dist = p.join("dist");
+    wheel(
+        &dist,
+        "torch",
+        "2.9.0",
+        &["rocm[libraries]==7.13.0a20261201"],
+    );
+    let s = sdist(&dist, "rocm-7.13.0a20261201.tar.gz");
+    rw(p, &["index", "-o", "out/index", "dist", "dist"]).success();
+    let page = std::fs::read_to_string(p.join("out/index/rocm/index.html")).unwrap();
+    assert!(
+        page.contains(&format!(
+            "<a href=\"rocm-7.13.0a20261201.tar.gz#sha256={}\">",
+            sha256_file(&s)
+        )),
+        "{page}"
+    );
+    let json: Value =
+        serde_json::from_slice(&std::fs::read(p.join("out/index/rocm/index.json")).unwrap())
+            .unwrap();
+    assert_eq!(json["versions"], json!(["7.13.0a20261201"]));
+    assert_eq!(
+        file_names(&p.join("out/index/rocm")),
+        ["index.html", "index.json", "rocm-7.13.0a20261201.tar.gz"]
+    );
+    for (name, needle) in [
+        (
+            "rocm-sdk-7.13.0.tar.gz",
+            "is not an sdist name pip can read",
+        ),
+        ("rocm.tar.gz", "is not an sdist name pip can read"),
+        ("rocm-7.x.tar.gz", "is not an sdist name pip can read"),
+    ] {
+        let other = p.join(format!("bad-{name}"));
+        std::fs::create_dir_all(&other).unwrap();
+        sdist(&other, name);
+        rw(p, &["index", "-o", "out/refused", other.to_str().unwrap()]).fails(1, needle);
+    }
+    let other = p.join("plain");
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::write(other.join("rocm-7.13.0.tar.gz"), "not gzip").unwrap();
+    rw(p, &["index", "-o", "out/refused", "plain"]).fails(1, "is not a gzip file");
+    assert!(!p.join("out/refused").exists());
+}
+
 /// `rocm-wheel device-extras HOST -o OUT --device-wheel D...` in `dir`.
 pub(crate) fn device_extras(dir: &Path, host: &Path, out: &str, devices: &[&Path]) -> Out {
     let mut argv = vec!["device-extras".to_string(), host.display().to_string()];
