@@ -16,7 +16,7 @@ load("@bazel_skylib//lib:unittest.bzl", "analysistest", "asserts")
 load("//rules/private:providers.bzl", "HipInfo")
 
 # buildifier: disable=bzl-visibility
-load("//rules/private/settings:flags.bzl", "DEVICE_WHEEL_LEVEL_FLAG", "GFX_FLAG", "HIP_COMPRESSION_FLAG", "HIP_DEVICE_CODE_FLAG", "PYTHON_VERSIONS_FLAG", "WHEEL_VARIANTS_FLAG")
+load("//rules/private/settings:flags.bzl", "DEVICE_WHEEL_LEVEL_FLAG", "GFX_FLAG", "HIP_COMPRESSION_FLAG", "HIP_DEVICE_CODE_FLAG", "PYTHON_VERSIONS_FLAG", "ROCM_LOCAL_VERSION_FLAG", "WHEEL_VARIANTS_FLAG")
 load(":failure_test.bzl", "failure_test")
 load(":hip_test.bzl", "HipActionsInfo", "hip_actions_aspect")
 
@@ -134,6 +134,29 @@ kpack_variants_test = analysistest.make(
     },
 )
 
+def _kpack_local_version_test_impl(ctx):
+    env = analysistest.begin(ctx)
+    target = analysistest.target_under_test(env)
+    wheels = [f.basename for f in target[DefaultInfo].files.to_list() if f.basename.endswith(".whl")]
+    versions = {w.split("-")[1]: True for w in wheels}
+    asserts.equals(env, 1, len(versions), "one version for the host and its device wheels: {}".format(wheels))
+    version = versions.keys()[0]
+    asserts.true(env, version.startswith(ctx.attr.version + "+rocm"), "{} is not {}+rocm<release>".format(version, ctx.attr.version))
+    asserts.true(env, len([w for w in wheels if "_device_" in w]) == 2, "two device wheels among {}".format(wheels))
+
+    # The device wheels pin the host at that version (their manifests).
+    manifests = [a for a in analysistest.target_actions(env) if a.mnemonic == "FileWrite" and a.outputs.to_list()[0].path.endswith(".wheel.json") and "/_kpack/" in a.outputs.to_list()[0].path]
+    asserts.equals(env, 2, len(manifests))
+    for m in manifests:
+        asserts.true(env, "==" + version in m.content, "a device wheel's manifest pins the host at " + version)
+    return analysistest.end(env)
+
+kpack_local_version_test = analysistest.make(
+    _kpack_local_version_test_impl,
+    attrs = {"version": attr.string()},
+    config_settings = {GFX_FLAG: "gfx120X-all", HIP_DEVICE_CODE_FLAG: "kpack", ROCM_LOCAL_VERSION_FLAG: True},
+)
+
 kpack_variants_fat_test = failure_test({WHEEL_VARIANTS_FLAG: True})
 kpack_zlib_test = failure_test({HIP_DEVICE_CODE_FLAG: "kpack", HIP_COMPRESSION_FLAG: "zlib"})
 kpack_bogus_test = failure_test({HIP_DEVICE_CODE_FLAG: "thin"})
@@ -213,6 +236,12 @@ def kpack_analysis_tests(name):
         target_under_test = "//:example_rocm_wheels",
         want = _TARGET_LEVEL_DEVICE_WHEELS,
     )
+    kpack_local_version_test(
+        name = name + "_local_version",
+        size = "small",
+        target_under_test = "//examples/pjrt:wheel",
+        version = "0.7.1",
+    )
     kpack_variants_fat_test(
         name = name + "_variants_fat",
         size = "small",
@@ -230,4 +259,5 @@ def kpack_analysis_tests(name):
         name + "_extras_family",
         name + "_variants",
         name + "_variants_fat",
+        name + "_local_version",
     ])

@@ -61,17 +61,17 @@ def _common_dir(dirs):
         common = common[:n]
     return "/".join(common)
 
-def kpack_wheel_info(ctx, distribution, platform_tag, entries, targets, device_prefix):
+def kpack_wheel_info(ctx, wheel, entries, targets, device_prefix):
     """KpackWheelInfo of a host wheel, or None when it is not a kpack build or has no kpack code.
 
     Args:
       ctx: the wheel rule's context (its `_device_code`, `kpack_dir`, ROCM_RELEASE).
-      distribution: the wheel's distribution name (expanded).
-      platform_tag: its platform tag.
+      wheel: struct(distribution (expanded), version (as the wheel has it), platform_tag).
       entries: list of struct(path, file): the wheel's files.
       targets: the attribute targets the files came from (with KpackKernelsInfo).
       device_prefix: the device wheels' name prefix (Make variables expanded), or "" for `<distribution>-device`.
     """
+    distribution, platform_tag = wheel.distribution, wheel.platform_tag
     if ctx.attr._device_code[SettingInfo].value != "kpack":
         return None
     kernels = depset(transitive = [t[KpackKernelsInfo].kernels for t in targets if KpackKernelsInfo in t])
@@ -100,7 +100,7 @@ def kpack_wheel_info(ctx, distribution, platform_tag, entries, targets, device_p
     fields = dict(
         distribution = distribution,
         device_prefix = device_prefix,
-        version = ctx.attr.version,
+        version = wheel.version,
         platform_tag = platform_tag,
         kpack_dir = kpack_dir,
         kernels = kernels,

@@ -173,6 +173,23 @@ def _rocm_runpath(ctx, distribution, entries):
         out.append(struct(path = e.path, file = fixed))
     return out
 
+def wheel_version(ctx):
+    """The wheel's version: `version`, with +rocm<release> under --//:rocm_local_version.
+
+    The release is the toolkit's TheRock SDK release, else its ROCm release
+    (a '+' in it, a dev build's, becomes '.': a version has one local
+    label); a wheel that names no ROCm keeps its version.
+    """
+    version = ctx.attr.version
+    if not ctx.attr._rocm_local_version[SettingInfo].value:
+        return version
+    release = ctx.var.get("ROCM_SDK_VERSION") or ctx.var.get("ROCM_RELEASE")
+    if not release:
+        return version
+    if "+" in version:
+        fail("{}: version {} has a local label already; --//:rocm_local_version would add +rocm{}".format(ctx.label, version, release))
+    return "{}+rocm{}".format(version, release.replace("+", "."))
+
 def build_wheel(ctx, tag, entries, platform_tag, sources):
     """Writes the manifest (stamped if asked) and runs `rocm-wheel build`; returns providers.
 
@@ -187,13 +204,14 @@ def build_wheel(ctx, tag, entries, platform_tag, sources):
       sources: the attribute targets `entries` came from (kpack_aspect's KpackKernelsInfo).
     """
     distribution = expand_vars(ctx, "distribution", ctx.attr.distribution)
-    file_name = wheel_file_name(distribution, ctx.attr.version, tag)
+    version = wheel_version(ctx)
+    file_name = wheel_file_name(distribution, version, tag)
     if ctx.attr.rocm_runpath:
         entries = _rocm_runpath(ctx, distribution, entries)
     inputs = [e.file for e in entries]
     manifest = {
         "distribution": distribution,
-        "version": ctx.attr.version,
+        "version": version,
         "tags": [tag],
         "root_is_purelib": None,
         "metadata": _metadata(ctx, inputs),
@@ -202,7 +220,7 @@ def build_wheel(ctx, tag, entries, platform_tag, sources):
         "rocm_sdk": _rocm_sdk(ctx),
     }
     manifest_file = _write_manifest(ctx, manifest)
-    kpack = kpack_wheel_info(ctx, distribution, platform_tag, entries, sources, expand_vars(ctx, "device_prefix", ctx.attr.device_prefix))
+    kpack = kpack_wheel_info(ctx, struct(distribution = distribution, version = version, platform_tag = platform_tag), entries, sources, expand_vars(ctx, "device_prefix", ctx.attr.device_prefix))
     out = ctx.actions.declare_file(file_name)
     extra = []
     if kpack and kpack.device_wheels:
@@ -223,7 +241,7 @@ def build_wheel(ctx, tag, entries, platform_tag, sources):
             wheel = out,
             distribution = distribution,
             normalized_name = normalize_distribution(distribution),
-            version = ctx.attr.version,
+            version = version,
             tag = tag,
         ),
     ]
@@ -296,6 +314,7 @@ _PACKAGING_ATTRS = {
               "_rocm_sdk_libraries[_<family of --//:gfx>]/lib, $ORIGIN-relative) and /opt/rocm/lib (docs/sysroot.md).",
     ),
     "_gfx": attr.label(default = Label("//:gfx"), providers = [GfxInfo]),
+    "_rocm_local_version": attr.label(default = Label("//:rocm_local_version"), providers = [SettingInfo]),
 }
 
 # Device code in kpack archives (--//:hip_device_code=kpack, docs/kpack.md).

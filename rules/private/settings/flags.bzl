@@ -8,6 +8,7 @@ Flags users set (//BUILD.bazel instantiates them):
   --//:hip_device_code         fat (offload bundles) or kpack       -> SettingInfo
   --//:device_wheel_level      kpack device wheels per target, sub_family or family -> SettingInfo
   --//:wheel_variants          kpack host wheels also as variant wheels (drafts) -> SettingInfo
+  --//:rocm_local_version      versions +rocm<SDK or ROCm release>  -> SettingInfo
   --//:family_wheels           per-family wheels in //:wheels       -> SettingInfo
   --//:hip_copts               flags of every HIP compile (repeatable) -> SettingInfo
   --//:hip_device_copts        flags of every HIP device compile     -> SettingInfo
@@ -43,6 +44,7 @@ HIP_COMPRESSION_FLAG = str(Label("//:hip_bundle_compression"))
 HIP_DEVICE_CODE_FLAG = str(Label("//:hip_device_code"))
 DEVICE_WHEEL_LEVEL_FLAG = str(Label("//:device_wheel_level"))
 WHEEL_VARIANTS_FLAG = str(Label("//:wheel_variants"))
+ROCM_LOCAL_VERSION_FLAG = str(Label("//:rocm_local_version"))
 HIP_COPTS_FLAG = str(Label("//:hip_copts"))
 HIP_DEVICE_COPTS_FLAG = str(Label("//:hip_device_copts"))
 TOOLKIT_FLAG = str(Label("//rocm:toolkit"))
@@ -263,6 +265,15 @@ wheel_variants_flag = rule(
     build_setting = config.bool(flag = True),
     attrs = {"_device_code": attr.label(default = HIP_DEVICE_CODE_FLAG)},
     doc = "--//:wheel_variants: kpack host wheels are also written as variant wheels (PEP 825 / PEP 850 drafts, docs/kpack.md).",
+)
+
+def _bool_flag_impl(ctx):
+    return [SettingInfo(value = ctx.build_setting_value)]
+
+bool_setting_flag = rule(
+    implementation = _bool_flag_impl,
+    build_setting = config.bool(flag = True),
+    doc = "A boolean flag read as SettingInfo (--//:rocm_local_version).",
 )
 
 # --//:hip_copts, --//:hip_device_copts
