@@ -149,7 +149,13 @@ def _rocm_sdk(ctx):
     version = ctx.var.get("ROCM_VERSION")
     if not version:
         fail("{}: rocm_sdk_extra needs the ROCm version: add toolchains = [\"@rules_rocm//rocm:version\"]".format(ctx.label))
-    return {"extra": ctx.attr.rocm_sdk_extra, "version": version, "families": therock_families(ctx.attr._gfx[GfxInfo].value)}
+    return {
+        "extra": ctx.attr.rocm_sdk_extra,
+        "version": version,
+        "families": therock_families(ctx.attr._gfx[GfxInfo].value),
+        # Built against a TheRock SDK release: pinned exactly.
+        "sdk_version": ctx.var.get("ROCM_SDK_VERSION") or None,
+    }
 
 def _rocm_runpath(ctx, distribution, entries):
     """`entries` with each shared object's RUNPATH finding the ROCm libraries it needs once installed.
@@ -281,7 +287,8 @@ _METADATA_ATTRS = {
     "requires_python": attr.string(doc = "Python version specifier, e.g. >=3.10 (Requires-Python)."),
     "rocm_sdk_extra": attr.string(doc = "An extra (e.g. `rocm`) under which Requires-Dist names the TheRock pip SDK packages the wheel's " +
                                         "shared objects need (DT_NEEDED): rocm-sdk-core, rocm-sdk-libraries-<family> per TheRock family of " +
-                                        "--//:gfx, each ~= $(ROCM_VERSION) (needs toolchains = [\"@rules_rocm//rocm:version\"]). Empty: none."),
+                                        "--//:gfx, each ~= $(ROCM_VERSION) (needs toolchains = [\"@rules_rocm//rocm:version\"]); built against a TheRock " +
+                                        "SDK release, TheRock's selector at exactly that release instead (rocm[libraries]==7.13.0a20261201). Empty: none."),
     "summary": attr.string(doc = "One-line summary (Summary)."),
 }
 

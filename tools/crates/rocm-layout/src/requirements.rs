@@ -3,7 +3,9 @@
 //! library), `rocm-sdk-libraries-<family>` per gfx family when one needs a
 //! math or ML library, each `~=` the toolkit's ROCm version, under an extra
 //! (`pip install jax-rocm7-plugin[rocm]`): users with a system ROCm leave
-//! it out.
+//! it out. Built against a TheRock SDK release, the wheel pins that
+//! release through TheRock's selector instead, as AMD's torch does:
+//! `rocm[libraries]==7.13.0a20261201` (`rocm==...` for core libraries only).
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -22,6 +24,8 @@ pub struct SdkRequest<'a> {
     pub version: &'a str,
     /// TheRock gfx families of the build (`gfx120X-all`).
     pub families: &'a [String],
+    /// The TheRock SDK release the toolkit is, if it is one.
+    pub sdk_version: Option<&'a str>,
 }
 
 /// The requirements (each with the marker `extra == "<extra>"`) for the
@@ -37,8 +41,17 @@ pub fn sdk_requirements<P: AsRef<Path>>(
             packages.extend(sdk_package(&soname));
         }
     }
-    let version = compatible_version(sdk.version)?;
     let marker = format!("extra == \"{}\"", sdk.extra);
+    if let Some(release) = sdk.sdk_version {
+        // The selector resolves core and libraries for its own layout
+        // (multi-arch with device packages, or a family's).
+        return Ok(match packages.last() {
+            None => Vec::new(),
+            Some(SdkPackage::Core) => vec![format!("rocm=={release}; {marker}")],
+            Some(SdkPackage::Libraries) => vec![format!("rocm[libraries]=={release}; {marker}")],
+        });
+    }
+    let version = compatible_version(sdk.version)?;
     let mut requires = Vec::new();
     for package in packages {
         match package {
@@ -115,6 +128,7 @@ mod tests {
             extra: "rocm",
             version: "7.2",
             families: &families,
+            sdk_version: None,
         };
         assert_eq!(
             sdk_requirements([&hip, &text], &sdk).unwrap(),
@@ -135,6 +149,21 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(e.contains("names no TheRock family"), "{e}");
+        // Against a TheRock SDK release: that release, through the selector.
+        let pinned = SdkRequest {
+            sdk_version: Some("7.13.0a20261201"),
+            ..sdk
+        };
+        assert_eq!(
+            sdk_requirements([&hip, &text], &pinned).unwrap(),
+            ["rocm[libraries]==7.13.0a20261201; extra == \"rocm\""]
+        );
+        std::fs::create_dir(dir.path().join("core")).unwrap();
+        let core = test_support_elf(&dir.path().join("core"), &["libamdhip64.so.7"]);
+        assert_eq!(
+            sdk_requirements([&core], &pinned).unwrap(),
+            ["rocm==7.13.0a20261201; extra == \"rocm\""]
+        );
         let e = sdk_requirements([dir.path().join("gone.so")], &sdk).unwrap_err();
         assert!(format!("{e:#}").contains("cannot open"), "{e:#}");
     }

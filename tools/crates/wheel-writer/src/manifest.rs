@@ -37,6 +37,10 @@ pub struct RocmSdk {
     pub version: String,
     /// TheRock gfx families of the build (`gfx120X-all`).
     pub families: Vec<String>,
+    /// The TheRock SDK release the toolkit is (`7.13.0a20261201`), if it
+    /// is one: the requirements then pin it exactly.
+    #[serde(default)]
+    pub sdk_version: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]

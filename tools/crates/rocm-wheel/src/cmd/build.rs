@@ -27,6 +27,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             extra: &sdk.extra,
             version: &sdk.version,
             families: &sdk.families,
+            sdk_version: sdk.sdk_version.as_deref(),
         };
         let files = manifest.files.iter().map(|f| f.src.as_str());
         let requires = rocm_layout::sdk_requirements(files, &request)?;
