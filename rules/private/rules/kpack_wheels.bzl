@@ -65,7 +65,7 @@ def kpack_wheel_info(ctx, wheel, entries, targets, device_prefix):
     """KpackWheelInfo of a host wheel, or None when it is not a kpack build or has no kpack code.
 
     Args:
-      ctx: the wheel rule's context (its `_device_code`, `kpack_dir`, ROCM_RELEASE).
+      ctx: the wheel rule's context (its `_device_code`, `kpack_dir`, $(ROCM_SDK_VERSION)).
       wheel: struct(distribution (expanded), version (as the wheel has it), platform_tag).
       entries: list of struct(path, file): the wheel's files.
       targets: the attribute targets the files came from (with KpackKernelsInfo).

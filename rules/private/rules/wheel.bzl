@@ -179,7 +179,7 @@ def _rocm_runpath(ctx, distribution, entries):
         out.append(struct(path = e.path, file = fixed))
     return out
 
-def wheel_version(ctx):
+def _wheel_version(ctx):
     """The wheel's version: `version`, with +rocm<release> under --//:rocm_local_version.
 
     The release is the toolkit's TheRock SDK release, else its ROCm release
@@ -210,7 +210,7 @@ def build_wheel(ctx, tag, entries, platform_tag, sources):
       sources: the attribute targets `entries` came from (kpack_aspect's KpackKernelsInfo).
     """
     distribution = expand_vars(ctx, "distribution", ctx.attr.distribution)
-    version = wheel_version(ctx)
+    version = _wheel_version(ctx)
     file_name = wheel_file_name(distribution, version, tag)
     if ctx.attr.rocm_runpath:
         entries = _rocm_runpath(ctx, distribution, entries)
