@@ -12,7 +12,8 @@
 #     device wheel pins rocm-sdk-device-gfx1201 at exactly the SDK's
 #     version, pre-release part and all, and its host offers the
 #     device-gfx1201 extra;
-#  2. one index (rocm-wheel index) holds that set, the SDK, an AMD-shaped
+#  2. one index (rocm-wheel index), served over HTTP on 127.0.0.1, holds
+#     that set, the SDK, an AMD-shaped
 #     torch set at the same SDK (tests/host/kpack/amd_split_set.py) and
 #     TheRock's `rocm` selector sdist: `pip install --pre
 #     "torch[device-gfx1201]" "example-rocm7-pjrt[device-gfx1201]"`
@@ -28,8 +29,10 @@ sdk=7.13.0a20261201
 ws=$(mktemp -d "${TMPDIR:-/tmp}/pip_sdk.XXXXXX")
 ob="$ws/ob"
 server=""
+index_server=""
 cleanup() {
   [[ -n $server ]] && kill "$server" 2>/dev/null
+  [[ -n $index_server ]] && kill "$index_server" 2>/dev/null
   (cd "$ws/main" 2>/dev/null && "$BAZEL" --output_base="$ob" shutdown >/dev/null 2>&1) || true
   rm -rf "$ws"
 }
@@ -142,19 +145,21 @@ echo "--- 2. one index: our set, the SDK, AMD's torch, the rocm selector"
 # AMD's stand-ins for the SDK are the served SDK's here.
 rm "$ws/amd"/rocm_sdk_*.whl
 "$RW" index -o "$ws/index" "$ws/dist" "$ws/amd" "$ws/serve"/rocm_sdk_*.whl >/dev/null || fail "rocm-wheel index"
+read -r index_server index_port <<<"$(serve_directory "$ws/index" "$ws/index.log")"
+index_url=http://127.0.0.1:$index_port/
 want="amd-torch-device-gfx12 amd-torch-device-gfx1201 example-rocm7-pjrt example-rocm7-pjrt-device-gfx1201 rocm rocm-bootstrap rocm-sdk-core rocm-sdk-device-gfx1201 rocm-sdk-libraries torch"
 installed() {
   "$1/bin/python" -c 'import importlib.metadata as md, re
 print(" ".join(sorted({re.sub(r"[-_.]+", "-", d.metadata["Name"]).lower() for d in md.distributions()} - {"pip", "setuptools"})))'
 }
 python3.13 -m venv "$ws/venv"
-"$ws/venv/bin/pip" install -q --disable-pip-version-check --no-cache-dir --pre --index-url "file://$ws/index" \
+"$ws/venv/bin/pip" install -q --disable-pip-version-check --no-cache-dir --pre --index-url "$index_url" \
   "torch[device-gfx1201]" "example-rocm7-pjrt[device-gfx1201]" >"$ws/pip.log" 2>&1 || fail "pip install: $(tail -5 "$ws/pip.log")"
 [[ $(installed "$ws/venv") == "$want" ]] || fail "pip installed $(installed "$ws/venv"), want $want"
 "$ws/venv/bin/python" -c "import importlib.metadata as md; v = md.version('rocm-sdk-device-gfx1201'); assert v == '$sdk', v" ||
   fail "pip installed another rocm-sdk-device-gfx1201"
 "$root/.venv/bin/uv" venv -q -p python3.13 "$ws/venv-uv" && "$root/.venv/bin/uv" pip install -q --python "$ws/venv-uv/bin/python" \
-  --no-cache --prerelease allow --index-url "file://$ws/index" "torch[device-gfx1201]" "example-rocm7-pjrt[device-gfx1201]" >"$ws/uv.log" 2>&1 ||
+  --no-cache --prerelease allow --index-url "$index_url" "torch[device-gfx1201]" "example-rocm7-pjrt[device-gfx1201]" >"$ws/uv.log" 2>&1 ||
   fail "uv pip install: $(tail -5 "$ws/uv.log")"
 [[ $(installed "$ws/venv-uv") == "$want" ]] || fail "uv installed $(installed "$ws/venv-uv"), want $want"
 site=$(realpath "$("$ws/venv/bin/python" -c 'import sysconfig; print(sysconfig.get_path("platlib"))')")
@@ -169,7 +174,7 @@ while read -r so; do
   done
 done < <(find "$site/jax_plugins" -name '*.so*' -type f)
 ((checked > 0)) || fail "no ROCm DT_NEEDED found in the example's .so files under $site/jax_plugins"
-echo "ok: pip and uv install both sets from one index at one SDK; $checked ROCm DT_NEEDED resolve from the pip SDK"
+echo "ok: pip and uv install both sets from one HTTP index at one SDK; $checked ROCm DT_NEEDED resolve from the pip SDK"
 
 echo "--- 3. a pip SDK of two versions"
 expect_build_failure "$ws/mixed.log" --@rules_rocm//rocm:toolkit=mixed_pip @rules_rocm//examples/pjrt:wheel
