@@ -170,8 +170,19 @@ pub fn read_devices(paths: &[PathBuf], role: &str) -> Result<Vec<KpackWheel>> {
 /// `<host>-device-gfx1201`, AMD's `amd-torch-device-gfx12`, any
 /// `device_dist_name` prefix).
 pub fn belongs(host: &KpackWheel, device: &KpackWheel) -> Result<()> {
-    let key = canonical_name(&device.name);
-    let pins: Vec<String> = (host.requires_dist.iter())
+    required_by(
+        (&host.name, &host.version, &host.requires_dist),
+        (&device.name, &device.version),
+    )
+}
+
+/// [`belongs`] from the host's name, version and Requires-Dist, and the
+/// device wheel's name and version (`variant` reads the host's METADATA
+/// itself).
+pub fn required_by(host: (&str, &str, &[String]), device: (&str, &str)) -> Result<()> {
+    let ((host_name, host_version, requires), (device_name, device_version)) = (host, device);
+    let key = canonical_name(device_name);
+    let pins: Vec<String> = (requires.iter())
         .filter_map(|r| wheel_format::exact_pin(r))
         .filter(|(name, _, marker)| canonical_name(name) == key && is_device_extra(marker))
         .map(|(_, version, _)| version)
@@ -181,21 +192,21 @@ pub fn belongs(host: &KpackWheel, device: &KpackWheel) -> Result<()> {
             "{} is not a device wheel of {} {}: no device-* extra of the host requires {} (a \
              host names its device wheels in its extras, `device-<target>`); give the device \
              wheels its extras name, or a host built with them",
-            device.name,
-            host.name,
-            host.version,
-            device.name
+            device_name,
+            host_name,
+            host_version,
+            device_name
         );
     }
-    if !pins.iter().any(|v| same_version(v, &device.version)) {
+    if !pins.iter().any(|v| same_version(v, device_version)) {
         bail!(
             "{} {} is not the device wheel {} {} requires ({}=={}): give the device wheels built \
              with this host",
-            device.name,
-            device.version,
-            host.name,
-            host.version,
-            device.name,
+            device_name,
+            device_version,
+            host_name,
+            host_version,
+            device_name,
             pins[0]
         );
     }

@@ -62,6 +62,7 @@ pub fn run(args: Args) -> Result<()> {
 /// `gfx12-generic`).
 pub(crate) struct DeviceWheel {
     pub name: String,
+    pub version: String,
     pub path: PathBuf,
     pub targets: BTreeSet<String>,
 }
@@ -193,6 +194,7 @@ pub(crate) fn device_wheel(path: &Path, name: &str, version: &str) -> Result<Dev
     }
     Ok(DeviceWheel {
         name: wheel.name,
+        version: wheel.version,
         path: path.to_path_buf(),
         targets,
     })
@@ -284,6 +286,7 @@ mod tests {
     fn device(name: &str, targets: &[&str]) -> DeviceWheel {
         DeviceWheel {
             name: name.to_string(),
+            version: "1".to_string(),
             path: PathBuf::new(),
             targets: targets.iter().map(|t| t.to_string()).collect(),
         }

@@ -16,9 +16,9 @@ pub(crate) mod metadata;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use wheel_format::{
-    parse_variant_requirement, validate_variant_label, validate_variant_value, WheelName,
+    parse_variant_requirement, validate_variant_label, validate_variant_value, Headers, WheelName,
     NULL_VARIANT_LABEL, VARIANT_JSON,
 };
 use wheel_rewrite::{Source, WheelRewriter};
@@ -89,8 +89,17 @@ pub fn run(args: Args) -> Result<()> {
         version,
     } = host_metadata(&mut host, &args.input)?;
     let targets = device_targets(&args.device_wheels, &name, &version)?;
+    // Both ways, as the set is installed: each device wheel pins the host,
+    // and the host's device extras (device-extras wrote them) require it.
+    let requires: Vec<String> = (Headers::parse("METADATA", &text).get_all("Requires-Dist"))
+        .map(str::to_string)
+        .collect();
+    for (device, device_version, path) in targets.values() {
+        kpack::wheel::required_by((&name, &version, &requires), (device, device_version))
+            .with_context(|| path.display().to_string())?;
+    }
     let mut lines = String::new();
-    for (target, device) in &targets {
+    for (target, (device, _, _)) in &targets {
         let req = format!(
             "{device}=={version}; \"{NAMESPACE} :: {FEATURE} :: {target}\" in variant_properties"
         );
@@ -138,29 +147,34 @@ fn variant_info(label: &str, values: Vec<String>) -> VariantInfo {
     }
 }
 
-/// Target -> the device wheel (distribution name) serving it, over the
-/// device wheels of host `name` `version`; each target a value
-/// rocm-bootstrap's provider knows, served by one wheel only.
+/// Target -> the device wheel (distribution name, version, path) serving
+/// it, over the device wheels of host `name` `version`; each target a
+/// value rocm-bootstrap's provider knows, served by one wheel only.
 fn device_targets(
     paths: &[PathBuf],
     name: &str,
     version: &str,
-) -> Result<BTreeMap<String, String>> {
-    let mut targets: BTreeMap<String, (String, PathBuf)> = BTreeMap::new();
+) -> Result<BTreeMap<String, (String, String, PathBuf)>> {
+    let mut targets: BTreeMap<String, (String, String, PathBuf)> = BTreeMap::new();
     for device in device_wheels(paths, name, version)? {
         for target in &device.targets {
             check_value(target, &device.path)?;
-            if let Some((_, other)) = targets.get(target) {
+            if let Some((_, _, other)) = targets.get(target) {
                 bail!(
                     "{} and {} both serve {target}: give one device wheel per target",
                     other.display(),
                     device.path.display()
                 );
             }
-            targets.insert(target.clone(), (device.name.clone(), device.path.clone()));
+            let entry = (
+                device.name.clone(),
+                device.version.clone(),
+                device.path.clone(),
+            );
+            targets.insert(target.clone(), entry);
         }
     }
-    Ok(targets.into_iter().map(|(t, (d, _))| (t, d)).collect())
+    Ok(targets)
 }
 
 /// The `amd :: gfx_arch` values rocm-bootstrap 0.3.0's provider reports:

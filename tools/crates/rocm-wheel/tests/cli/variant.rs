@@ -25,6 +25,15 @@ fn device(dir: &Path, host: &str, bundle: &str, targets: &[&str]) -> PathBuf {
     )
 }
 
+/// `host` given its device extras for `devices` (as the rules write a
+/// variant's input), in `dir/<sub>/`.
+fn with_extras(dir: &Path, sub: &str, host: &Path, devices: &[&Path]) -> PathBuf {
+    std::fs::create_dir_all(dir.join(sub)).unwrap();
+    let out = format!("{sub}/{}", host.file_name().unwrap().to_string_lossy());
+    device_extras(dir, host, &out, devices).success();
+    dir.join(out)
+}
+
 /// `rocm-wheel variant HOST -o OUT --label LABEL --device-wheel D...` in `dir`.
 fn variant(dir: &Path, host: &Path, out: &str, label: &str, devices: &[&Path]) -> Out {
     let mut argv = vec!["variant".to_string(), host.display().to_string()];
@@ -152,13 +161,14 @@ fn index_lists_the_variants_and_pip_skips_them(p: &Path) {
 fn family_device_wheels_get_one_marker_per_member_target() {
     let d = tempdir();
     let p = d.path();
-    let host = wheel(&p.join("h"), "Demo.Plugin", "1.0", &[]);
+    let plain = wheel(&p.join("h"), "Demo.Plugin", "1.0", &[]);
     let gfx12 = device(
         &p.join("d"),
         "Demo.Plugin",
         "gfx12",
         &["gfx1200", "gfx1201"],
     );
+    let host = with_extras(p, "x", &plain, &[&gfx12]);
     let out = "demo_plugin-1.0-py3-none-any-rocm.whl";
     variant(p, &host, out, "rocm", &[&gfx12]).success();
     assert_eq!(
@@ -175,8 +185,9 @@ fn family_device_wheels_get_one_marker_per_member_target() {
 fn variant_refusals_leave_no_output() {
     let d = tempdir();
     let p = d.path();
-    let host = wheel(&p.join("h"), "Demo.Plugin", "1.0", &[]);
+    let plain = wheel(&p.join("h"), "Demo.Plugin", "1.0", &[]);
     let good = device(&p.join("g"), "Demo.Plugin", "gfx1201", &["gfx1201"]);
+    let host = with_extras(p, "with-extras", &plain, &[&good]);
     let out = "out/demo_plugin-1.0-py3-none-any-rocm.whl";
     std::fs::create_dir(p.join("out")).unwrap();
     let refused = |host: &Path, out: &str, label: &str, devices: &[&Path], needle: &str| {
@@ -228,6 +239,15 @@ fn variant_refusals_leave_no_output() {
         "rocm",
         &[&other],
         "does not require Demo.Plugin==1.0",
+    );
+    // A device wheel of the host that its extras do not name.
+    let unnamed = device(&p.join("n"), "Demo.Plugin", "gfx1200", &["gfx1200"]);
+    refused(
+        &host,
+        out,
+        "rocm",
+        &[&good, &unnamed],
+        "no device-* extra of the host requires Demo.Plugin-device-gfx1200",
     );
     refused(
         &host,
@@ -284,6 +304,10 @@ fn index_refuses_one_label_for_two_property_sets() {
     );
     let ga = device(&p.join("ga"), "Demo.Plugin", "gfx1201", &["gfx1201"]);
     let gb = device(&p.join("gb"), "Demo.Plugin", "gfx1100", &["gfx1100"]);
+    let (a, b) = (
+        with_extras(p, "xa", &a, &[&ga]),
+        with_extras(p, "xb", &b, &[&gb]),
+    );
     std::fs::create_dir(&dist).unwrap();
     variant(
         p,
