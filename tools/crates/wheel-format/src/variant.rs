@@ -1,8 +1,9 @@
 //! Wheel variants (PEP 825 draft, as variantlib 0.2.2 implements it with
 //! the `variant.json` schema v0.2.0): the character rules of variant
 //! labels and properties, which the file name, `variant.json` and the
-//! variant markers share. Drafts change: everything that depends on them
-//! is in this module and the marker half of `pep508.rs`.
+//! variant markers share. Drafts change: what depends on them is this
+//! module, the marker half of `pep508.rs`, and the `variant.json` schema
+//! (merge and render) in rocm-wheel's `cmd/variant/metadata.rs`.
 
 use anyhow::{bail, Result};
 

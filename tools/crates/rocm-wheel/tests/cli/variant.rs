@@ -2,7 +2,7 @@
 //! host as a variant wheel (per-target and family device wheels, the null
 //! variant), indexed beside the plain wheels, where pip still takes the
 //! plain host; the refusals leave no output. variantlib itself judges the
-//! real build's variant wheels (tests/host/kpack/variants_test.sh).
+//! real build's variant wheels (tests/host/kpack/check_variants.py).
 
 use crate::index::{device_extras, device_wheel, pip_report, wheel, wheel_with};
 use crate::*;
