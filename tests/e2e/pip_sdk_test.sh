@@ -12,13 +12,15 @@
 #     device wheel pins rocm-sdk-device-gfx1201 at exactly the SDK's
 #     version, pre-release part and all, and its host offers the
 #     device-gfx1201 extra;
-#  2. one index (rocm-wheel index), served over HTTP on 127.0.0.1, holds
+#  2. one index (rocm-wheel index), served over HTTP on 127.0.0.1 by a
+#     server that content-negotiates as PyPI does (PEP 691), holds
 #     that set, the SDK, an AMD-shaped
 #     torch set at the same SDK (tests/host/kpack/amd_split_set.py) and
 #     TheRock's `rocm` selector sdist: `pip install --pre
 #     "torch[device-gfx1201]" "example-rocm7-pjrt[device-gfx1201]"`
 #     resolves with one rocm-sdk-device-gfx1201, and so does `uv pip
-#     install`; in pip's venv every ROCm DT_NEEDED of the example's .so
+#     install`, each reading the index's PEP 691 JSON pages (the server's
+#     log says which form it answered); in pip's venv every ROCm DT_NEEDED of the example's .so
 #     files resolves from site-packages/_rocm_sdk_core/lib, with no
 #     LD_LIBRARY_PATH;
 #  3. a pip SDK whose wheels disagree on the version is refused, naming
@@ -145,8 +147,26 @@ echo "--- 2. one index: our set, the SDK, AMD's torch, the rocm selector"
 # AMD's stand-ins for the SDK are the served SDK's here.
 rm "$ws/amd"/rocm_sdk_*.whl
 "$RW" index -o "$ws/index" "$ws/dist" "$ws/amd" "$ws/serve"/rocm_sdk_*.whl >/dev/null || fail "rocm-wheel index"
-read -r index_server index_port <<<"$(serve_directory "$ws/index" "$ws/index.log")"
+python3 "$root/tests/lib/simple_index_server.py" "$ws/index" "$ws/pages.log" >"$ws/index.out" 2>&1 &
+index_server=$!
+for _ in $(seq 1 100); do
+  index_port=$(sed -n 's/^port //p' "$ws/index.out")
+  [[ -n $index_port ]] && break
+  sleep 0.1
+done
+[[ -n $index_port ]] || fail "simple_index_server.py did not start: $(cat "$ws/index.out")"
 index_url=http://127.0.0.1:$index_port/
+# read_json CLIENT: the client read JSON pages of both sets, and no HTML.
+read_json() {
+  expect_in "$ws/pages.log" "json /torch/" "json /example-rocm7-pjrt/" "json /rocm-sdk-device-gfx1201/"
+  ! grep -q '^html' "$ws/pages.log" || fail "$1 read HTML pages: $(grep '^html' "$ws/pages.log" | head -3)"
+  : >"$ws/pages.log"
+}
+# Control: a client that asks for HTML gets HTML, and the log says so.
+python3 -c 'import sys, urllib.request as u
+u.urlopen(u.Request(sys.argv[1] + "torch/", headers={"Accept": "text/html"})).read()' "$index_url" || fail "GET torch/ as HTML"
+expect_in "$ws/pages.log" "html /torch/"
+: >"$ws/pages.log"
 want="amd-torch-device-gfx12 amd-torch-device-gfx1201 example-rocm7-pjrt example-rocm7-pjrt-device-gfx1201 rocm rocm-bootstrap rocm-sdk-core rocm-sdk-device-gfx1201 rocm-sdk-libraries torch"
 installed() {
   "$1/bin/python" -c 'import importlib.metadata as md, re
@@ -156,12 +176,14 @@ python3.13 -m venv "$ws/venv"
 "$ws/venv/bin/pip" install -q --disable-pip-version-check --no-cache-dir --pre --index-url "$index_url" \
   "torch[device-gfx1201]" "example-rocm7-pjrt[device-gfx1201]" >"$ws/pip.log" 2>&1 || fail "pip install: $(tail -5 "$ws/pip.log")"
 [[ $(installed "$ws/venv") == "$want" ]] || fail "pip installed $(installed "$ws/venv"), want $want"
+read_json pip
 "$ws/venv/bin/python" -c "import importlib.metadata as md; v = md.version('rocm-sdk-device-gfx1201'); assert v == '$sdk', v" ||
   fail "pip installed another rocm-sdk-device-gfx1201"
 "$root/.venv/bin/uv" venv -q -p python3.13 "$ws/venv-uv" && "$root/.venv/bin/uv" pip install -q --python "$ws/venv-uv/bin/python" \
   --no-cache --prerelease allow --index-url "$index_url" "torch[device-gfx1201]" "example-rocm7-pjrt[device-gfx1201]" >"$ws/uv.log" 2>&1 ||
   fail "uv pip install: $(tail -5 "$ws/uv.log")"
 [[ $(installed "$ws/venv-uv") == "$want" ]] || fail "uv installed $(installed "$ws/venv-uv"), want $want"
+read_json uv
 site=$(realpath "$("$ws/venv/bin/python" -c 'import sysconfig; print(sysconfig.get_path("platlib"))')")
 checked=0
 while read -r so; do
@@ -174,7 +196,7 @@ while read -r so; do
   done
 done < <(find "$site/jax_plugins" -name '*.so*' -type f)
 ((checked > 0)) || fail "no ROCm DT_NEEDED found in the example's .so files under $site/jax_plugins"
-echo "ok: pip and uv install both sets from one HTTP index at one SDK; $checked ROCm DT_NEEDED resolve from the pip SDK"
+echo "ok: pip and uv install both sets from one HTTP index at one SDK, reading its PEP 691 JSON pages; $checked ROCm DT_NEEDED resolve from the pip SDK"
 
 echo "--- 3. a pip SDK of two versions"
 expect_build_failure "$ws/mixed.log" --@rules_rocm//rocm:toolkit=mixed_pip @rules_rocm//examples/pjrt:wheel
