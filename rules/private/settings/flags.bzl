@@ -267,13 +267,10 @@ wheel_variants_flag = rule(
     doc = "--//:wheel_variants: kpack host wheels are also written as variant wheels (PEP 825 / PEP 850 drafts, docs/kpack.md).",
 )
 
-def _bool_flag_impl(ctx):
-    return [SettingInfo(value = ctx.build_setting_value)]
-
-bool_setting_flag = rule(
-    implementation = _bool_flag_impl,
+rocm_local_version_flag = rule(
+    implementation = _setting_value_impl,
     build_setting = config.bool(flag = True),
-    doc = "A boolean flag read as SettingInfo (--//:rocm_local_version).",
+    doc = "--//:rocm_local_version: wheel versions +rocm<SDK or ROCm release>, as AMD's index spells them.",
 )
 
 # --//:hip_copts, --//:hip_device_copts
