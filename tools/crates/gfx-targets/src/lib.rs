@@ -56,7 +56,8 @@ pub fn is_generic(target: &str) -> bool {
     processor(target).ends_with("-generic")
 }
 
-fn processor(target_id: &str) -> &str {
+/// The processor of a target id: `gfx942` of `gfx942:xnack+`.
+pub fn processor(target_id: &str) -> &str {
     target_id.split(':').next().unwrap_or_default()
 }
 

@@ -165,8 +165,7 @@ pub fn read_devices(paths: &[PathBuf], role: &str) -> Result<Vec<KpackWheel>> {
 /// wheel belongs to this host" (`check`, `thin`). The host's METADATA
 /// must require it under a `device-*` extra, by name (PEP 503-normalised)
 /// at its exact version ([`same_version`], PEP 440 equality): its extras
-/// say which device
-/// wheels it was built with, whatever their names (rocm_wheel's
+/// say which device wheels it was built with, whatever their names (rocm_wheel's
 /// `<host>-device-gfx1201`, AMD's `amd-torch-device-gfx12`, any
 /// `device_dist_name` prefix).
 pub fn belongs(host: &KpackWheel, device: &KpackWheel) -> Result<()> {

@@ -12,7 +12,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
-use gfx_targets::{describe_target, expand, gfx_sort_key, has_code_for, Requested};
+use gfx_targets::{describe_target, expand, gfx_sort_key, processor, serves, Requested};
 use kpack::wheel::{
     check_members, check_set, installed_once, read, read_devices, required_for_target, KpackWheel,
 };
@@ -87,17 +87,11 @@ struct Chosen<'a> {
     targets: Vec<String>,
 }
 
-/// The processor of a target id (`gfx942` of `gfx942:xnack+`).
-fn processor(target: &str) -> &str {
-    target.split(':').next().unwrap_or(target)
-}
-
 /// Whether the code objects `have` (target ids, features and all) hold
 /// code for `target`: its own, a generic one covering it, or one for it
 /// in an xnack/sramecc mode (the runtime picks the mode's).
 fn serves_target(have: &BTreeSet<String>, target: &str) -> bool {
-    let processors: BTreeSet<String> = have.iter().map(|t| processor(t).to_string()).collect();
-    has_code_for(have, target) || has_code_for(&processors, target)
+    (have.iter()).any(|p| serves(p, target) || serves(processor(p), target))
 }
 
 /// Chooses the device wheels with code for a requested family or target,

@@ -57,8 +57,8 @@ pub fn run(args: Args) -> Result<()> {
     Ok(())
 }
 
-/// A device wheel of a host: its distribution name and the targets its
-/// archives' tables of contents name (`gfx1201`, `gfx942:xnack+`,
+/// A device wheel of a host: its distribution name, version, path and the
+/// targets its archives' tables of contents name (`gfx1201`, `gfx942:xnack+`,
 /// `gfx12-generic`).
 pub(crate) struct DeviceWheel {
     pub name: String,
@@ -100,7 +100,7 @@ fn target_extras(devices: &[DeviceWheel]) -> Vec<(String, Vec<String>)> {
     let mut by_target: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for d in devices {
         for t in &d.targets {
-            let processor = t.split(':').next().unwrap_or(t);
+            let processor = gfx_targets::processor(t);
             let covered = gfx_targets::generic_covers(processor);
             let served: Vec<String> = match covered {
                 Some(c) => c.to_vec(),
