@@ -147,14 +147,7 @@ echo "--- 2. one index: our set, the SDK, AMD's torch, the rocm selector"
 # AMD's stand-ins for the SDK are the served SDK's here.
 rm "$ws/amd"/rocm_sdk_*.whl
 "$RW" index -o "$ws/index" "$ws/dist" "$ws/amd" "$ws/serve"/rocm_sdk_*.whl >/dev/null || fail "rocm-wheel index"
-python3 "$root/tests/lib/simple_index_server.py" "$ws/index" "$ws/pages.log" >"$ws/index.out" 2>&1 &
-index_server=$!
-for _ in $(seq 1 100); do
-  index_port=$(sed -n 's/^port //p' "$ws/index.out")
-  [[ -n $index_port ]] && break
-  sleep 0.1
-done
-[[ -n $index_port ]] || fail "simple_index_server.py did not start: $(cat "$ws/index.out")"
+read -r index_server index_port <<<"$(serve_with "$ws/index.out" python3 -u "$root/tests/lib/simple_index_server.py" "$ws/index" "$ws/pages.log")"
 index_url=http://127.0.0.1:$index_port/
 # read_json CLIENT: the client read JSON pages of both sets, and no HTML.
 read_json() {

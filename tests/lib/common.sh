@@ -113,15 +113,23 @@ donate_disk_cache() {
 # serve_directory DIR LOG: serves DIR over HTTP on 127.0.0.1 (a free port) in
 # the background; prints "PID PORT". Only the loopback interface listens.
 serve_directory() {
-  local dir=$1 log=$2 pid port="" i
-  python3 -u -m http.server --bind 127.0.0.1 --directory "$dir" 0 >"$log" 2>&1 9>&- &
+  serve_with "$2" python3 -u -m http.server --bind 127.0.0.1 --directory "$1" 0
+}
+
+# serve_with LOG COMMAND...: runs an HTTP server in the background, its
+# output in LOG, until it says "Serving HTTP on 127.0.0.1 port N" (as
+# http.server does); prints "PID PORT".
+serve_with() {
+  local log=$1 pid port="" i
+  shift
+  "$@" >"$log" 2>&1 9>&- &
   pid=$!
   for i in $(seq 1 100); do
     port=$(sed -n 's/^Serving HTTP on 127\.0\.0\.1 port \([0-9]*\).*/\1/p' "$log")
     [[ -n $port ]] && break
     sleep 0.1
   done
-  [[ -n $port ]] || fail "http.server on $dir did not start: $(cat "$log")"
+  [[ -n $port ]] || fail "$* did not start: $(cat "$log")"
   echo "$pid $port"
 }
 

@@ -21,7 +21,6 @@ All at one version. Prints each wheel's file name and sha256.
 """
 
 import argparse
-import base64
 import glob
 import hashlib
 import io
@@ -29,28 +28,17 @@ import os
 import pathlib
 import sys
 import tarfile
-import zipfile
+
+from wheel_zip import write_wheel
 
 HEADER_DIRS = ["hip", "hsa", "rocprim", "hipcub", "hiprand", "rocrand", "amd_comgr"]
 TOOLS = ["clang++", "clang", "clang-offload-bundler", "llvm-objcopy", "llvm-cxxfilt"]
 TAG = "py3-none-linux_x86_64"
 
 
-def write_wheel(out, dist, version, requires, files):
-    stem = "%s-%s" % (dist.replace("-", "_"), version)
-    members = dict(files)
-    members["%s.dist-info/METADATA" % stem] = (
-        "Metadata-Version: 2.1\nName: %s\nVersion: %s\n" % (dist, version)
-        + "".join("Requires-Dist: %s\n" % r for r in requires)).encode()
-    members["%s.dist-info/WHEEL" % stem] = (
-        "Wheel-Version: 1.0\nGenerator: stand-in\nRoot-Is-Purelib: false\nTag: %s\n" % TAG).encode()
-    record = ["%s,sha256=%s,%d" % (n, base64.urlsafe_b64encode(hashlib.sha256(d).digest()).rstrip(b"=").decode(), len(d))
-              for n, d in members.items()]
-    members["%s.dist-info/RECORD" % stem] = ("\n".join(record + ["%s.dist-info/RECORD,," % stem]) + "\n").encode()
-    path = out / ("%s-%s.whl" % (stem, TAG))
-    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
-        for name, data in members.items():
-            z.writestr(name, data)
+def stand_in(out, dist, version, requires, files):
+    """One SDK wheel; prints its file name and sha256."""
+    path = write_wheel(out, dist, version, TAG, requires, files, generator="stand-in", metadata_version="2.1")
     print(path.name, hashlib.sha256(path.read_bytes()).hexdigest())
 
 
@@ -114,20 +102,20 @@ def main():
     llvm = llvm.rsplit("/bin/", 1)[0]
     hip = os.path.realpath("/usr/lib/x86_64-linux-gnu/libamdhip64.so")
     runtime = "libamdhip64.so." + os.path.basename(hip).split(".so.")[1].split(".")[0]
-    write_wheel(a.out, "rocm-sdk-core", a.version, [], {
+    stand_in(a.out, "rocm-sdk-core", a.version, [], {
         "rocm_sdk_core/__init__.py": b"",
         "_rocm_sdk_core/lib/" + runtime: pathlib.Path(hip).read_bytes(),
     })
-    write_wheel(a.out, "rocm-sdk-libraries", a.version, ["rocm-sdk-core==" + a.version], {
+    stand_in(a.out, "rocm-sdk-libraries", a.version, ["rocm-sdk-core==" + a.version], {
         "rocm_sdk_libraries/__init__.py": b"",
         "_rocm_sdk_libraries/lib/.keep": b"",
     })
-    write_wheel(a.out, "rocm-sdk-devel", a.version, ["rocm-sdk-core==" + a.version], {
+    stand_in(a.out, "rocm-sdk-devel", a.version, ["rocm-sdk-core==" + a.version], {
         "rocm_sdk_devel/__init__.py": b"",
         "rocm_sdk_devel/_devel.tar": devel_tar(a.version, llvm, runtime),
     })
     for t in a.targets.split(","):
-        write_wheel(a.out, "rocm-sdk-device-" + t, a.version, ["rocm-sdk-libraries==" + a.version], {
+        stand_in(a.out, "rocm-sdk-device-" + t, a.version, ["rocm-sdk-libraries==" + a.version], {
             "_rocm_sdk_libraries/.kpack/.keep-%s" % t: b"",
         })
 

@@ -2,8 +2,8 @@
 
     simple_index_server.py DIR LOG
 
-Serves DIR on 127.0.0.1 (a free port, printed as `port N` first on
-stdout). A directory URL answers with its `index.json` as
+Serves DIR on 127.0.0.1 (a free port, announced as http.server does:
+`Serving HTTP on 127.0.0.1 port N`). A directory URL answers with its `index.json` as
 `application/vnd.pypi.simple.v1+json` when the client's Accept header
 prefers that over HTML (PEP 691), else with `index.html` as
 `application/vnd.pypi.simple.v1+html`; other files as they are. LOG gets
@@ -66,7 +66,7 @@ def main():
             super().do_GET()
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    print("port %d" % server.server_address[1], flush=True)
+    print("Serving HTTP on 127.0.0.1 port %d" % server.server_address[1], flush=True)
     server.serve_forever()
 
 

@@ -28,17 +28,17 @@ Prints one line per file written.
 """
 
 import argparse
-import base64
-import hashlib
 import io
 import pathlib
 import subprocess
 import sys
 import tarfile
 import tempfile
-import zipfile
 
 import rocm_bootstrap
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "lib"))
+from wheel_zip import write_wheel  # noqa: E402 (tests/lib, beside this tree)
 
 HOST = "torch"
 HOST_VERSION = "2.9.0"
@@ -54,31 +54,9 @@ DEVICE_WHEELS = {
 }
 
 
-def wheel_file(dist, version, tag):
-    return "%s-%s-%s.whl" % (dist.replace("-", "_"), version, tag)
-
-
-def write_wheel(out, dist, version, tag, requires, files, extras=()):
-    """A wheel as the splitter writes one: METADATA, WHEEL, RECORD."""
-    stem = "%s-%s" % (dist.replace("-", "_"), version)
-    metadata = "Metadata-Version: 2.4\nName: %s\nVersion: %s\n" % (dist, version)
-    metadata += "".join("Provides-Extra: %s\n" % e for e in extras)
-    metadata += "".join("Requires-Dist: %s\n" % r for r in requires)
-    members = dict(files)
-    members["%s.dist-info/METADATA" % stem] = metadata.encode()
-    members["%s.dist-info/WHEEL" % stem] = (
-        "Wheel-Version: 1.0\nGenerator: rocm-kpack-split-python-wheels\nRoot-Is-Purelib: false\nTag: %s\n" % tag
-    ).encode()
-    record = []
-    for name, data in members.items():
-        digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
-        record.append("%s,sha256=%s,%d" % (name, digest, len(data)))
-    record.append("%s.dist-info/RECORD,," % stem)
-    members["%s.dist-info/RECORD" % stem] = ("\n".join(record) + "\n").encode()
-    path = out / wheel_file(dist, version, tag)
-    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
-        for name, data in members.items():
-            z.writestr(name, data)
+def wheel(out, dist, version, tag, requires, files, extras=()):
+    """A wheel as the splitter writes one; prints its file name."""
+    path = write_wheel(out, dist, version, tag, requires, files, extras, generator="rocm-kpack-split-python-wheels")
     print(path.name)
     return path
 
@@ -237,21 +215,21 @@ def main():
         for path, group in BINARIES:
             files[path] = host_binary(a.rocm_wheel, scratch, path, group)
         requires, extras = host_requires(version, a.sdk)
-        write_wheel(a.out, HOST, version, tag, requires, files, extras)
+        wheel(a.out, HOST, version, tag, requires, files, extras)
         groups = sorted({g for _, g in BINARIES} - {a.drop_group})
         for key, archs in DEVICE_WHEELS.items():
             archives = {"torch/.kpack/%s_%s.kpack" % (g, arch): archive(a.rocm_wheel, scratch, g, arch)
                         for arch in archs for g in groups}
             dist = rocm_bootstrap.device_dist_name(PREFIX, rocm_bootstrap.lookup_bundle(key))
-            write_wheel(a.out, dist, version, tag, device_requires(key, version, a.sdk), archives)
+            wheel(a.out, dist, version, tag, device_requires(key, version, a.sdk), archives)
     targets = sorted({arch.split(":")[0] for archs in DEVICE_WHEELS.values() for arch in archs})
     selector_sdist(a.out, a.sdk, targets)
     for dist in ["rocm-sdk-core", "rocm-sdk-libraries", "rocm-sdk-devel"]:
-        write_wheel(a.out, dist, a.sdk, "py3-none-linux_x86_64", [], {})
+        wheel(a.out, dist, a.sdk, "py3-none-linux_x86_64", [], {})
     for t in targets:
         # TheRock's device packages overlay the libraries package.
-        write_wheel(a.out, "rocm-sdk-device-" + t, a.sdk, "py3-none-linux_x86_64", ["rocm-sdk-libraries==" + a.sdk], {})
-    write_wheel(a.out, "rocm-bootstrap", "0.3.0", "py3-none-any", [], {})
+        wheel(a.out, "rocm-sdk-device-" + t, a.sdk, "py3-none-linux_x86_64", ["rocm-sdk-libraries==" + a.sdk], {})
+    wheel(a.out, "rocm-bootstrap", "0.3.0", "py3-none-any", [], {})
 
 
 if __name__ == "__main__":
