@@ -299,8 +299,7 @@ def _rocm_pip_sdk_toolkit_impl(rctx):
         for part in _PIP_SDK_PARTS:
             if dist == part or dist.startswith(part + "_"):
                 parts[part] = name
-    distinct = {v: n for n, v in versions.items()}
-    if len(distinct) != 1:
+    if len({v: True for v in versions.values()}) != 1:
         fail("ROCm toolkit {}: the pip SDK's wheels disagree on the version ({}): give the wheels of one SDK release".format(
             a.toolkit,
             ", ".join(["{} is {}".format(n, v) for n, v in sorted(versions.items())]),
@@ -313,6 +312,9 @@ def _rocm_pip_sdk_toolkit_impl(rctx):
             ", ".join(sorted(versions.keys())),
         ))
     version = versions.values()[0]
+    problem = sdk_version_problem(version)
+    if problem:
+        fail("ROCm toolkit {}: the pip SDK's version {} is not a TheRock SDK release ({})".format(a.toolkit, version, problem))
 
     # The platform tree is rocm-sdk-devel's _devel.tar[.xz]: unpacked beside
     # the other wheels' platform packages, its relative links reach them
@@ -335,8 +337,6 @@ def _rocm_pip_sdk_toolkit_impl(rctx):
     found = detect_rocm(rctx, str(rctx.path(root)), "TheRock pip SDK {} ({})".format(version, ", ".join(sorted(versions.keys()))))
     if found.unavailable:
         fail("ROCm toolkit {}: {}".format(a.toolkit, found.unavailable))
-    if sdk_version_problem(version):
-        fail("ROCm toolkit {}: the pip SDK's version {} is not a TheRock SDK release ({})".format(a.toolkit, version, sdk_version_problem(version)))
     _write_toolkit(rctx, _relative(found, [str(repo), str(repo.realpath)]), in_repository = True, sdk_version = _sdk_version(a, version))
 
 _COMMON_ATTRS = {
