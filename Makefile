@@ -67,10 +67,12 @@ rust-test: setup
 
 # A short coverage-guided run of the kpack fuzz targets over their corpus
 # (10 s each, FUZZ_JOBS at a time) on an unoptimised instrumented build (its
-# own target directory): about 75 s cold, 25 s warm (tools/crates/kpack/fuzz).
+# own target directory): about 75 s cold, 25 s warm (tools/crates/kpack/fuzz);
+# then the negative controls: a planted crash, timeout and oom must each fail.
 FUZZ_JOBS ?= 2
 fuzz-smoke: setup
 	$(BUILDROOT) env FUZZ_PROFILE=smoke FUZZ_JOBS=$(FUZZ_JOBS) tools/crates/kpack/fuzz/run.sh 10
+	$(BUILDROOT) env FUZZ_PROFILE=smoke tools/crates/kpack/fuzz/run.sh --controls
 
 # The tool on PyPI's real JAX ROCm wheels (downloaded once, sha256-checked):
 # they test no rule, only `rocm-wheel` (Bazel's, already built by e2e).

@@ -324,7 +324,6 @@ _NORMAL_DEPENDENCIES = {
         _COMMON_CONDITION: {
             "anyhow": Label("@rocm_wheel_crates__anyhow-1.0.104//:anyhow"),
             "serde": Label("@rocm_wheel_crates__serde-1.0.229//:serde"),
-            "tempfile": Label("@rocm_wheel_crates__tempfile-3.27.0//:tempfile"),
             "zstd": Label("@rocm_wheel_crates__zstd-0.13.4//:zstd"),
         },
     },
@@ -516,6 +515,7 @@ _NORMAL_DEV_DEPENDENCIES = {
         _COMMON_CONDITION: {
             "serde_json": Label("@rocm_wheel_crates__serde_json-1.0.154//:serde_json"),
             "sha2": Label("@rocm_wheel_crates__sha2-0.10.9//:sha2"),
+            "tempfile": Label("@rocm_wheel_crates__tempfile-3.27.0//:tempfile"),
         },
     },
     "tools/crates/manylinux-check": {

@@ -10,11 +10,12 @@
 //!   resolves them;
 //! * [`wheel`]: the same read from wheels, and a host wheel checked with its
 //!   device wheels;
-//! * [`msgpack`]: the MessagePack subset both use;
-//! * [`fuzz`]: the fuzz bodies (`fuzz/`, and its corpus in `cargo test`).
+//! * [`msgpack`]: the MessagePack subset both use.
+//!
+//! Its fuzz bodies live in the fuzz crate (`fuzz/src/lib.rs`), outside this
+//! library's build.
 
 pub mod archive;
-pub mod fuzz;
 pub mod host;
 pub mod marker;
 pub mod msgpack;

@@ -1,19 +1,28 @@
-//! Runs the fuzz bodies over the committed seed corpus (`fuzz/corpus/<target>`),
-//! each seed also cut short and with bytes flipped, so regressions show up
-//! without cargo-fuzz. Seeds named `ok-*` must be accepted.
+//! Runs the fuzz bodies (the fuzz crate's `src/lib.rs`, included here) over
+//! the committed seed corpus (`fuzz/corpus/<target>`), each seed also cut
+//! short and with bytes flipped, so regressions show up without cargo-fuzz.
+//! Seeds named `ok-*` must be accepted, `bad-*` refused; a broken promise
+//! panics, and fails the test wherever it happens.
 
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
-use kpack::fuzz::{fuzz_archive, fuzz_device_wheel, fuzz_host, fuzz_marker};
 
-type Body = fn(&[u8]) -> Result<()>;
+// The environment switch and the timeout and oom plants serve the fuzz
+// targets (run.sh --controls), not this test.
+#[allow(dead_code)]
+#[path = "../fuzz/src/lib.rs"]
+mod bodies;
+use bodies::Plant;
+
+type Body = fn(&[u8], Plant) -> Result<()>;
 
 const TARGETS: [(&str, Body); 4] = [
-    ("archive", |d| fuzz_archive(d).map(drop)),
-    ("marker", |d| fuzz_marker(d).map(drop)),
-    ("host", |d| fuzz_host(d).map(drop)),
-    ("device_wheel", |d| fuzz_device_wheel(d).map(drop)),
+    ("archive", bodies::archive),
+    ("marker", bodies::marker),
+    ("host", bodies::host),
+    ("device_wheel", bodies::device_wheel),
 ];
 
 fn corpus_dir(target: &str) -> PathBuf {
@@ -44,15 +53,17 @@ fn fuzz_bodies_over_corpus() {
             "{target}: no ok- seed"
         );
         for (name, data) in seeds {
-            let r = body(&data);
-            if name.starts_with("ok-") {
-                r.unwrap_or_else(|e| panic!("{target}/{name}: {e:#}"));
+            match (name.split('-').next(), body(&data, Plant::None)) {
+                (Some("ok"), Err(e)) => panic!("{target}/{name}: refused: {e:#}"),
+                (Some("bad"), Ok(())) => panic!("{target}/{name}: accepted, must be refused"),
+                (Some("ok" | "bad"), _) => {}
+                _ => panic!("{target}/{name}: name a seed ok-* or bad-*"),
             }
             // Cut short at a few points, and 48 single-byte flips spread
-            // over the seed: never a panic.
+            // over the seed: refused or accepted, never a broken promise.
             let n = data.len();
             for len in [0, 1, 4, 16, n / 3, n / 2, n.saturating_sub(1)] {
-                let _ = body(&data[..len.min(n)]);
+                let _ = body(&data[..len.min(n)], Plant::None);
             }
             for i in 0..48 {
                 if n == 0 {
@@ -61,7 +72,26 @@ fn fuzz_bodies_over_corpus() {
                 let mut m = data.clone();
                 let at = (i * 7919 + i * i) % n;
                 m[at] ^= 0x80 | (i as u8);
-                let _ = body(&m);
+                let _ = body(&m, Plant::None);
+            }
+        }
+    }
+}
+
+/// The negative control: with a broken promise planted, every body panics on
+/// its `ok-` seeds (what libFuzzer reports as a crash), and still only
+/// refuses its `bad-` seeds.
+#[test]
+fn planted_broken_promise_panics() {
+    for (target, body) in TARGETS {
+        for (name, data) in seeds(target) {
+            let r = catch_unwind(AssertUnwindSafe(|| body(&data, Plant::BrokenPromise)));
+            match r {
+                Err(_) => assert!(name.starts_with("ok-"), "{target}/{name}: panicked"),
+                Ok(r) => assert!(
+                    name.starts_with("bad-") && r.is_err(),
+                    "{target}/{name}: a planted broken promise went unreported"
+                ),
             }
         }
     }
