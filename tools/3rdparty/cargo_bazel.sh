@@ -21,3 +21,6 @@ if grep -n 'urls = ' "$defs" | grep -v 'https://static.crates.io/crates/'; then
   echo "crates_vendor: URLs above are not crates.io's" >&2
   exit 1
 fi
+# What the files were rendered from, for //tools/3rdparty:vendored_crates_test.
+here=$(dirname "$defs")/..
+python3 "$here/vendored_crates_test.py" --record "$here/.." "$here/crates"

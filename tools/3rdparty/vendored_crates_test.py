@@ -9,13 +9,25 @@ Checked here, from the files alone:
      are exactly Cargo.lock's crates.io packages (name, version, checksum);
   2. each member's third-party dependencies, per kind (normal, dev, build,
      proc-macro), are the ones its Cargo.toml declares, at the version
-     Cargo.lock resolves for it.
+     Cargo.lock resolves for it, for every platform or only under a
+     platform condition as the manifest's [target.'cfg(...)'] tables say;
+  3. each crate's rendered crate_features hold every feature a manifest asks
+     of it;
+  4. the declarations (features, default features, optional, platform) are
+     the ones the files were rendered from: cargo_bazel.sh records them in
+     tools/3rdparty/declared.json after each render, so a feature dropped or default
+     features turned off, which (3) cannot see (another crate may ask for
+     the same), is reported.
 A negative control runs the same comparison on altered inputs (a bumped
-version, a dependency added to a manifest) and must find each difference.
+version, a dependency added, a feature added and one dropped, default
+features turned off, a dependency made platform-specific) and must find
+each difference.
 
     python3 vendored_crates_test.py TOOLS_DIR VENDOR_DIR
+    python3 vendored_crates_test.py --record TOOLS_DIR VENDOR_DIR   # after a render
 """
 
+import json
 import re
 import sys
 import tomllib
@@ -71,9 +83,10 @@ def vendored_deps(defs_bzl):
         data = eval(literal, {"Label": str, "_COMMON_CONDITION": ""})  # noqa: S307 (checked-in file)
         out[kind] = {
             member: {
-                # @rocm_wheel_crates__<crate>-<version>//:<target>
-                crate: label.split("//")[0].split("__", 1)[1][len(crate) + 1 :]
-                for by_condition in conditions.values()
+                # @rocm_wheel_crates__<crate>-<version>//:<target>; the
+                # platform condition "" is every platform's.
+                crate: (label.split("//")[0].split("__", 1)[1][len(crate) + 1 :], condition != "")
+                for condition, by_condition in conditions.items()
                 for crate, label in by_condition.items()
             }
             for member, conditions in data.items()
@@ -81,8 +94,31 @@ def vendored_deps(defs_bzl):
     return out
 
 
+def vendored_features(vendor):
+    """{(crate, version): set of crate_features} from the rendered BUILD files."""
+    out = {}
+    for build in vendor.glob("BUILD.*.bazel"):
+        text = build.read_text()
+        version = re.search(r'^    version = "([^"]+)",', text, re.M)
+        if not version:
+            continue
+        crate = build.name[len("BUILD.") : -len("-" + version.group(1) + ".bazel")]
+        features = set()
+        # Each target's crate_features value, up to the next attribute; the
+        # quoted strings that are not labels (a select's keys) are features.
+        for m in re.finditer(r"^    crate_features = (.*?)(?=^    [a-z_]+ = |^\))", text, re.M | re.S):
+            features |= {f for f in re.findall(r'"([^"]+)"', m.group(1)) if "//" not in f and ":" not in f}
+        out[(crate, version.group(1))] = features
+    return out
+
+
 def declared_deps(tools, member_dirs, lock_by_name):
-    """{member: {section: {crate: (version, optional)}}} of third-party deps in the manifests."""
+    """{member: {section: {crate: Dep}}} of third-party deps in the manifests.
+
+    A Dep is a dict: version (Cargo.lock's), optional, features (sorted),
+    default (default features kept), platform (the cfg of a [target] table,
+    or None).
+    """
     workspace = tomllib.loads((tools / "Cargo.toml").read_text())["workspace"]["dependencies"]
     out = {}
     for rel in member_dirs:
@@ -94,17 +130,26 @@ def declared_deps(tools, member_dirs, lock_by_name):
         for d in locked.get("dependencies", []):
             dep, _, version = d.partition(" ")
             resolved[dep] = version or lock_by_name[dep][0]["version"]
+        tables = [(None, manifest)] + sorted(manifest.get("target", {}).items())
         sections = {}
         for section in ("dependencies", "dev-dependencies", "build-dependencies"):
             deps = {}
-            for key, spec in manifest.get(section, {}).items():
-                spec = spec if isinstance(spec, dict) else {"version": spec}
-                if spec.get("workspace"):
-                    spec = {**(workspace[key] if isinstance(workspace[key], dict) else {}), **spec}
-                if "path" in spec:
-                    continue
-                crate = spec.get("package", key)
-                deps[crate] = (resolved.get(crate), spec.get("optional", False))
+            for platform, table in tables:
+                for key, spec in table.get(section, {}).items():
+                    spec = spec if isinstance(spec, dict) else {"version": spec}
+                    if spec.get("workspace"):
+                        base = workspace[key] if isinstance(workspace[key], dict) else {}
+                        # A member's `features` add to the workspace's.
+                        spec = {**base, **spec, "features": base.get("features", []) + spec.get("features", [])}
+                    if "path" in spec:
+                        continue
+                    deps[spec.get("package", key)] = {
+                        "version": resolved.get(spec.get("package", key)),
+                        "optional": spec.get("optional", False),
+                        "features": sorted(set(spec.get("features", []))),
+                        "default": spec.get("default-features", True),
+                        "platform": platform,
+                    }
             sections[section] = deps
         out["tools/" + rel] = sections
     return out
@@ -112,6 +157,7 @@ def declared_deps(tools, member_dirs, lock_by_name):
 
 def compare(tools, vendor, lock_text=None, manifests=None):
     """Every difference between the workspace and the vendored files, as messages."""
+    recorded = json.loads((vendor.parent / "declared.json").read_text()) if (vendor.parent / "declared.json").is_file() else None
     lock = tomllib.loads(lock_text if lock_text is not None else (tools / "Cargo.lock").read_text())
     registry, by_name = lock_packages(lock)
     problems = []
@@ -143,21 +189,66 @@ def compare(tools, vendor, lock_text=None, manifests=None):
             have = {}
             for kind in kinds[section]:
                 have |= vendored[kind].get(member, {})
-            for crate, (version, optional) in sorted(deps.items()):
+            for crate, dep in sorted(deps.items()):
                 # Optional dependencies are in the tables when a feature the
                 # workspace enables turns them on; required ones always.
                 if crate not in have:
-                    if not optional:
+                    if not dep["optional"]:
                         problems.append("{}: [{}] {} is not in the vendored files".format(member, section, crate))
-                elif version and have[crate] != version:
-                    problems.append("{}: {} {} in the vendored files, Cargo.lock resolves {}".format(member, crate, have[crate], version))
+                    continue
+                version, conditional = have[crate]
+                if dep["version"] and version != dep["version"]:
+                    problems.append("{}: {} {} in the vendored files, Cargo.lock resolves {}".format(member, crate, version, dep["version"]))
+                if conditional != (dep["platform"] is not None):
+                    problems.append("{}: {} is {} in the vendored files, {} in its Cargo.toml".format(
+                        member, crate, *(("platform-specific", "for every platform") if conditional else ("for every platform", "platform-specific"))))
             for crate in sorted(have.keys() - deps.keys()):
                 problems.append("{}: the vendored files give it {} ({}), its Cargo.toml does not".format(member, crate, section))
+    problems += compare_features(declared, vendored_features(vendor), recorded)
     return problems, declared, lock
 
 
+def compare_features(declared, rendered, recorded):
+    """Features asked of each crate against its rendered crate_features, and
+    the declarations against those recorded at the last render."""
+    problems = []
+    asked = {}
+    for member, sections in declared.items():
+        for deps in sections.values():
+            for crate, dep in deps.items():
+                if dep["version"]:
+                    asked.setdefault((crate, dep["version"]), set()).update(dep["features"])
+    for (crate, version), features in sorted(asked.items()):
+        have = rendered.get((crate, version))
+        if have is None:
+            problems.append("{} {}: no rendered BUILD.{}-{}.bazel".format(crate, version, crate, version))
+            continue
+        for f in sorted(features - have):
+            problems.append("{} {}: a manifest asks for feature {}, the rendered crate_features lack it".format(crate, version, f))
+    if recorded is not None and recorded != declared:
+        for member in sorted(set(recorded) | set(declared)):
+            for section in ("dependencies", "dev-dependencies", "build-dependencies"):
+                was = recorded.get(member, {}).get(section, {})
+                now = declared.get(member, {}).get(section, {})
+                for crate in sorted(set(was) | set(now)):
+                    if was.get(crate) != now.get(crate):
+                        problems.append("{}: [{}] {} is declared {}, the files were rendered from {}".format(
+                            member, section, crate, json.dumps(now.get(crate), sort_keys=True), json.dumps(was.get(crate), sort_keys=True)))
+    return problems
+
+
 def main():
+    if sys.argv[1] == "--record":
+        tools, vendor = Path(sys.argv[2]), Path(sys.argv[3])
+        lock = tomllib.loads((tools / "Cargo.lock").read_text())
+        members = tomllib.loads((tools / "Cargo.toml").read_text())["workspace"]["members"]
+        declared = declared_deps(tools, members, lock_packages(lock)[1])
+        (vendor.parent / "declared.json").write_text(json.dumps(declared, indent=1, sort_keys=True) + "\n")
+        return 0
     tools, vendor = Path(sys.argv[1]), Path(sys.argv[2])
+    if not (vendor.parent / "declared.json").is_file():
+        print("{}/declared.json is missing: {}".format(vendor.parent, FIX), file=sys.stderr)
+        return 1
     problems, declared, lock = compare(tools, vendor)
     if problems:
         print("tools/3rdparty/crates is stale:\n  " + "\n  ".join(problems) + "\n" + FIX, file=sys.stderr)
@@ -175,10 +266,24 @@ def main():
     assert any(first["name"] in p for p in found), "control: a bumped {} in Cargo.lock went unnoticed".format(first["name"])
     member = sorted(declared)[0]
     added = {m: {s: dict(d) for s, d in sections.items()} for m, sections in declared.items()}
-    added[member]["dependencies"]["not-a-vendored-crate"] = ("1.0.0", False)
+    added[member]["dependencies"]["not-a-vendored-crate"] = {"version": "1.0.0", "optional": False, "features": [], "default": True, "platform": None}
     found, _, _ = compare(tools, vendor, manifests=added)
     assert any("not-a-vendored-crate" in p for p in found), "control: a new dependency in {} went unnoticed".format(member)
-    print("ok: controls: a bumped {} in Cargo.lock and a new dependency of {} are both reported".format(first["name"], member))
+    edits = {
+        "a feature added": lambda d: d["features"].append("not-a-feature"),
+        "a feature dropped": lambda d: d["features"].pop(),
+        "default features turned off": lambda d: d.update(default=False),
+        "a dependency made platform-specific": lambda d: d.update(platform="cfg(unix)"),
+    }
+    for what, edit in edits.items():
+        # The first normal dependency that asks for a feature and keeps defaults.
+        altered = json.loads(json.dumps(declared))
+        member, crate = next((m, c) for m, s in sorted(altered.items()) for c, d in sorted(s["dependencies"].items())
+                             if d["features"] and d["default"])
+        edit(altered[member]["dependencies"][crate])
+        found, _, _ = compare(tools, vendor, manifests=altered)
+        assert any(crate in p for p in found), "control: {} ({} of {}) went unnoticed".format(what, crate, member)
+    print("ok: controls: a bumped {} in Cargo.lock, a new dependency, {} are each reported".format(first["name"], ", ".join(edits)))
     return 0
 
 
