@@ -409,6 +409,17 @@ mod tests {
     }
 
     #[test]
+    fn nesting_limit_is_packagings() {
+        let nested = |n: usize| format!("{}MIT{}", "(".repeat(n), ")".repeat(n));
+        assert!(canonical_license_expression(&nested(MAX_DEPTH)).is_ok());
+        let e = canonical_license_expression(&nested(MAX_DEPTH + 1)).unwrap_err();
+        assert!(
+            format!("{e:#}").contains("more than 200 nested parentheses"),
+            "{e:#}"
+        );
+    }
+
+    #[test]
     fn edit_distances() {
         assert_eq!(edit_distance("mit", "mit"), 0);
         assert_eq!(edit_distance("mti", "mit"), 1);

@@ -165,6 +165,15 @@ fn cases(licenses: &[String], exceptions: &[String]) -> Vec<String> {
         out.push(format!("{} OR({}AND {})", w[0], w[1], w[2]));
     }
     out.extend(HAND_WRITTEN.iter().map(|s| s.to_string()));
+    // packaging's nesting limit (200 parentheses), on both sides of it.
+    for depth in [199, 200, 201, 202] {
+        out.push(format!("{}MIT{}", "(".repeat(depth), ")".repeat(depth)));
+        out.push(format!(
+            "0BSD OR {}mit and apache-2.0{}",
+            "( ".repeat(depth),
+            " )".repeat(depth)
+        ));
+    }
     out
 }
 
