@@ -31,7 +31,7 @@ DISK_CACHE_FLAGS ?= --disk_cache=$(DISK_CACHE) --experimental_disk_cache_gc_max_
 # WORKSPACE macros (register_toolchains) take no name.
 BUILDIFIER_WARNINGS ?= -warnings=-function-docstring-args,-function-docstring-return,-unnamed-macro
 
-.PHONY: setup wheels tool-wheels kpack-dists test rust-test crates-test fuzz-smoke real-wheel-test bazel-test workspace-test e2e e2e-clean-builds e2e-rest pip-sdk-test dist-test import-test jax-test kpack-test setup-test lint bazel-lane host-lane
+.PHONY: setup wheels tool-wheels kpack-dists test rust-test crates-test fuzz-smoke real-wheel-test bazel-test workspace-test e2e e2e-clean-builds e2e-rest pip-sdk-test dist-test import-test jax-test kpack-test wheel-index-test setup-test lint bazel-lane host-lane
 ifdef LANE
 # Inside the lanes `make test` runs side by side: made already by the make
 # that started them, so that no lane runs setup beside another or waits on
@@ -133,6 +133,11 @@ jax-test: wheels
 kpack-test: kpack-dists
 	tests/host/kpack/reference_test.sh $(CURDIR)/dist $(CURDIR)/dist-kpack $(CURDIR)/dist-kpack-family $(CURDIR)/bazel-kpack-family.exec.json
 
+# The install the docs give for //:wheel_index, run as written (a 3.12
+# venv; PyPI's jax-rocm7-pjrt by --find-links), in the build root.
+wheel-index-test: kpack-dists
+	$(BUILDROOT) tests/host/kpack/wheel_index_test.sh
+
 setup-test: setup
 	tests/host/setup_idempotent_test.sh
 
@@ -147,14 +152,14 @@ lint: setup
 # WORKSPACE mode, dist-test (it asks Bazel for the tool's path) and the pip
 # SDK's small build beside the
 # tests of what the builds left in dist/ (pip installs, PyPI downloads,
-# Python), which need the Bazel server only for real-wheel-test's tool path,
-# last.
+# Python), which need the Bazel server only for wheel-index-test's index (the
+# kpack build's, already built) and real-wheel-test's tool path, last.
 crates-test: rust-test
 	$(MAKE) fuzz-smoke FUZZ_JOBS=1 LANE=1
 bazel-lane:
 	$(MAKE) bazel-test workspace-test dist-test pip-sdk-test LANE=1
 host-lane:
-	$(MAKE) import-test jax-test kpack-test real-wheel-test LANE=1
+	$(MAKE) import-test jax-test kpack-test wheel-index-test real-wheel-test LANE=1
 
 # The clean builds first and alone: they pay the cold //:wheels once and
 # leave it (and the shared disk cache) to everything after them, and keep
