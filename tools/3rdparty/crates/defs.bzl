@@ -380,6 +380,7 @@ _NORMAL_DEPENDENCIES = {
         _COMMON_CONDITION: {
             "anyhow": Label("@rocm_wheel_crates__anyhow-1.0.104//:anyhow"),
             "base64": Label("@rocm_wheel_crates__base64-0.22.1//:base64"),
+            "serde_json": Label("@rocm_wheel_crates__serde_json-1.0.154//:serde_json"),
             "sha2": Label("@rocm_wheel_crates__sha2-0.10.9//:sha2"),
             "spdx": Label("@rocm_wheel_crates__spdx-0.13.6//:spdx"),
         },
@@ -551,7 +552,6 @@ _NORMAL_DEV_DEPENDENCIES = {
     "tools/crates/wheel-format": {
         _COMMON_CONDITION: {
             "pep508_rs": Label("@rocm_wheel_crates__pep508_rs-0.9.2//:pep508_rs"),
-            "serde_json": Label("@rocm_wheel_crates__serde_json-1.0.154//:serde_json"),
             "tempfile": Label("@rocm_wheel_crates__tempfile-3.27.0//:tempfile"),
         },
     },

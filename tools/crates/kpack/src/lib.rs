@@ -10,12 +10,14 @@
 //!   resolves them;
 //! * [`wheel`]: the same read from wheels, and a host wheel checked with its
 //!   device wheels;
+//! * [`device_set`]: a host wheel's device extras and variant wheel;
 //! * [`msgpack`]: the MessagePack subset both use.
 //!
 //! Its fuzz bodies live in the fuzz crate (`fuzz/src/lib.rs`), outside this
 //! library's build.
 
 pub mod archive;
+pub mod device_set;
 pub mod host;
 pub mod marker;
 pub mod msgpack;

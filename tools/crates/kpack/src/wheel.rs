@@ -162,7 +162,9 @@ pub fn read_devices(paths: &[PathBuf], role: &str) -> Result<Vec<KpackWheel>> {
 }
 
 /// Whether `device` belongs to `host`: the one test of "this device
-/// wheel belongs to this host" (`check`, `thin`). The host's METADATA
+/// wheel belongs to this host" (`check`, `thin`, `variant`; `device-extras`
+/// takes its device side, [`pins_host`]). The device wheel pins the host,
+/// and the host's METADATA
 /// must require it under a `device-*` extra, by name (PEP 503-normalised)
 /// at its exact version ([`same_version`], PEP 440 equality): its extras
 /// say which device wheels it was built with, whatever their names (rocm_wheel's
@@ -172,7 +174,39 @@ pub fn belongs(host: &KpackWheel, device: &KpackWheel) -> Result<()> {
     required_by(
         (&host.name, &host.version, &host.requires_dist),
         (&device.name, &device.version),
-    )
+    )?;
+    pins_host(device, &host.name, &host.version)
+}
+
+/// The device side of [`belongs`], all a device wheel can say before its
+/// host has extras (`device-extras` writes them): it pins host `name`
+/// `version` (`<host>==<version>` with no marker, as AMD's splitter and
+/// rocm_wheel write it; names PEP 503-normalised, versions by PEP 440
+/// equality), and is at that version (what the host's extras ask pip for).
+pub fn pins_host(device: &KpackWheel, name: &str, version: &str) -> Result<()> {
+    let pinned = device.requires_dist.iter().any(|r| {
+        wheel_format::exact_pin(r).is_some_and(|(n, v, marker)| {
+            marker.is_empty()
+                && canonical_name(&n) == canonical_name(name)
+                && same_version(&v, version)
+        })
+    });
+    if !pinned {
+        bail!(
+            "{} does not require {name}=={version}: a device wheel pins its host \
+             (rocm_wheel writes it with --//:hip_device_code=kpack)",
+            device.name
+        );
+    }
+    if !same_version(&device.version, version) {
+        bail!(
+            "{} is {}, but the host {name} is {version}: device wheels are at the host's exact \
+             version; give the device wheels built with this host",
+            device.name,
+            device.version
+        );
+    }
+    Ok(())
 }
 
 /// [`belongs`] from the host's name, version and Requires-Dist, and the
@@ -349,7 +383,14 @@ mod tests {
                 "2.9.0+rocm7.13.0a20261201",
             ),
         ] {
-            belongs(&host, &wheel(name, version, &[])).unwrap();
+            let pin = ["torch==2.9.0+rocm7.13.0a20261201"];
+            belongs(&host, &wheel(name, version, &pin)).unwrap();
+            // Required by the host but not pinning it: not its device wheel.
+            let e = belongs(&host, &wheel(name, version, &[])).unwrap_err();
+            assert!(
+                format!("{e:#}").contains("does not require torch==2.9.0+rocm7.13.0a20261201"),
+                "{e:#}"
+            );
         }
         for (name, version, needle) in [
             (
@@ -375,5 +416,42 @@ mod tests {
                 .to_string();
             assert!(e.contains(needle), "{name} {version}: {e}");
         }
+    }
+
+    #[test]
+    fn a_pin_is_the_host_at_its_version() {
+        let pins = |r: &str, name: &str, version: &str| {
+            pins_host(&wheel("d", version, &[r]), name, version).is_ok()
+        };
+        assert!(pins(
+            "jax-rocm7-plugin==0.10.2",
+            "jax_rocm7_plugin",
+            "0.10.2"
+        ));
+        assert!(pins(
+            "Jax.ROCm7-Plugin == 0.10.2",
+            "jax-rocm7-plugin",
+            "0.10.2"
+        ));
+        assert!(!pins(
+            "jax-rocm7-plugin==0.10.1",
+            "jax-rocm7-plugin",
+            "0.10.2"
+        ));
+        assert!(!pins(
+            "jax-rocm7-plugin>=0.10.2",
+            "jax-rocm7-plugin",
+            "0.10.2"
+        ));
+        assert!(!pins(
+            "jax-rocm7-plugin==0.10.2; extra == 'x'",
+            "jax-rocm7-plugin",
+            "0.10.2"
+        ));
+        assert!(!pins(
+            "jax-rocm7-pjrt==0.10.2",
+            "jax-rocm7-plugin",
+            "0.10.2"
+        ));
     }
 }

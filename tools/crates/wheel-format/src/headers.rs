@@ -12,6 +12,19 @@ pub(crate) fn header_lines(text: &str) -> impl Iterator<Item = &str> {
         .take_while(|l| !l.trim_end_matches(['\r', '\n']).is_empty())
 }
 
+/// METADATA `text` with the header `lines` (each ending in a newline) added
+/// at the end of its headers; the rest, the description included, as it was.
+pub fn insert_headers(text: &str, lines: &str) -> String {
+    let end: usize = header_lines(text).map(str::len).sum();
+    let (head, body) = text.split_at(end);
+    let sep = if head.is_empty() || head.ends_with('\n') {
+        ""
+    } else {
+        "\n"
+    };
+    format!("{head}{sep}{lines}{body}")
+}
+
 /// `(key, value)` of one header line, both trimmed; `None` for a line
 /// without a colon.
 pub(crate) fn split_header(line: &str) -> Option<(&str, &str)> {

@@ -11,7 +11,8 @@
 //!   rendered (one module each), `entry_points.txt` rendered;
 //! - PEP 508 requirements, parsed to check them (the PEP 825 draft's
 //!   variant markers in variant wheels only), and the draft's rules for
-//!   variant labels and properties; SPDX license expressions
+//!   variant labels and properties, and `variant.json` read, merged and
+//!   rendered as variantlib does; SPDX license expressions
 //!   checked and normalised as packaging (pip, PyPI) does, with the ids of
 //!   the SPDX license list.
 //!
@@ -36,6 +37,7 @@ mod pep508;
 mod record;
 mod tags;
 mod variant;
+mod variant_json;
 mod version;
 mod wheel_file;
 mod wheel_name;
@@ -44,7 +46,7 @@ pub use dist_info::{dist_info_path, find_dist_info, DistInfoError};
 pub use entry_points::render_entry_points;
 pub use extension_abi::{extension_abi, extension_abi_problem, is_free_threaded_abi, ExtensionAbi};
 pub use hash::{record_hash, Digest, HashingReader, HashingWriter};
-pub use headers::Headers;
+pub use headers::{insert_headers, Headers};
 pub use license::{
     canonical_license_expression, spdx_ids, spdx_list_version, validate_license_expression,
 };
@@ -66,6 +68,9 @@ pub use tags::{parse_tags, wheel_file_name, Tag};
 pub use variant::{
     parse_variant_path, validate_variant_key, validate_variant_label, validate_variant_value,
     MAX_VARIANT_LABEL, NULL_VARIANT_LABEL, VARIANT_JSON, VARIANT_SCHEMA_URL,
+};
+pub use variant_json::{
+    describe as describe_variant_properties, Properties as VariantProperties, VariantInfo,
 };
 pub use version::{normalize_version, same_version, validate_version};
 pub use wheel_file::{render_wheel, retag_wheel_file, set_wheel_field, WheelFile};

@@ -52,7 +52,7 @@ fn build_wheel(dir: &Path, distribution: &str, files: &[(&str, &str)], out: &str
 }
 
 /// [`build_wheel`] whose METADATA requires each of `requires`
-/// (`(name==version, extra)`), under that extra.
+/// (`(name==version, extra)`), under that extra (none for "").
 fn build_wheel_requiring(
     dir: &Path,
     distribution: &str,
@@ -61,9 +61,14 @@ fn build_wheel_requiring(
     requires: &[(&str, &str)],
 ) -> PathBuf {
     let requires_dist: Vec<String> = (requires.iter())
-        .map(|(r, e)| format!("{r}; extra == \"{e}\""))
+        .map(|(r, e)| match *e {
+            "" => r.to_string(),
+            e => format!("{r}; extra == \"{e}\""),
+        })
         .collect();
-    let mut extras: Vec<&str> = requires.iter().map(|(_, e)| *e).collect();
+    let mut extras: Vec<&str> = (requires.iter().map(|(_, e)| *e))
+        .filter(|e| !e.is_empty())
+        .collect();
     extras.dedup();
     let files: Vec<Value> = files
         .iter()
@@ -399,6 +404,9 @@ fn inspect_shows_what_a_generic_target_covers() {
 const KEY: &str = "//demo:k/k.hip";
 const TARGETS: [&str; 2] = ["gfx1200", "gfx1201"];
 
+/// What a device wheel of the host `demo` 1.0 requires: the host, exactly.
+const PINS_HOST: [(&str, &str); 1] = [("demo==1.0", "")];
+
 fn device_name(bundle: &str) -> String {
     format!("demo_device_{bundle}-1.0-py3-none-manylinux_2_17_x86_64.whl")
 }
@@ -446,14 +454,15 @@ fn device_wheels(dir: &Path, key: &str) {
         );
         w.add(&format!("{key}#0"), t, &code_object(t)).unwrap();
         w.write(&dir.join(format!("{t}.kpack"))).unwrap();
-        build_wheel(
+        build_wheel_requiring(
             dir,
             &format!("demo-device-{t}"),
             &[(&format!("demo/.kpack/{t}.kpack"), &format!("{t}.kpack"))],
             &device_name(t),
+            &PINS_HOST,
         );
     }
-    build_wheel(
+    build_wheel_requiring(
         dir,
         "demo-device-gfx12",
         &[
@@ -461,6 +470,7 @@ fn device_wheels(dir: &Path, key: &str) {
             ("demo/.kpack/gfx1201.kpack", "gfx1201.kpack"),
         ],
         &device_name("gfx12"),
+        &PINS_HOST,
     );
 }
 

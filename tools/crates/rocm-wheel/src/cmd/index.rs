@@ -22,7 +22,7 @@ use wheel_format::{
 };
 use wheel_read::WheelReader;
 
-use super::variant::metadata::VariantInfo;
+use wheel_format::VariantInfo;
 
 #[derive(clap::Args)]
 pub struct Args {

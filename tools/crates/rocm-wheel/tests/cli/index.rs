@@ -456,7 +456,7 @@ fn device_extras_refusals() {
             "demo-device-gfx1200",
             "0.9",
             "demo==1.0",
-            "is demo-device-gfx1200 0.9, but the host demo is 1.0",
+            "demo-device-gfx1200 is 0.9, but the host demo is 1.0",
         ),
     ];
     for (i, (dist, version, pin, needle)) in cases.iter().enumerate() {

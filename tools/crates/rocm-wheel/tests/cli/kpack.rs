@@ -19,12 +19,8 @@ fn device_name(bundle: &str) -> String {
     format!("demo_device_{bundle}-1.0-py3-none-manylinux_2_17_x86_64.whl")
 }
 
-/// A wheel of `files` (archive path, file in `dir`) named `name`.
-fn wheel(dir: &Path, distribution: &str, files: &[(&str, &str)], out: &str) -> PathBuf {
-    wheel_requiring(dir, distribution, files, out, &[])
-}
-
-/// [`wheel`] requiring `requires`.
+/// A wheel built by `rocm-wheel build` (version 1.0, `out`) of `files`
+/// (member path, source), requiring `requires`.
 fn wheel_requiring(
     dir: &Path,
     distribution: &str,
@@ -126,14 +122,15 @@ fn device_wheels(dir: &Path, key: &str) {
         )
         .success();
         let path = format!("demo/.kpack/{t}.kpack");
-        wheel(
+        wheel_requiring(
             dir,
             &format!("demo-device-{t}"),
             &[(&path, &format!("{t}.kpack"))],
             &device_name(t),
+            &["demo==1.0"],
         );
     }
-    wheel(
+    wheel_requiring(
         dir,
         "demo-device-gfx12",
         &[
@@ -141,6 +138,7 @@ fn device_wheels(dir: &Path, key: &str) {
             ("demo/.kpack/gfx1201.kpack", "gfx1201.kpack"),
         ],
         &device_name("gfx12"),
+        &["demo==1.0"],
     );
 }
 

@@ -156,9 +156,10 @@ fn thin_args<'a>(o: &'a str, devices: &[&'a str]) -> Vec<&'a str> {
     args
 }
 
-/// `dir/name`: a device wheel installing each (path, archive).
+/// `dir/name`: a device wheel of `demo` 1.0 (pinning it) installing each
+/// (path, archive).
 fn device_wheel(dir: &Path, name: &str, archives: &[(&str, Vec<u8>)]) -> PathBuf {
-    make_wheel(dir, name, false, archives)
+    make_wheel_requiring(dir, name, false, archives, &["demo==1.0"])
 }
 
 fn gfx1201() -> Vec<String> {
@@ -263,8 +264,13 @@ fn sets_that_collide_or_are_foreign_are_refused_whole() {
     std::fs::create_dir(dir.join("b")).unwrap();
     device_wheel(&dir.join("b"), DEV, &[(ARCHIVE_PATH, a())]);
     let twin = format!("b/{DEV}");
+    // The host requires it, but it does not pin the host.
+    std::fs::create_dir(dir.join("c")).unwrap();
+    make_wheel(&dir.join("c"), DEV, false, &[(ARCHIVE_PATH, a())]);
+    let unpinned = format!("c/{DEV}");
     for (devices, needle) in [
         (vec![foreign], "not a device wheel of demo"),
+        (vec![unpinned.as_str()], "does not require demo==1.0"),
         (vec![old], "is not the device wheel demo 1.0 requires"),
         (vec![DEV, twin.as_str()], "have one file name"),
         (vec![DEV, family], "both install demo/.kpack/gfx1201.kpack"),

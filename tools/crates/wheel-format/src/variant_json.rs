@@ -1,21 +1,22 @@
 //! `variant.json` and the index's `{name}-{version}-variants.json`: the
 //! variant metadata of the PEP 825 / PEP 850 drafts in schema v0.2.0, as
 //! variantlib 0.2.2 reads, merges and writes it (the kpack variant test
-//! holds both sides to it). Read strictly: an unknown schema version is
+//! holds both sides to it); beside [`crate::variant`]'s labels, properties
+//! and markers. Read strictly: an unknown schema version is
 //! unsupported (the draft says so), and keys variantlib refuses are
 //! refused here too.
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use anyhow::{bail, Context, Result};
-use serde_json::{Map, Value};
-use wheel_format::{
+use crate::{
     validate_variant_key, validate_variant_label, validate_variant_value, NULL_VARIANT_LABEL,
     VARIANT_SCHEMA_URL,
 };
+use anyhow::{bail, Context, Result};
+use serde_json::{Map, Value};
 
 /// One variant's properties: namespace -> feature -> values (sorted).
-pub(crate) type Properties = BTreeMap<String, BTreeMap<String, Vec<String>>>;
+pub type Properties = BTreeMap<String, BTreeMap<String, Vec<String>>>;
 
 /// The keys a provider entry of `variant.json` may have (variantlib
 /// 0.2.2; `build-requires` belongs to pyproject.toml only).
@@ -31,7 +32,7 @@ const PROVIDER_KEYS: &[&str] = &[
 /// The variant metadata of one wheel (one variant) or of a package
 /// version's variant wheels merged (the index's file).
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct VariantInfo {
+pub struct VariantInfo {
     /// `default-priorities.namespace`: every namespace, most important first.
     pub namespaces: Vec<String>,
     /// Namespace -> its provider entry, as written.
@@ -41,8 +42,24 @@ pub(crate) struct VariantInfo {
 }
 
 impl VariantInfo {
+    /// One namespace's metadata: its provider (installed from `requires`,
+    /// `plugin_api` its class) and `variants` (label -> properties).
+    pub fn with_provider(
+        namespace: &str,
+        requires: &[&str],
+        plugin_api: &str,
+        variants: BTreeMap<String, Properties>,
+    ) -> VariantInfo {
+        let provider = serde_json::json!({ "requires": requires, "plugin-api": plugin_api });
+        VariantInfo {
+            namespaces: vec![namespace.into()],
+            providers: [(namespace.to_string(), provider)].into(),
+            variants,
+        }
+    }
+
     /// Reads and validates `text` (`what` names it in errors).
-    pub(crate) fn parse(text: &str, what: &str) -> Result<VariantInfo> {
+    pub fn parse(text: &str, what: &str) -> Result<VariantInfo> {
         let v: Value = serde_json::from_str(text).with_context(|| format!("{what} is not JSON"))?;
         Self::from_value(&v).with_context(|| format!("{what} is not valid variant metadata"))
     }
@@ -113,7 +130,7 @@ impl VariantInfo {
 
     /// The JSON text, as variantlib writes it (`json.dumps(indent=4,
     /// sort_keys=True)`, no final newline), so both give the same bytes.
-    pub(crate) fn render(&self) -> String {
+    pub fn render(&self) -> String {
         let variants: Map<String, Value> = (self.variants.iter())
             .map(|(l, p)| (l.clone(), serde_json::to_value(p).expect("strings only")))
             .collect();
@@ -139,7 +156,7 @@ impl VariantInfo {
     /// labels disjoint or with the same properties, one namespace list a
     /// prefix of the other (the longer is kept), one provider entry per
     /// namespace. A conflict names both sides.
-    pub(crate) fn merge(&mut self, other: &VariantInfo) -> Result<()> {
+    pub fn merge(&mut self, other: &VariantInfo) -> Result<()> {
         for (label, props) in &other.variants {
             match self.variants.get(label) {
                 Some(mine) if mine != props => bail!(
@@ -179,7 +196,7 @@ impl VariantInfo {
 }
 
 /// `amd :: gfx_arch :: gfx1200, gfx1201`-style text of a property set.
-pub(crate) fn describe(p: &Properties) -> String {
+pub fn describe(p: &Properties) -> String {
     let mut parts = Vec::new();
     for (ns, features) in p {
         for (f, values) in features {
