@@ -385,6 +385,13 @@ _NORMAL_DEPENDENCIES = {
             "spdx": Label("@rocm_wheel_crates__spdx-0.13.6//:spdx"),
         },
     },
+    "tools/crates/wheel-index": {
+        _COMMON_CONDITION: {
+            "anyhow": Label("@rocm_wheel_crates__anyhow-1.0.104//:anyhow"),
+            "serde_json": Label("@rocm_wheel_crates__serde_json-1.0.154//:serde_json"),
+            "tempfile": Label("@rocm_wheel_crates__tempfile-3.27.0//:tempfile"),
+        },
+    },
     "tools/crates/wheel-inspect": {
         _COMMON_CONDITION: {
             "anyhow": Label("@rocm_wheel_crates__anyhow-1.0.104//:anyhow"),
@@ -474,6 +481,10 @@ _NORMAL_ALIASES = {
         _COMMON_CONDITION: {
         },
     },
+    "tools/crates/wheel-index": {
+        _COMMON_CONDITION: {
+        },
+    },
     "tools/crates/wheel-inspect": {
         _COMMON_CONDITION: {
         },
@@ -555,6 +566,8 @@ _NORMAL_DEV_DEPENDENCIES = {
             "tempfile": Label("@rocm_wheel_crates__tempfile-3.27.0//:tempfile"),
         },
     },
+    "tools/crates/wheel-index": {
+    },
     "tools/crates/wheel-inspect": {
         _COMMON_CONDITION: {
             "tempfile": Label("@rocm_wheel_crates__tempfile-3.27.0//:tempfile"),
@@ -624,6 +637,8 @@ _NORMAL_DEV_ALIASES = {
         _COMMON_CONDITION: {
         },
     },
+    "tools/crates/wheel-index": {
+    },
     "tools/crates/wheel-inspect": {
         _COMMON_CONDITION: {
         },
@@ -671,6 +686,8 @@ _PROC_MACRO_DEPENDENCIES = {
     },
     "tools/crates/wheel-format": {
     },
+    "tools/crates/wheel-index": {
+    },
     "tools/crates/wheel-inspect": {
     },
     "tools/crates/wheel-read": {
@@ -710,6 +727,8 @@ _PROC_MACRO_ALIASES = {
     },
     "tools/crates/wheel-format": {
     },
+    "tools/crates/wheel-index": {
+    },
     "tools/crates/wheel-inspect": {
     },
     "tools/crates/wheel-read": {
@@ -748,6 +767,8 @@ _PROC_MACRO_DEV_DEPENDENCIES = {
     "tools/crates/test-support": {
     },
     "tools/crates/wheel-format": {
+    },
+    "tools/crates/wheel-index": {
     },
     "tools/crates/wheel-inspect": {
     },
@@ -804,6 +825,8 @@ _PROC_MACRO_DEV_ALIASES = {
         _COMMON_CONDITION: {
         },
     },
+    "tools/crates/wheel-index": {
+    },
     "tools/crates/wheel-inspect": {
         _COMMON_CONDITION: {
         },
@@ -851,6 +874,8 @@ _BUILD_DEPENDENCIES = {
     },
     "tools/crates/wheel-format": {
     },
+    "tools/crates/wheel-index": {
+    },
     "tools/crates/wheel-inspect": {
     },
     "tools/crates/wheel-read": {
@@ -889,6 +914,8 @@ _BUILD_ALIASES = {
     "tools/crates/test-support": {
     },
     "tools/crates/wheel-format": {
+    },
+    "tools/crates/wheel-index": {
     },
     "tools/crates/wheel-inspect": {
     },
@@ -929,6 +956,8 @@ _BUILD_PROC_MACRO_DEPENDENCIES = {
     },
     "tools/crates/wheel-format": {
     },
+    "tools/crates/wheel-index": {
+    },
     "tools/crates/wheel-inspect": {
     },
     "tools/crates/wheel-read": {
@@ -967,6 +996,8 @@ _BUILD_PROC_MACRO_ALIASES = {
     "tools/crates/test-support": {
     },
     "tools/crates/wheel-format": {
+    },
+    "tools/crates/wheel-index": {
     },
     "tools/crates/wheel-inspect": {
     },

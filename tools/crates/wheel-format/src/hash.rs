@@ -129,6 +129,11 @@ impl<W: Write> HashingWriter<W> {
     pub fn digest(&self) -> &Digest {
         &self.digest
     }
+
+    /// The wrapped writer.
+    pub fn into_inner(self) -> W {
+        self.inner
+    }
 }
 
 impl<W: Write> Write for HashingWriter<W> {

@@ -10,12 +10,12 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use serde_json::json;
 
-use super::File;
+use crate::File;
 
 const API_VERSION: &str = "1.1";
 
 /// Writes the root pages and every project's pages under `dir`.
-pub(super) fn write_pages(dir: &Path, projects: &BTreeMap<String, Vec<File>>) -> Result<()> {
+pub(crate) fn write_pages(dir: &Path, projects: &BTreeMap<String, Vec<File>>) -> Result<()> {
     for (project, files) in projects {
         let d = dir.join(project);
         write(&d.join("index.html"), &project_html(project, files))?;
