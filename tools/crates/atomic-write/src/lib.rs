@@ -207,6 +207,39 @@ impl io::Seek for ScratchFile {
     }
 }
 
+/// Writes each `(target, content)` of `outputs` with permission bits
+/// `mode`, all or none: every one is staged next to its target first, and
+/// only then are they moved into place (a failure before that leaves no
+/// output and no staged file).
+pub fn write_all_or_none(outputs: Vec<(&Path, Box<dyn io::Read + '_>)>, mode: u32) -> Result<()> {
+    let mut staged = Vec::new();
+    for (target, mut content) in outputs {
+        let mut f = AtomicFile::create(target)?;
+        io::copy(&mut content, f.file())
+            .with_context(|| format!("cannot write {}", target.display()))?;
+        staged.push(f);
+    }
+    for f in staged {
+        f.commit(mode)?;
+    }
+    Ok(())
+}
+
+/// `p` as it will be named once written: canonical if it exists, else its
+/// canonical directory joined with its name (`p` itself when neither
+/// resolves). Two outputs, or an output and an input, are one file when
+/// these are equal.
+pub fn resolved_path(p: &Path) -> PathBuf {
+    if let Ok(c) = p.canonicalize() {
+        return c;
+    }
+    let dir = p.parent().filter(|d| !d.as_os_str().is_empty());
+    match (dir.unwrap_or(Path::new(".")).canonicalize(), p.file_name()) {
+        (Ok(d), Some(n)) => d.join(n),
+        _ => p.to_path_buf(),
+    }
+}
+
 /// Writes `bytes` to `target` atomically with permission bits `mode`.
 pub fn write_bytes(target: &Path, bytes: &[u8], mode: u32) -> Result<()> {
     use std::io::Write;
@@ -281,6 +314,25 @@ fn link_into_place(file: &File, dir: &Path, target: &Path) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn outputs_all_or_none_and_one_name_per_file() {
+        let d = tempfile::tempdir().unwrap();
+        let (a, b) = (d.path().join("a"), d.path().join("missing/b"));
+        let outputs: Vec<(&Path, Box<dyn io::Read>)> =
+            vec![(&a, Box::new(&b"a"[..])), (&b, Box::new(&b"b"[..]))];
+        assert!(write_all_or_none(outputs, 0o644).is_err());
+        assert!(entries(d.path()).is_empty(), "{:?}", entries(d.path()));
+        write_all_or_none(vec![(&a, Box::new(&b"a"[..]))], 0o644).unwrap();
+        assert_eq!(std::fs::read(&a).unwrap(), b"a");
+        // Existing or not, through `..` or not: one file, one name.
+        std::fs::create_dir(d.path().join("sub")).unwrap();
+        let via = d.path().join("sub/../a");
+        assert_eq!(resolved_path(&via), resolved_path(&a));
+        let new = d.path().join("sub/../new");
+        assert_eq!(resolved_path(&new), resolved_path(d.path()).join("new"));
+        assert_ne!(resolved_path(&new), resolved_path(&a));
+    }
 
     fn entries(d: &Path) -> Vec<String> {
         let mut v: Vec<String> = std::fs::read_dir(d)

@@ -18,6 +18,8 @@ use kpack::wheel::{
 };
 
 use crate::report::{DeviceWheelChoice, Report};
+use atomic_write::resolved_path as resolved;
+
 use crate::{file_name, output_dir, Request};
 
 /// Thins the split set `req` names; see the module docs.
@@ -156,19 +158,6 @@ fn choose<'a>(
     Ok(Chosen { wheels, targets })
 }
 
-/// `p` as it will be named once written: canonical if it exists, else
-/// its canonical directory joined with its name.
-fn resolved(p: &Path) -> PathBuf {
-    if let Ok(c) = p.canonicalize() {
-        return c;
-    }
-    let dir = output_dir(p);
-    match (dir.canonicalize(), p.file_name()) {
-        (Ok(d), Some(n)) => d.join(n),
-        _ => p.to_path_buf(),
-    }
-}
-
 /// Copies each `(from, to)` of `outputs`, all or none: every target is
 /// checked first (not a directory, not another output, not an input other
 /// than its own source), every copy is staged next to its target, and only
@@ -198,20 +187,14 @@ fn copy_all(inputs: &[&Path], outputs: &[(PathBuf, PathBuf)]) -> Result<()> {
             );
         }
     }
-    let mut staged = Vec::new();
+    let mut copies: Vec<(&Path, Box<dyn std::io::Read>)> = Vec::new();
     for (from, to) in outputs {
         if resolved(from) == resolved(to) {
             continue;
         }
-        let mut out = atomic_write::AtomicFile::create(to)?;
-        let mut src =
+        let src =
             std::fs::File::open(from).with_context(|| format!("opening {}", from.display()))?;
-        std::io::copy(&mut src, out.file())
-            .with_context(|| format!("cannot write {}", to.display()))?;
-        staged.push(out);
+        copies.push((to, Box::new(src)));
     }
-    for out in staged {
-        out.commit(0o644)?;
-    }
-    Ok(())
+    atomic_write::write_all_or_none(copies, 0o644)
 }

@@ -1,7 +1,6 @@
 //! `rocm-wheel kpack`: the pieces of a kpack build — the marker and `HIPK`
 //! wrapper a host object carries, the per-target archives, and their listing.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
@@ -103,41 +102,20 @@ fn marker(a: MarkerArgs) -> Result<()> {
         );
     }
     let bytes = m.to_bytes()?;
-    // Both outputs or neither: each is staged before either is moved into place.
-    let mut outputs = vec![(&a.output, bytes)];
+    // Both outputs or neither.
+    let mut outputs: Vec<(&Path, Box<dyn std::io::Read>)> =
+        vec![(&a.output, Box::new(std::io::Cursor::new(bytes)))];
     if let Some(w) = &a.wrapper_output {
-        if same_path(w, &a.output) {
+        if atomic_write::resolved_path(w) == atomic_write::resolved_path(&a.output) {
             bail!(
                 "--wrapper-output and --output are both {}: give two files",
                 w.display()
             );
         }
-        outputs.push((w, hipk_wrapper(a.co_index).to_vec()));
+        let wrapper = hipk_wrapper(a.co_index).to_vec();
+        outputs.push((w, Box::new(std::io::Cursor::new(wrapper))));
     }
-    let mut staged = Vec::new();
-    for (path, data) in outputs {
-        let mut f = atomic_write::AtomicFile::create(path)?;
-        f.file()
-            .write_all(&data)
-            .with_context(|| format!("cannot write {}", path.display()))?;
-        staged.push(f);
-    }
-    for f in staged {
-        f.commit(0o644)?;
-    }
-    Ok(())
-}
-
-/// Whether two output paths name one file (one may not exist yet).
-fn same_path(a: &Path, b: &Path) -> bool {
-    let resolve = |p: &Path| {
-        p.canonicalize().ok().or_else(|| {
-            let dir = p.parent().filter(|d| !d.as_os_str().is_empty());
-            let dir = dir.unwrap_or(Path::new(".")).canonicalize().ok()?;
-            Some(dir.join(p.file_name()?))
-        })
-    };
-    a == b || matches!((resolve(a), resolve(b)), (Some(x), Some(y)) if x == y)
+    atomic_write::write_all_or_none(outputs, 0o644)
 }
 
 fn archive(a: ArchiveArgs) -> Result<()> {
