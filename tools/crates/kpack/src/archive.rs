@@ -87,6 +87,35 @@ impl Toc {
     pub fn kernel_count(&self) -> usize {
         self.binaries.iter().map(|(_, a)| a.len()).sum()
     }
+
+    /// The listing of archive `name`: a line of what it is, then one per
+    /// kernel and target with its size.
+    pub fn describe(&self, name: &str) -> String {
+        let mut out = format!(
+            "{name}: group {}, family {}, targets {}, {} kernels ({})\n",
+            self.group_name,
+            self.gfx_arch_family,
+            self.gfx_arches.join(","),
+            self.kernel_count(),
+            self.compression.scheme()
+        );
+        for (key, arches) in &self.binaries {
+            for (arch, r) in arches {
+                out.push_str(&format!("  {key} {arch} {} bytes\n", r.original_size));
+            }
+        }
+        out
+    }
+}
+
+/// A `--kernel` argument, `KEY@TARGET=FILE` (`pkg/_hip/lib/a.hip#0@gfx1201=a.gfx1201.co`):
+/// the code object FILE as archive key KEY for TARGET.
+pub fn parse_kernel_spec(spec: &str) -> Result<(&str, &str, &Path)> {
+    let parsed = (spec.split_once('='))
+        .and_then(|(kt, file)| kt.rsplit_once('@').map(|(k, t)| (k, t, Path::new(file))));
+    parsed.with_context(|| {
+        format!("--kernel {spec:?}: want KEY@TARGET=FILE, e.g. pkg/_hip/lib/a.hip#0@gfx1201=a.gfx1201.co")
+    })
 }
 
 /// An open archive: the TOC in memory, kernels read on demand.

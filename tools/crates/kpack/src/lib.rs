@@ -25,11 +25,12 @@ pub mod set;
 pub mod wheel;
 
 pub use archive::{
-    toc_from, toc_of, Archive, ArchiveWriter, Compression, KernelRef, SeekSource, Source, Toc,
+    parse_kernel_spec, toc_from, toc_of, Archive, ArchiveWriter, Compression, KernelRef,
+    SeekSource, Source, Toc,
 };
 pub use host::{host_refs, WrapperRef};
 pub use marker::{
-    hipk_wrapper, markers_in_section, Marker, GFXARCH, HIPF_MAGIC, HIPK_MAGIC, MARKER_SECTION,
-    WRAPPER_SIZE,
+    hipk_wrapper, markers_in_section, write_marker_files, Marker, GFXARCH, HIPF_MAGIC, HIPK_MAGIC,
+    MARKER_SECTION, WRAPPER_SIZE,
 };
 pub use set::{check_binary, missing_groups, Archives, Problem};

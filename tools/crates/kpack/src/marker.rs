@@ -137,6 +137,35 @@ pub fn hipk_wrapper(co_index: u32) -> [u8; WRAPPER_SIZE] {
     w
 }
 
+/// Writes `marker` to `output` and, with `wrapper`, its `HIPK` wrapper
+/// for code object `co_index`: both files or neither. Every search path
+/// must hold [`GFXARCH`] (one archive per GPU target).
+pub fn write_marker_files(
+    marker: &Marker,
+    output: &std::path::Path,
+    wrapper: Option<(&std::path::Path, u32)>,
+) -> Result<()> {
+    if !marker.search_paths.iter().all(|p| p.contains(GFXARCH)) {
+        bail!(
+            "every search path must contain {GFXARCH} (one archive per GPU target): {:?}",
+            marker.search_paths
+        );
+    }
+    let mut outputs: Vec<(&std::path::Path, Box<dyn std::io::Read>)> =
+        vec![(output, Box::new(std::io::Cursor::new(marker.to_bytes()?)))];
+    if let Some((path, co_index)) = wrapper {
+        if atomic_write::resolved_path(path) == atomic_write::resolved_path(output) {
+            bail!(
+                "the wrapper and the marker output are both {}: give two files",
+                path.display()
+            );
+        }
+        let bytes = hipk_wrapper(co_index).to_vec();
+        outputs.push((path, Box::new(std::io::Cursor::new(bytes))));
+    }
+    atomic_write::write_all_or_none(outputs, 0o644)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,11 +1,12 @@
 //! `rocm-wheel kpack`: the pieces of a kpack build — the marker and `HIPK`
 //! wrapper a host object carries, the per-target archives, and their listing.
 
-use std::path::{Path, PathBuf};
+mod archive;
+mod list;
+mod marker;
 
-use anyhow::{bail, Context, Result};
-use clap::{Subcommand, ValueEnum};
-use kpack::{hipk_wrapper, Archive, ArchiveWriter, Compression, Marker};
+use anyhow::Result;
+use clap::Subcommand;
 
 pub type Args = super::Nested<Cmd>;
 
@@ -16,155 +17,32 @@ pub enum Cmd {
     /// The marker (MessagePack) names the archive key and where archives are
     /// searched for, relative to the directory of the binary that ends up
     /// holding it; @GFXARCH@ in a path stands for each GPU target.
-    Marker(MarkerArgs),
+    Marker(marker::Args),
     /// Write one .kpack archive from code object files.
     ///
     /// Every file is sized before anything is read or written: each must be
     /// a regular file of at most 2 GiB, all together at most 4 GiB (what
     /// readers accept); memory holds one kernel and its zstd frame at a
     /// time.
-    Archive(ArchiveArgs),
+    Archive(archive::Args),
     /// List an archive's targets and kernels.
-    List(ListArgs),
-}
-
-#[derive(clap::Args)]
-pub struct MarkerArgs {
-    /// Archive key without the `#<index>` suffix.
-    #[arg(long)]
-    kernel_name: String,
-    /// Archive path to search (repeat, in order); relative to the binary's directory.
-    #[arg(long = "search-path", required = true)]
-    search_paths: Vec<String>,
-    /// Marker output (the .rocm_kpack_ref section's contents).
-    #[arg(long)]
-    output: PathBuf,
-    /// Also write the 24-byte HIPK wrapper (.hipFatBinSegment's contents).
-    #[arg(long)]
-    wrapper_output: Option<PathBuf>,
-    /// Code object index the wrapper carries (`#<index>` of the key).
-    #[arg(long, default_value_t = 0)]
-    co_index: u32,
-}
-
-#[derive(Clone, Copy, ValueEnum)]
-enum CompressionArg {
-    None,
-    Zstd,
-}
-
-#[derive(clap::Args)]
-pub struct ArchiveArgs {
-    /// group_name of the TOC (the package the archive belongs to).
-    #[arg(long)]
-    group: String,
-    /// gfx_arch_family of the TOC (the target, for a per-target archive).
-    #[arg(long)]
-    family: String,
-    /// A GPU target the archive serves (repeat); the loader matches on these.
-    #[arg(long = "target", required = true)]
-    targets: Vec<String>,
-    #[arg(long, value_enum, default_value = "zstd")]
-    compression: CompressionArg,
-    /// KEY@TARGET=FILE: the code object FILE as KEY (`<name>#<index>`) for TARGET (repeat).
-    #[arg(long = "kernel", required = true)]
-    kernels: Vec<String>,
-    #[arg(long)]
-    output: PathBuf,
-}
-
-#[derive(clap::Args)]
-pub struct ListArgs {
-    archive: PathBuf,
-    /// Machine-readable output.
-    #[arg(long)]
-    json: bool,
+    List(list::Args),
 }
 
 pub fn run(args: Args) -> Result<()> {
     match args.command {
-        Cmd::Marker(a) => marker(a),
-        Cmd::Archive(a) => archive(a),
-        Cmd::List(a) => list(a),
+        Cmd::Marker(a) => marker::run(a),
+        Cmd::Archive(a) => archive::run(a),
+        Cmd::List(a) => list::run(a),
     }
-}
-
-fn marker(a: MarkerArgs) -> Result<()> {
-    let m = Marker {
-        kernel_name: a.kernel_name,
-        search_paths: a.search_paths,
-    };
-    if !m.search_paths.iter().all(|p| p.contains(kpack::GFXARCH)) {
-        bail!(
-            "every search path must contain {} (one archive per GPU target): {:?}",
-            kpack::GFXARCH,
-            m.search_paths
-        );
-    }
-    let bytes = m.to_bytes()?;
-    // Both outputs or neither.
-    let mut outputs: Vec<(&Path, Box<dyn std::io::Read>)> =
-        vec![(&a.output, Box::new(std::io::Cursor::new(bytes)))];
-    if let Some(w) = &a.wrapper_output {
-        if atomic_write::resolved_path(w) == atomic_write::resolved_path(&a.output) {
-            bail!(
-                "--wrapper-output and --output are both {}: give two files",
-                w.display()
-            );
-        }
-        let wrapper = hipk_wrapper(a.co_index).to_vec();
-        outputs.push((w, Box::new(std::io::Cursor::new(wrapper))));
-    }
-    atomic_write::write_all_or_none(outputs, 0o644)
-}
-
-fn archive(a: ArchiveArgs) -> Result<()> {
-    let compression = match a.compression {
-        CompressionArg::None => Compression::None,
-        CompressionArg::Zstd => Compression::ZstdPerKernel,
-    };
-    let mut w = ArchiveWriter::new(&a.group, &a.family, &a.targets, compression);
-    for spec in &a.kernels {
-        let parsed = spec
-            .split_once('=')
-            .and_then(|(kt, file)| kt.rsplit_once('@').map(|(k, t)| (k, t, file)));
-        let Some((key, target, file)) = parsed else {
-            bail!("--kernel {spec:?}: want KEY@TARGET=FILE, e.g. pkg/_hip/lib/a.hip#0@gfx1201=a.gfx1201.co");
-        };
-        w.add(key, target, file.as_ref())
-            .with_context(|| format!("--kernel {spec}"))?;
-    }
-    w.write(&a.output)
-}
-
-fn list(a: ListArgs) -> Result<()> {
-    let ar = Archive::open(&a.archive)?;
-    let toc = &ar.toc;
-    if a.json {
-        println!("{}", serde_json::to_string_pretty(toc)?);
-        return Ok(());
-    }
-    println!(
-        "{}: group {}, family {}, targets {}, {} kernels ({})",
-        a.archive.display(),
-        toc.group_name,
-        toc.gfx_arch_family,
-        toc.gfx_arches.join(","),
-        toc.kernel_count(),
-        toc.compression.scheme()
-    );
-    for (key, arches) in &toc.binaries {
-        for (arch, r) in arches {
-            println!("  {key} {arch} {} bytes", r.original_size);
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
+    //! The command line the Bazel rules use, parsed and run in-process.
     use super::*;
     use crate::cmd::parse_args;
+    use kpack::{Archive, Marker};
 
     fn rw(argv: &[&str]) -> Result<()> {
         run(parse_args::<Args>("kpack", argv)?)
