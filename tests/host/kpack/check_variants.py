@@ -4,9 +4,9 @@ dev venv):
 
 - every variant wheel passes `variantlib analyze-wheel`, and the provider
   finds each of its properties valid;
-- `variantlib generate-index-json` on a folder of them writes the same
-  `{name}-{version}-variants.json` as `rocm-wheel index` did (compared
-  parsed, and byte for byte);
+- `variantlib generate-index-json` on each DIST's variant wheels writes the
+  same `{name}-{version}-variants.json` as `rocm-wheel index` did in that
+  DIST's INDEX (compared parsed, and byte for byte);
 - with ROCM_BOOTSTRAP_FORCE_GFX_ARCH=gfx1201, get_variants_by_priority puts
   the `rocm` variant first, its properties filtered to gfx1201, and the
   wheel's markers, evaluated with get_variant_environment_dict's values,
@@ -22,7 +22,8 @@ packaging 26 does not parse the draft's variant markers: the test adds the
 four variables to its tokenizer (PEP 825's names) and evaluates them with
 packaging's own marker code, set membership included.
 
-argv: INDEX SCRATCH DIST [DIST...] (the index of the DISTs, a scratch directory).
+argv: SCRATCH INDEX DIST [INDEX DIST...] (a scratch directory, then each
+build's folder with the index written of it).
 """
 
 import json
@@ -53,7 +54,10 @@ from variantlib.api import (  # noqa: E402 (after the tokenizer's variables)
 )
 from variantlib.variant_dist_info import VariantDistInfo  # noqa: E402
 
-index, scratch, dists = Path(sys.argv[1]), Path(sys.argv[2]), [Path(d) for d in sys.argv[3:]]
+scratch, pairs = Path(sys.argv[1]), sys.argv[2:]
+assert pairs and len(pairs) % 2 == 0, "argv: SCRATCH INDEX DIST [INDEX DIST...]"
+indexes = {Path(d): Path(i) for i, d in zip(pairs[::2], pairs[1::2])}
+dists = list(indexes)
 VARIANTLIB = Path(sys.executable).parent / "variantlib"
 
 
@@ -104,7 +108,7 @@ print("ok: variantlib validates %d variant wheels: %s" % (len(wheels), ", ".join
 bogus = VariantDescription([VariantProperty("amd", "gfx_arch", "gfx9999")], "rocm")
 assert validate_variant(bogus, info).invalid_properties == bogus.properties, "the amd provider accepts gfx9999"
 
-# variantlib's index file of each folder; the first DIST's against ours.
+# variantlib's index file of each folder against its index's.
 for d in dists:
     folder = scratch / ("variantlib-" + d.name)
     folder.mkdir(parents=True)
@@ -114,13 +118,13 @@ for d in dists:
     assert out.returncode == 0, "variantlib generate-index-json: %s" % out.stderr
     theirs = sorted(folder.glob("*-variants.json"))
     assert len(theirs) == len(list(d.glob("*-rocm.whl"))), "variantlib wrote %s in %s" % (theirs, folder)
-    for t in theirs if d == dists[0] else []:
-        ours = index / canonicalize_name(t.name.split("-", 1)[0]) / t.name
+    for t in theirs:
+        ours = indexes[d] / canonicalize_name(t.name.split("-", 1)[0]) / t.name
         assert ours.exists(), "the index has no %s" % ours
         assert json.loads(ours.read_text()) == json.loads(t.read_text()), "%s: ours %s, variantlib's %s" % (t.name, ours.read_text(), t.read_text())
         assert ours.read_bytes() == t.read_bytes(), "%s: equal parsed, different bytes" % t.name
-    print("ok: variantlib's generate-index-json on %s: %s%s" % (
-        d.name, ", ".join(t.name for t in theirs), ", equal to the index's, byte for byte" if d == dists[0] else ""))
+    print("ok: variantlib's generate-index-json on %s: %s, equal to its index's, byte for byte" % (
+        d.name, ", ".join(t.name for t in theirs)))
 
 
 def serving(folder, dist, target=""):
@@ -137,12 +141,12 @@ def serving(folder, dist, target=""):
     return sorted(out)
 
 
-# Ranking (the index's variants file for the first DIST, variantlib's for
-# the others) and the markers of each variant wheel.
+# Ranking (each DIST's index's variants file) and the markers of each
+# variant wheel.
 for w in wheels:
     dist, version = w.name.split("-")[:2]
     name = "%s-%s-variants.json" % (dist, version)
-    vj = index / canonicalize_name(dist) / name if w.parent == dists[0] else scratch / ("variantlib-" + w.parent.name) / name
+    vj = indexes[w.parent] / canonicalize_name(dist) / name
     first = ranked(vj, ROCM_BOOTSTRAP_FORCE_GFX_ARCH="gfx1201")[0]
     assert first.label == "rocm", "%s: gfx1201 ranks %s first" % (w.name, first.label)
     assert [p.to_str() for p in first.properties] == ["amd :: gfx_arch :: gfx1201"], first

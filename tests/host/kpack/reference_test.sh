@@ -44,7 +44,7 @@
 #     and the index's -variants.json file (its -vvv log says so) and
 #     installs the plain host above; check_variants.py has variantlib with
 #     rocm-bootstrap's provider validate them, write the same variants.json
-#     as the index, and rank them, their markers selecting the gfx1201
+#     as each build's index, and rank them, their markers selecting the gfx1201
 #     device wheel (the family build's gfx12) for a gfx1201 and nothing for
 #     a gfx1100 or no GPU; `rocm-wheel variant` refuses a label outside the
 #     draft's rules and a gfx9999 device wheel, leaving no output.
@@ -327,7 +327,7 @@ expect_match "$tmp/pip-vvv.log" "Skipping link: invalid wheel filename: .*/jax_r
   "Skipping link: unsupported archive format: \.json: .*/jax_rocm7_plugin-[^ ]*-variants\.json"
 [[ $(ls "$tmp/download") == jax_rocm7_plugin-*-"$cp"-"$cp"-manylinux_2_28_x86_64.whl ]] ||
   fail "pip took $(ls "$tmp/download") from an index with variant wheels"
-.venv/bin/python tests/host/kpack/check_variants.py "$index" "$tmp/variantlib" "$kpack" ${family:+"$family"} ||
+.venv/bin/python tests/host/kpack/check_variants.py "$tmp/variantlib" "$index" "$kpack" ${family:+"$tmp/index-family" "$family"} ||
   fail "variantlib disagrees with the variant wheels"
 host=$(ls "$kpack"/jax_rocm7_plugin-*-"$cp"-"$cp"-*_x86_64.whl)
 version=$(unzip -p "$host" '*.dist-info/METADATA' | sed -n 's/^Version: //p')

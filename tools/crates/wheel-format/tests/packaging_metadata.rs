@@ -1,8 +1,9 @@
 //! Differential test on real metadata: every `Version`, `Requires-Dist` and
 //! `Requires-Python` of the distributions installed in the dev venv and in
 //! the build root's system site-packages (Debian's packages, under `make
-//! rust-test`), and of the PyPI wheels the e2e tests downloaded
-//! (`~/.cache/rules_rocm/wheels`, when present), plus a damaged copy of
+//! rust-test`), and of the PyPI wheels whose METADATA is committed in
+//! `tests/data/pypi_metadata` (JAX's and the ROCm plugins', torch's,
+//! rocm-bootstrap's and more: `fetch.py` there), plus a damaged copy of
 //! each requirement (cut in half: mostly refused), judged by wheel-format,
 //! by `packaging` (what pip and PyPI run) and, for requirements, by
 //! `pep508_rs` (uv's parser).
@@ -18,9 +19,9 @@ use wheel_format::{normalize_version, parse_requirement, validate_specifiers};
 
 /// Prints the corpus, `[[kind, text], ...]` (V version, R requirement, S
 /// Requires-Python), from the interpreter's own distributions, the
-/// site-packages directories and the wheel files in argv[1:].
+/// site-packages directories and the METADATA files in argv[1:].
 const HARVEST: &str = r#"
-import email.parser, importlib.metadata as md, json, sys, zipfile
+import email.parser, importlib.metadata as md, json, sys
 
 def fields(msg):
     yield "V", msg.get("Version")
@@ -29,14 +30,12 @@ def fields(msg):
     yield "S", msg.get("Requires-Python")
 
 items = set()
-dirs = [a for a in sys.argv[1:] if not a.endswith(".whl")]
+dirs = [a for a in sys.argv[1:] if not a.endswith(".METADATA")]
 for d in md.distributions(path=sys.path + dirs):
     items.update((k, v) for k, v in fields(d.metadata) if v is not None)
-for w in (a for a in sys.argv[1:] if a.endswith(".whl")):
-    with zipfile.ZipFile(w) as z:
-        name = next(n for n in z.namelist() if n.endswith(".dist-info/METADATA") and n.count("/") == 1)
-        msg = email.parser.BytesParser().parsebytes(z.read(name))
-        items.update((k, v) for k, v in fields(msg) if v is not None)
+for f in (a for a in sys.argv[1:] if a.endswith(".METADATA")):
+    with open(f, "rb") as m:
+        items.update((k, v) for k, v in fields(email.parser.BytesParser().parse(m)) if v is not None)
 json.dump(sorted(items), sys.stdout)
 "#;
 
@@ -62,21 +61,27 @@ json.dump([judge(k, t) for k, t in json.load(sys.stdin)], sys.stdout)
 
 type Item = (String, String);
 
+/// Distinct `Requires-Python` values the corpus must hold: 16 when this was
+/// written (the committed PyPI METADATA gives 6 of them, the dev venv and
+/// the build root's packages the rest, both pinned by setup).
+const FLOOR_REQUIRES_PYTHON: usize = 14;
+
+/// The committed METADATA files of PyPI wheels, sorted.
+fn pypi_metadata() -> Vec<std::path::PathBuf> {
+    let dir = test_support::manifest_dir().join("tests/data/pypi_metadata");
+    let mut files: Vec<_> = (std::fs::read_dir(dir).unwrap())
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "METADATA"))
+        .collect();
+    files.sort();
+    files
+}
+
 fn harvest() -> Vec<Item> {
     // The build root's Debian-packaged distributions (importlib ignores the
     // directory where it does not exist).
     let mut args = vec!["/usr/lib/python3/dist-packages".to_string()];
-    let cache =
-        std::env::var_os("HOME").map(|h| std::path::Path::new(&h).join(".cache/rules_rocm/wheels"));
-    if let Some(entries) = cache.and_then(|c| std::fs::read_dir(c).ok()) {
-        let mut wheels: Vec<String> = entries
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "whl"))
-            .map(|p| p.display().to_string())
-            .collect();
-        wheels.sort();
-        args.extend(wheels);
-    }
+    args.extend(pypi_metadata().iter().map(|p| p.display().to_string()));
     serde_json::from_slice(&test_support::venv_python(HARVEST, &args, b"")).unwrap()
 }
 
@@ -107,11 +112,23 @@ fn real_metadata_agrees_with_packaging_and_pep508_rs() {
     // twine, auditwheel, BuildGrid's dependencies): a short corpus means the
     // harvest broke, not that there is little to compare.
     assert!(
-        count("V") >= 30 && count("R") >= 50,
-        "corpus too small ({} versions, {} requirements): is the dev venv complete (make setup)?",
+        count("V") >= 30 && count("R") >= 50 && count("S") >= FLOOR_REQUIRES_PYTHON,
+        "corpus too small ({} versions, {} requirements, {} Requires-Python values): is the dev \
+         venv complete (make setup)?",
         count("V"),
-        count("R")
+        count("R"),
+        count("S")
     );
+    // Every committed PyPI METADATA was read (its version is in the corpus).
+    for f in pypi_metadata() {
+        let stem = f.file_stem().unwrap().to_string_lossy().into_owned();
+        let version = stem.rsplit_once('-').unwrap().1;
+        assert!(
+            real.contains(&("V".to_string(), version.to_string())),
+            "{} was not harvested",
+            f.display()
+        );
+    }
     let mut items: BTreeSet<Item> = real.iter().cloned().collect();
     for (_, r) in real.iter().filter(|(k, _)| k == "R") {
         items.insert(("R".into(), cut(r)));
