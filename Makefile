@@ -54,11 +54,13 @@ tool-wheels: setup
 # only, the one the test installs: per-Python configurations do not depend
 # on the list, so nothing else is rebuilt. Both builds also write the host
 # wheels as variant wheels (--//:wheel_variants). Then per-family device
-# wheels, with the execution log the test reads.
+# wheels, with the execution log the test reads, and per-sub-family ones.
 kpack-dists: wheels tool-wheels
 	$(BAZEL) run --config=kpack --//:python_versions=3.12 --//:wheel_variants //:copy_wheels -- $(CURDIR)/dist-kpack
 	$(BAZEL) run --config=kpack --//:python_versions=3.12 --//:wheel_variants --//:device_wheel_level=family \
 	  --execution_log_json_file=$(CURDIR)/bazel-kpack-family.exec.json //:copy_wheels -- $(CURDIR)/dist-kpack-family
+	$(BAZEL) run --config=kpack --//:python_versions=3.12 --//:device_wheel_level=sub_family \
+	  //:copy_wheels -- $(CURDIR)/dist-kpack-sub-family
 endif
 
 rust-test: setup
@@ -131,7 +133,8 @@ jax-test: wheels
 # per-family build's execution log shows that only wheels (and the host
 # wheels' extras and variants) were written.
 kpack-test: kpack-dists
-	tests/host/kpack/reference_test.sh $(CURDIR)/dist $(CURDIR)/dist-kpack $(CURDIR)/dist-kpack-family $(CURDIR)/bazel-kpack-family.exec.json
+	tests/host/kpack/reference_test.sh $(CURDIR)/dist $(CURDIR)/dist-kpack $(CURDIR)/dist-kpack-family $(CURDIR)/bazel-kpack-family.exec.json \
+	  $(CURDIR)/dist-kpack-sub-family
 
 # The install the docs give for //:wheel_index, run as written (a 3.12
 # venv; PyPI's jax-rocm7-pjrt by --find-links), in the build root.

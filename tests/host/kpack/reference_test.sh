@@ -39,7 +39,8 @@
 #     level, AMD's rule) installs the one gfx12 device wheel,
 #     which resolves, through the same loader, to the fat build's gfx1201
 #     and gfx1200 code objects, and `rocm-wheel check` accepts the pair for
-#     gfx120X-all;
+#     gfx120X-all; with SUB_FAMILY_DIST (--//:device_wheel_level=sub_family)
+#     the same from its own index, through the one gfx12_0 device wheel;
 #   - variant wheels (both builds use --//:wheel_variants): pip skips them
 #     and the index's -variants.json file (its -vvv log says so) and
 #     installs the plain host above; check_variants.py has variantlib with
@@ -51,11 +52,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 source tests/lib/common.sh
-usage="usage: reference_test.sh FAT_DIST KPACK_DIST [FAMILY_DIST EXEC_LOG]"
+usage="usage: reference_test.sh FAT_DIST KPACK_DIST [FAMILY_DIST EXEC_LOG [SUB_FAMILY_DIST]]"
 fat=$(cd "${1:?$usage}" && pwd)
 kpack=$(cd "${2:?$usage}" && pwd)
 family=${3:-}
 exec_log=${4:-}
+sub_family=${5:-}
 [[ -z $family || -f $exec_log ]] || fail "$usage: no execution log '$exec_log'"
 for tool in cmake g++; do
   command -v "$tool" >/dev/null || fail "$tool is missing: run scripts/setup.sh"
@@ -279,6 +281,33 @@ venv=$tmp/venv-both
 [[ $(installed "$tmp/venv-uv") == "$want" ]] || fail "uv installed $(installed "$tmp/venv-uv"), want $want"
 echo "ok: AMD's set read, thinned, its missing group named; pip and uv install it beside ours from one index"
 
+# level_installs LEVEL DIST BUNDLE: from DIST's own index (with the
+# stand-ins), "jax_rocm7_plugin[device-gfx1201]" installs the one device
+# wheel of BUNDLE (the user names the GPU, not the bundle), which resolves
+# through the reference loader to the fat build's gfx1201 and gfx1200 code
+# objects; `rocm-wheel check` accepts the pair for gfx120X-all.
+level_installs() {
+  local level=$1 dist=$2 bundle=$3 host device fatw venv extras site target
+  "$rw" index -o "$tmp/index-$level" "$dist" "$tmp/stand-ins" >/dev/null || fail "rocm-wheel index of $dist"
+  host=("$dist"/jax_rocm7_plugin-*-"$cp"-"$cp"-*_x86_64.whl)
+  device=("$dist"/jax_rocm7_plugin_device_"$bundle"-*.whl)
+  ((${#device[@]} == 1)) || fail "want one jax_rocm7_plugin_device_$bundle wheel in $dist, found ${#device[@]}"
+  fatw=("$fat"/jax_rocm7_plugin-*-"$cp"-"$cp"-*.whl)
+  venv=$tmp/venv-$level
+  "$py" -m venv "$venv"
+  extras=$(unzip -p "${host[0]}" '*.dist-info/METADATA' | sed -n 's/^Provides-Extra: \(device-\)/\1/p' | tr '\n' ' ')
+  [[ $extras == "device-gfx1200 device-gfx1201 device-all " ]] || fail "the $level build's host offers the extras: $extras"
+  pip_from "$tmp/index-$level" "$venv" "jax_rocm7_plugin[device-gfx1201]"
+  [[ $(installed "$venv") == "jax-rocm7-pjrt jax-rocm7-plugin jax-rocm7-plugin-device-${bundle//_/-}" ]] ||
+    fail "\"jax_rocm7_plugin[device-gfx1201]\" from the $level index installed: $(installed "$venv")"
+  site=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_path("platlib"))')
+  for target in gfx1201 gfx1200; do
+    PYTHONPATH=$src/python .venv/bin/python tests/host/kpack/check_reference.py "$runtime" "$site" jax_rocm7_plugin "${fatw[0]}" "$target" gfx1100 ||
+      fail "jax_rocm7_plugin with ${device[0]##*/}: the reference loader disagrees with the build for $target"
+  done
+  "$rw" check "${host[0]}" --device-wheel "${device[0]}" --gfx gfx120X-all || fail "rocm-wheel check refuses ${device[0]##*/} for gfx120X-all"
+}
+
 if [[ -n $family ]]; then
   echo "kpack reference: per-family device wheels ($family)"
   PYTHONPATH=tests/lib python3 - "$exec_log" <<'PY' || fail "the --//:device_wheel_level=family build did more than write device wheels"
@@ -296,25 +325,11 @@ PY
   expect_failure "$tmp/clash.log" "$rw" index -o "$tmp/index-both" "$kpack" "$family"
   expect_in "$tmp/clash.log" "two different wheels named " "an index serves one file per name"
   [[ ! -e $tmp/index-both ]] || fail "a refused index left $tmp/index-both"
-  "$rw" index -o "$tmp/index-family" "$family" "$tmp/stand-ins" >/dev/null || fail "rocm-wheel index of $family"
-  host=("$family"/jax_rocm7_plugin-*-"$cp"-"$cp"-*_x86_64.whl)
-  device=("$family"/jax_rocm7_plugin_device_gfx12-*.whl)
-  ((${#device[@]} == 1)) || fail "want one jax_rocm7_plugin_device_gfx12 wheel in $family, found ${#device[@]}"
-  fatw=("$fat"/jax_rocm7_plugin-*-"$cp"-"$cp"-*.whl)
-  venv=$tmp/venv-family
-  "$py" -m venv "$venv"
-  # The user names the GPU, not the bundle: the family wheel serves it.
-  extras=$(unzip -p "${host[0]}" '*.dist-info/METADATA' | sed -n 's/^Provides-Extra: \(device-\)/\1/p' | tr '\n' ' ')
-  [[ $extras == "device-gfx1200 device-gfx1201 device-all " ]] || fail "the family build's host offers the extras: $extras"
-  pip_from "$tmp/index-family" "$venv" "jax_rocm7_plugin[device-gfx1201]"
-  [[ $(installed "$venv") == "jax-rocm7-pjrt jax-rocm7-plugin jax-rocm7-plugin-device-gfx12" ]] ||
-    fail "\"jax_rocm7_plugin[device-gfx1201]\" from the family index installed: $(installed "$venv")"
-  site=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_path("platlib"))')
-  for target in gfx1201 gfx1200; do
-    PYTHONPATH=$src/python .venv/bin/python tests/host/kpack/check_reference.py "$runtime" "$site" jax_rocm7_plugin "${fatw[0]}" "$target" gfx1100 ||
-      fail "jax_rocm7_plugin with ${device[0]##*/}: the reference loader disagrees with the build for $target"
-  done
-  "$rw" check "${host[0]}" --device-wheel "${device[0]}" --gfx gfx120X-all || fail "rocm-wheel check refuses ${device[0]##*/} for gfx120X-all"
+  level_installs family "$family" gfx12
+fi
+if [[ -n $sub_family ]]; then
+  echo "kpack reference: per-sub-family device wheels ($sub_family)"
+  level_installs sub_family "$sub_family" gfx12_0
 fi
 
 echo "kpack reference: variant wheels"
