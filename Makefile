@@ -31,7 +31,7 @@ DISK_CACHE_FLAGS ?= --disk_cache=$(DISK_CACHE) --experimental_disk_cache_gc_max_
 # WORKSPACE macros (register_toolchains) take no name.
 BUILDIFIER_WARNINGS ?= -warnings=-function-docstring-args,-function-docstring-return,-unnamed-macro
 
-.PHONY: setup wheels tool-wheels kpack-dists test rust-test crates-test fuzz-smoke real-wheel-test bazel-test workspace-test e2e e2e-clean-builds e2e-rest pip-sdk-test dist-test import-test jax-test kpack-test wheel-index-test setup-test lint bazel-lane host-lane
+.PHONY: setup wheels tool-wheels kpack-dists test rust-test crates-test fuzz-smoke real-wheel-test bazel-test workspace-test e2e e2e-clean-builds e2e-rest pip-sdk-test dist-test import-test jax-test kpack-test wheel-index-test remote-faults-test setup-test lint bazel-lane host-lane
 ifdef LANE
 # Inside the lanes `make test` runs side by side: made already by the make
 # that started them, so that no lane runs setup beside another or waits on
@@ -135,6 +135,12 @@ jax-test: wheels
 kpack-test: kpack-dists
 	tests/host/kpack/reference_test.sh $(CURDIR)/dist $(CURDIR)/dist-kpack $(CURDIR)/dist-kpack-family $(CURDIR)/bazel-kpack-family.exec.json \
 	  $(CURDIR)/dist-kpack-sub-family
+
+# Remote builds under faults (BuildGrid on loopback: eviction, an unreachable
+# endpoint, a restart, corrupted blobs): docs/rbe.md, "When the cache
+# misbehaves". About 5 minutes; not yet part of `make test`.
+remote-faults-test: setup
+	$(BUILDROOT) tests/e2e/remote/faults_test.sh
 
 # The install the docs give for //:wheel_index, run as written (a 3.12
 # venv; PyPI's jax-rocm7-pjrt by --find-links), in the build root.

@@ -3,7 +3,7 @@
 //! labels and properties, which the file name, `variant.json` and the
 //! variant markers share. Drafts change: what depends on them is this
 //! module, the marker half of `pep508.rs`, and the `variant.json` schema
-//! (merge and render) in rocm-wheel's `cmd/variant/metadata.rs`.
+//! (read, merge and render) in `variant_json.rs`.
 
 use anyhow::{bail, Result};
 
