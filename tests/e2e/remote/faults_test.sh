@@ -238,8 +238,11 @@ fi
 if wanted corrupt-mid; then
 echo "--- corrupt-mid"
 for run in $(seq "$RUNS"); do
+  # A cache without corrupt-top's bad wheel (a hit build would run that
+  # action and fetch vadd.hip.pic.o's good bytes), and a fresh output base:
+  # nothing of vadd.hip.pic.o's bytes outside the cache.
+  find "$objects" -type f -delete
   seed 0
-  # A fresh output base: nothing of vadd.hip.pic.o's bytes outside the cache.
   b "corrupt-mid-hits-$run" "mid-$run" "${RC[@]}" --execution_log_json_file="$work/mid-$run.exec.json"
   # vadd.hip's object (its host code and offload bundle): an intermediate
   # the link after scale.hip's edit downloads.
