@@ -31,9 +31,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use wheel_format::{
-    canonical_name, dist_info_path, find_dist_info, insert_headers, parse_requirement,
-    parse_variant_requirement, validate_variant_label, validate_variant_value, Headers,
-    VariantInfo, VariantProperties, WheelName, NULL_VARIANT_LABEL, VARIANT_JSON,
+    canonical_name, insert_headers, parse_requirement, parse_variant_requirement,
+    validate_variant_label, validate_variant_value, Headers, VariantInfo, VariantProperties,
+    WheelName, NULL_VARIANT_LABEL, VARIANT_JSON,
 };
 use wheel_rewrite::{Source, WheelRewriter};
 
@@ -65,8 +65,9 @@ pub fn write_device_extras(
             file_name(output)
         );
     }
-    let (member, text) = metadata(&mut host, input)?;
-    let (name, version) = (host.name().to_string(), version_of(&text)?);
+    let (text, member) = host.metadata();
+    let text = text.to_string();
+    let (name, version) = (host.name().to_string(), host.version().to_string());
     let devices = device_wheels(devices, &name, &version)?;
     let extras = target_extras(&devices);
     let text = add_extras(&text, &name, &version, &extras, &devices)?;
@@ -114,8 +115,9 @@ pub fn write_variant(
             file_name(output)
         );
     }
-    let (member, text) = metadata(&mut host, input)?;
-    let (name, version) = (host.name().to_string(), version_of(&text)?);
+    let (text, member) = host.metadata();
+    let text = text.to_string();
+    let (name, version) = (host.name().to_string(), host.version().to_string());
     let targets = variant_targets(devices, &name, &version, &text)?;
     let mut lines = String::new();
     for (target, device) in &targets {
@@ -331,21 +333,6 @@ fn check_value(target: &str, device: &Path) -> Result<()> {
         );
     }
     Ok(())
-}
-
-/// The open host wheel's METADATA: its member name and text.
-fn metadata(host: &mut WheelRewriter, input: &Path) -> Result<(String, String)> {
-    let stem = find_dist_info(host.names().iter().map(String::as_str))
-        .with_context(|| input.display().to_string())?;
-    let member = dist_info_path(&stem, "METADATA");
-    let text = host.read_text(&member)?;
-    Ok((member, text))
-}
-
-fn version_of(metadata: &str) -> Result<String> {
-    Ok(Headers::parse("METADATA", metadata)
-        .require("Version")?
-        .to_string())
 }
 
 fn file_name(p: &Path) -> String {

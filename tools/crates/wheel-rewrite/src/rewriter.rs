@@ -99,6 +99,16 @@ impl WheelRewriter {
         &self.file_name
     }
 
+    /// The input's METADATA, as read when it was opened, and its member name.
+    pub fn metadata(&self) -> (&str, String) {
+        (&self.metadata, dist_info_path(&self.dist, "METADATA"))
+    }
+
+    /// The distribution's version, as its METADATA writes it.
+    pub fn version(&self) -> &str {
+        &self.version
+    }
+
     /// Inflates member `i` into a scratch file in `dir` (unnamed, so a
     /// killed run leaves nothing; its path serves tools taking one, such as
     /// elf-edit; deleted when dropped) to edit and [`Self::replace`] or [`Self::replace_unpacked`]
