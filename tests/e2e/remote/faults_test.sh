@@ -3,33 +3,48 @@
 # rocm-wheel prebuilt) built with remote.bazelrc's --config=remote-cache
 # against BuildGrid on 127.0.0.1, each fault injected by this script, each
 # run FAULT_RUNS times (default 2):
-#   evicted     a build whose intermediates are cache references; the CAS is
-#               emptied; a source edited: the next build needs an intermediate
-#               that is gone
+#   evicted     BwoB (--remote_download_outputs=toplevel): a build whose
+#               intermediates are cache references; the CAS emptied; a
+#               source edited: the next build needs an intermediate that is
+#               gone
+#   gone        the cache read by a build, then stopped for good; a source
+#               edited and built again (a laptop off the VPN)
 #   unreachable the endpoint refuses connections from the start
 #   restart     BuildGrid killed during a build that uploads, restarted on
 #               the same port
 #   corrupt-top the wheel's blob in BuildGrid's storage overwritten under its
-#               digest, then downloaded by a fresh build
-#   corrupt-mid an intermediate's blob overwritten, then downloaded by a build
+#               digest, then read by a fresh build
+#   corrupt-mid an intermediate's blob overwritten, then read by a build
 #               after an edit
+#   slow        every chunk held FAULT_DELAY_MS (default 20) by a loopback
+#               proxy, each way: an uploading build, then a downloading one
+#   dropping    every proxied connection cut after FAULT_CUT_BYTES (default
+#               32768) bytes: an uploading build, then a downloading one
+#   rbe-restart --config=rbe (PostgreSQL, BuildGrid, a buildbox worker):
+#               BuildGrid killed once the worker ran an action, restarted on
+#               the same port
 # Every build must either complete with the wheel byte-identical to a
 # fault-free local build of the same sources, or fail within FAULT_FAIL_FAST
 # seconds (default 120) naming the endpoint or the remote cache error; no
-# wheel may come from bad bytes. Controls: without eviction retries the
-# eviction scenario fails (it does lose an intermediate), and each corrupt
-# run must show Bazel reading the corrupted blob (a digest mismatch). Prints one
-# line per fault: runs, completed, failed clearly, wrong outputs, time
-# against the fault-free build (docs/rbe.md, "When the cache misbehaves").
+# wheel may come from bad bytes. Each fault also shows that it reached the
+# build (a vacuous run fails the test), and the controls show what the
+# configs' settings are for: eviction without retries, and an intermediate
+# corrupted or gone under toplevel, each fail. Prints one line per fault:
+# runs, completed, failed clearly, wrong outputs, time against the
+# fault-free build, actions executed (docs/rbe.md, "When the cache
+# misbehaves").
+#
+# bench/remote_faults runs the same on //:wheels in a copy of the checkout:
+# FAULT_CHECKOUT=1 FAULT_TARGETS FAULT_FLAGS FAULT_EDIT FAULT_MID.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 source "$E2E_ROOT/tests/lib/scratch_test.sh"
 e2e_require_tools
 RUNS=${FAULT_RUNS:-2}
 # FAULTS: the faults to inject (default all), e.g. FAULTS="evicted restart".
-FAULTS=${FAULTS:-evicted unreachable restart corrupt-top corrupt-mid}
+FAULTS=${FAULTS:-evicted gone unreachable restart corrupt-top corrupt-mid slow dropping rbe-restart}
 wanted() { [[ " $FAULTS " == *" $1 "* ]]; }
-e2e_deadline "${FAULT_TEST_TIMEOUT:-1500}"
+e2e_deadline "${FAULT_TEST_TIMEOUT:-1800}"
 
 work=$(mktemp -d "$E2E_TMP.faults.XXXXXX")
 mkdir -p "$work/main"
@@ -44,37 +59,70 @@ cleanup() {
 e2e_traps cleanup
 
 cd "$work/main"
-scratch_module remote_faults "$root"
-use_prebuilt_tool "$root"
-fixture_copy remote_faults .
-cp "$root/tests/outputs/gfx/vadd.hip" .
-echo "import $root/remote.bazelrc" >>.bazelrc
-cp scale.hip scale.hip.0
+if [[ ${FAULT_CHECKOUT:-} ]]; then
+  e2e_copy_checkout "$work/main"
+  TARGETS=(${FAULT_TARGETS:-//:wheels})
+  read -r -a FLAGS <<<"${FAULT_FLAGS:-}"
+  EDIT=${FAULT_EDIT:-examples/pjrt/kernels/vector_add.hip}
+  MID=${FAULT_MID:-/radix_sort.hip.pic.o}
+else
+  scratch_module remote_faults "$root"
+  use_prebuilt_tool "$root"
+  fixture_copy remote_faults .
+  cp "$root/tests/outputs/gfx/vadd.hip" .
+  echo "import $root/remote.bazelrc" >>.bazelrc
+  TARGETS=(//:wheel)
+  FLAGS=(--@rules_rocm//:gfx=gfx1201)
+  EDIT=scale.hip
+  # vadd.hip's object (its host code and offload bundle): an intermediate
+  # that the link after scale.hip's edit needs.
+  MID=/vadd.hip.pic.o
+fi
+cp "$EDIT" "$work/edit.0"
 
 e2e_start_buildgrid "$work/bg"
 port=$E2E_CACHE_PORT
 objects=$work/bg/cas/cas/objects
 RC=(--config=remote-cache "--remote_cache=grpc://127.0.0.1:$port")
+TOPLEVEL=(--remote_download_outputs=toplevel)
 
-# source STATE: scale.hip as the state's edit makes it (0: as given).
+# source STATE: the edited source as the state makes it (0: as given).
 source_state() {
-  cp scale.hip.0 scale.hip
-  (($1 == 0)) || printf '\nextern "C" __global__ void scale_%d(float* x) { x[0] += %d.0f; }\n' "$1" "$1" >>scale.hip
+  cp "$work/edit.0" "$EDIT"
+  (($1 == 0)) || printf '\nextern "C" __global__ void fault_%d(float* x) { x[0] += %d.0f; }\n' "$1" "$1" >>"$EDIT"
 }
 
-# b NAME OUTPUT_BASE FLAGS...: builds the wheel; its log in $work/NAME.log;
-# sets B_RC and B_SECONDS, and B_SHA (the wheel's sha256, "" on failure).
+# b NAME OUTPUT_BASE FLAGS...: builds the targets; the log in $work/NAME.log;
+# sets B_RC, B_SECONDS, B_EXECUTED (spawns run, not cache hits) and B_SHA
+# (over every wheel the targets name; "" on failure).
 b() {
-  local name=$1 ob=$work/ob-$2 t0=$SECONDS
+  local name=$1 ob=$work/ob-$2 t0=$SECONDS f
   shift 2
   B_RC=0
-  e2e_bazel "$work/main" "$ob" build --disk_cache= --@rules_rocm//:gfx=gfx1201 "$@" //:wheel \
+  e2e_bazel "$work/main" "$ob" build --disk_cache= "${FLAGS[@]}" "$@" "${TARGETS[@]}" \
     >"$work/$name.log" 2>&1 || B_RC=$?
   B_SECONDS=$((SECONDS - t0))
+  B_EXECUTED=$("$E2E_PY" - "$work/$name.log" <<'PY'
+import re, sys
+m = re.findall(r"^INFO: (\d+) processes?: (.*)\.$", open(sys.argv[1]).read(), re.M)
+if not m:
+    print(0)
+    sys.exit()
+total, parts = m[-1]
+skip = sum(int(n) for n, kind in re.findall(r"(\d+) ([a-z ]+?)(?:,|$)", parts)
+           if kind in ("internal", "remote cache hit", "disk cache hit"))
+print(int(total) - skip)
+PY
+)
   B_SHA=""
-  if ((B_RC == 0)); then
-    B_SHA=$(sha256sum "$work/main"/bazel-bin/faults-0.1.0-*.whl | cut -d' ' -f1)
-  fi
+  ((B_RC == 0)) || return 0
+  B_SHA=$(e2e_bazel "$work/main" "$ob" cquery "${FLAGS[@]}" --output=files "${TARGETS[@]}" 2>/dev/null |
+    grep '\.whl$' | sort | while read -r f; do sha256sum "$f"; done | sha256sum | cut -d' ' -f1)
+}
+
+# clean OUTPUT_BASE: nothing of earlier builds' outputs left in it.
+clean() {
+  e2e_bazel "$work/main" "$work/ob-$1" clean >/dev/null 2>&1 || true
 }
 
 # The fault-free reference: each source state built locally, no cache.
@@ -85,15 +133,20 @@ reference() {
   b "ref-$1" ref "${E2E_LOCAL_FLAGS[@]}"
   ((B_RC == 0)) || { tail -30 "$work/ref-$1.log" >&2; fail "the fault-free local build of state $1"; }
   REF[$1]=$B_SHA
-  [[ -n ${REF_SECONDS:-} ]] || REF_SECONDS=$B_SECONDS
+  if [[ -z ${REF_SECONDS:-} ]]; then
+    REF_SECONDS=$B_SECONDS
+    REF_EXECUTED=$B_EXECUTED
+  fi
 }
 
-# seed STATE: the cache holds every output of the state's build.
+# seed STATE [FLAGS...]: the cache holds every output of the state's build.
 seed() {
-  source_state "$1"
-  e2e_bazel "$work/main" "$work/ob-seed" clean >/dev/null 2>&1 || true
-  b "seed-$1" seed "${RC[@]}"
-  ((B_RC == 0)) || { tail -30 "$work/seed-$1.log" >&2; fail "seeding the cache with state $1"; }
+  local state=$1
+  shift
+  source_state "$state"
+  clean seed
+  b "seed-$state" seed "${RC[@]}" "$@"
+  ((B_RC == 0)) || { tail -30 "$work/seed-$state.log" >&2; fail "seeding the cache with state $state"; }
 }
 
 # What Bazel says when the cache served bytes that are not what their
@@ -101,30 +154,42 @@ seed() {
 # endpoint; docs/rbe.md says what to do).
 CLEAR_MESSAGE="Failed to fetch blobs because of a remote cache error"
 
-# verdict FAULT RUN STATE PORT: records the build just made against the
+# verdict FAULT NAME STATE PORT: records the build NAME just made against the
 # state's reference: completed with its bytes, failed clearly (fast, naming
 # the endpoint or the remote cache error), or wrong.
-declare -A RUNS_OF COMPLETED CLEAR WRONG SECS
+declare -A RUNS_OF COMPLETED CLEAR WRONG SECS EXECUTED
 verdict() {
-  local fault=$1 run=$2 state=$3
+  local fault=$1 name=$2 state=$3
   RUNS_OF[$fault]=$((${RUNS_OF[$fault]:-0} + 1))
   SECS[$fault]=$((${SECS[$fault]:-0} + B_SECONDS))
+  EXECUTED[$fault]=$((${EXECUTED[$fault]:-0} + B_EXECUTED))
   if ((B_RC == 0)); then
     if [[ $B_SHA == "${REF[$state]}" ]]; then
       COMPLETED[$fault]=$((${COMPLETED[$fault]:-0} + 1))
-      echo "$fault #$run: completed in ${B_SECONDS}s, the wheel byte-identical to the fault-free build's"
+      echo "$name: completed in ${B_SECONDS}s ($B_EXECUTED actions executed), the wheels byte-identical to the fault-free build's"
     else
       WRONG[$fault]=$((${WRONG[$fault]:-0} + 1))
-      echo "$fault #$run: WRONG OUTPUT: wheel sha256 $B_SHA, the fault-free build's ${REF[$state]}" >&2
+      echo "$name: WRONG OUTPUT: wheels' sha256 $B_SHA, the fault-free build's ${REF[$state]}" >&2
     fi
-  elif ((B_SECONDS <= ${FAULT_FAIL_FAST:-120})) && grep -qE "127.0.0.1:$4|$CLEAR_MESSAGE" "$work/$fault-$run.log"; then
+  elif ((B_SECONDS <= ${FAULT_FAIL_FAST:-120})) && grep -qE "127.0.0.1:$4|$CLEAR_MESSAGE" "$work/$name.log"; then
     CLEAR[$fault]=$((${CLEAR[$fault]:-0} + 1))
-    echo "$fault #$run: failed in ${B_SECONDS}s (exit $B_RC): $(grep -m1 -oE "127.0.0.1:$4.*|$CLEAR_MESSAGE.{0,160}" "$work/$fault-$run.log")"
+    echo "$name: failed in ${B_SECONDS}s (exit $B_RC): $(grep -m1 -oE "127.0.0.1:$4.*|$CLEAR_MESSAGE.{0,160}" "$work/$name.log")"
   else
     WRONG[$fault]=$((${WRONG[$fault]:-0} + 1))
-    tail -20 "$work/$fault-$run.log" >&2
-    echo "$fault #$run: FAILED UNCLEARLY (exit $B_RC after ${B_SECONDS}s)" >&2
+    tail -20 "$work/$name.log" >&2
+    echo "$name: FAILED UNCLEARLY (exit $B_RC after ${B_SECONDS}s)" >&2
   fi
+}
+
+# expect_control NAME PATTERN WHY: the control build NAME failed saying PATTERN.
+expect_control() {
+  ((B_RC != 0)) && grep -q "$2" "$work/$1.log" || fail "$1: $3 (exit $B_RC)"
+  echo "$1: exit $B_RC, $(grep -o -m1 "$2" "$work/$1.log")"
+}
+
+# expect_reached NAME PATTERN WHAT: the build NAME's log shows the fault.
+expect_reached() {
+  grep -q "$2" "$work/$1.log" || fail "$1: $3 (a vacuous run)"
 }
 
 # corrupt DIGEST: BuildGrid's stored bytes of DIGEST (sha256) changed in
@@ -144,109 +209,9 @@ if hashlib.sha256(data).hexdigest() == digest:
 PY
 }
 
-# restart_buildgrid_on_upload: in the background, BuildGrid killed once the
-# build has uploaded its first blob (mid-build: the uploads after it fail),
-# then started again on the same port with the same storage.
-restart_buildgrid_on_upload() {
-  (
-    local waited=0
-    until [[ -n $(find "$objects" -type f -print -quit) ]] || ((waited > 600)); do
-      sleep 0.2
-      waited=$((waited + 1))
-    done
-    kill -KILL -- "-$E2E_BGD_PID" 2>/dev/null || true
-    date +%s >"$work/bg/killed"
-    sleep 3
-    setsid "$E2E_VENV/bin/bgd" server start "$work/bg/buildgrid.yml" >>"$work/bg/buildgrid.log" 2>&1 &
-    echo $! >"$work/bg/restarted.pid"
-  ) &
-  RESTARTER=$!
-}
-
-reference 0
-reference 1
-echo "--- fault-free local build: ${REF_SECONDS}s"
-
-if wanted evicted; then
-echo "--- evicted"
-# The control: without eviction retries the same scenario fails, so it does
-# lose an intermediate the build needs.
-seed 0
-e2e_bazel "$work/main" "$work/ob-t" clean >/dev/null 2>&1 || true
-b evicted-control-hits t "${RC[@]}"
-find "$objects" -type f -delete
-source_state 1
-b evicted-control t "${RC[@]}" --experimental_remote_cache_eviction_retries=0
-((B_RC != 0)) && grep -q "do not exist remotely" "$work/evicted-control.log" ||
-  fail "evicted, control: without eviction retries the build did not lose an intermediate (exit $B_RC)"
-echo "evicted, control: without retries exit $B_RC, $(grep -o -m1 'Failed to fetch blobs because they do not exist remotely' "$work/evicted-control.log")"
-for run in $(seq "$RUNS"); do
-  seed 0
-  e2e_bazel "$work/main" "$work/ob-t" clean >/dev/null 2>&1 || true
-  b "evicted-hits-$run" t "${RC[@]}"
-  ((B_RC == 0)) || fail "the cached build before eviction"
-  find "$objects" -type f -delete
-  source_state 1
-  b "evicted-$run" t "${RC[@]}"
-  verdict evicted "$run" 1 "$port"
-done
-
-fi
-if wanted unreachable; then
-echo "--- unreachable"
-dead=$(e2e_free_port)
-for run in $(seq "$RUNS"); do
-  source_state 0
-  e2e_bazel "$work/main" "$work/ob-t" clean >/dev/null 2>&1 || true
-  b "unreachable-$run" t --config=remote-cache "--remote_cache=grpc://127.0.0.1:$dead"
-  verdict unreachable "$run" 0 "$dead"
-done
-
-fi
-if wanted restart; then
-echo "--- restart"
-for run in $(seq "$RUNS"); do
-  find "$objects" -type f -delete
-  source_state 0
-  e2e_bazel "$work/main" "$work/ob-t" clean >/dev/null 2>&1 || true
-  rm -f "$work/bg/killed"
-  restart_buildgrid_on_upload
-  b "restart-$run" t "${RC[@]}"
-  [[ -f $work/bg/killed ]] && grep -q "WARNING: Remote Cache" "$work/restart-$run.log" ||
-    fail "restart #$run: the build did not see the server go (a vacuous run)"
-  wait "$RESTARTER" || true
-  E2E_BGD_PID=$(cat "$work/bg/restarted.pid")
-  E2E_GROUPS+=("$E2E_BGD_PID")
-  e2e_wait_port "$E2E_BGD_PID" "$port" 60 || fail "BuildGrid did not come back on $port"
-  verdict restart "$run" 0 "$port"
-done
-
-fi
-if wanted corrupt-top; then
-echo "--- corrupt-top"
-for run in $(seq "$RUNS"); do
-  seed 0
-  corrupt "${REF[0]}"
-  e2e_bazel "$work/main" "$work/ob-t" clean >/dev/null 2>&1 || true
-  b "corrupt-top-$run" t "${RC[@]}"
-  grep -q "does not match received digest" "$work/corrupt-top-$run.log" ||
-    fail "corrupt-top #$run: the build never read the corrupted blob (a vacuous run)"
-  verdict corrupt-top "$run" 0 "$port"
-done
-
-fi
-if wanted corrupt-mid; then
-echo "--- corrupt-mid"
-for run in $(seq "$RUNS"); do
-  # A cache without corrupt-top's bad wheel (a hit build would run that
-  # action and fetch vadd.hip.pic.o's good bytes), and a fresh output base:
-  # nothing of vadd.hip.pic.o's bytes outside the cache.
-  find "$objects" -type f -delete
-  seed 0
-  b "corrupt-mid-hits-$run" "mid-$run" "${RC[@]}" --execution_log_json_file="$work/mid-$run.exec.json"
-  # vadd.hip's object (its host code and offload bundle): an intermediate
-  # the link after scale.hip's edit downloads.
-  digest=$("$E2E_PY" - "$work/mid-$run.exec.json" <<'PY'
+# mid_digest EXEC_LOG: the digest of the intermediate $MID in an execution log.
+mid_digest() {
+  "$E2E_PY" - "$1" "$MID" <<'PY'
 import json, sys
 dec = json.JSONDecoder()
 text = open(sys.argv[1]).read()
@@ -258,28 +223,205 @@ while i < len(text):
         break
     s, i = dec.raw_decode(text, i)
     for o in s.get("actualOutputs", []):
-        if o["path"].endswith("/vadd.hip.pic.o"):
+        if o["path"].endswith(sys.argv[2]):
             print(o["digest"]["hash"])
             sys.exit()
 PY
-)
-  [[ -n $digest ]] || fail "no vadd.hip.pic.o in the execution log"
-  corrupt "$digest"
-  source_state 1
-  b "corrupt-mid-$run" "mid-$run" "${RC[@]}"
-  grep -q "does not match received digest" "$work/corrupt-mid-$run.log" ||
-    fail "corrupt-mid #$run: the build never read the corrupted blob (a vacuous run)"
-  verdict corrupt-mid "$run" 1 "$port"
-done
+}
 
+# restart_buildgrid_after MARKER: in the background, BuildGrid killed once
+# MARKER (a shell test) holds (mid-build: what comes after fails), then
+# started again on the same port with the same storage.
+restart_buildgrid_after() {
+  rm -f "$work/bg/killed"
+  (
+    local waited=0
+    until eval "$1" || ((waited > 3000)); do
+      sleep 0.2
+      waited=$((waited + 1))
+    done
+    kill -KILL -- "-$E2E_BGD_PID" 2>/dev/null || true
+    date +%s >"$work/bg/killed"
+    sleep 3
+    e2e_restart_buildgrid "$work/bg"
+    echo "$E2E_BGD_PID" >"$work/bg/restarted.pid"
+  ) &
+  RESTARTER=$!
+}
+
+# restarted: the restart above is over; its server is ours to stop.
+restarted() {
+  wait "$RESTARTER" || fail "BuildGrid did not come back on $E2E_CACHE_PORT"
+  E2E_BGD_PID=$(cat "$work/bg/restarted.pid")
+  E2E_GROUPS+=("$E2E_BGD_PID")
+}
+
+# through_proxy FAULT RUN PROXY_FLAGS...: a cold build that uploads, then a
+# fresh one that downloads, both through a loopback proxy with the fault.
+through_proxy() {
+  local fault=$1 run=$2 pport
+  shift 2
+  pport=$(e2e_free_port)
+  rm -f "$work/proxy-$fault.log"
+  e2e_spawn "$work/proxy-$fault.out" "$E2E_PY" "$E2E_ROOT/tests/e2e/remote/flaky_proxy.py" \
+    "$pport" "$port" --log "$work/proxy-$fault.log" "$@"
+  local proxy=$E2E_SPAWNED
+  e2e_wait_port "$proxy" "$pport" 30 || fail "the proxy did not start: $(cat "$work/proxy-$fault.out")"
+  find "$objects" -type f -delete
+  source_state 0
+  clean t
+  b "$fault-up-$run" t --config=remote-cache "--remote_cache=grpc://127.0.0.1:$pport"
+  verdict "$fault" "$fault-up-$run" 0 "$pport"
+  clean t
+  b "$fault-down-$run" t --config=remote-cache "--remote_cache=grpc://127.0.0.1:$pport"
+  verdict "$fault" "$fault-down-$run" 0 "$pport"
+  e2e_stop_group "$proxy"
+}
+
+reference 0
+reference 1
+echo "--- fault-free local build: ${REF_SECONDS}s, $REF_EXECUTED actions executed"
+
+if wanted evicted; then
+  echo "--- evicted"
+  # The control: without eviction retries the same scenario fails, so it
+  # does lose an intermediate the build needs.
+  for run in control $(seq "$RUNS"); do
+    retries=()
+    [[ $run == control ]] && retries=(--experimental_remote_cache_eviction_retries=0)
+    seed 0 "${TOPLEVEL[@]}"
+    clean t
+    b "evicted-hits-$run" t "${RC[@]}" "${TOPLEVEL[@]}"
+    ((B_RC == 0)) || fail "the cached build before eviction"
+    find "$objects" -type f -delete
+    source_state 1
+    b "evicted-$run" t "${RC[@]}" "${TOPLEVEL[@]}" "${retries[@]}"
+    if [[ $run == control ]]; then
+      expect_control evicted-control "do not exist remotely" "without eviction retries the build did not lose an intermediate"
+    else
+      expect_reached "evicted-$run" "Found transient remote cache error, retrying the build" "the build never missed an evicted blob"
+      verdict evicted "evicted-$run" 1 "$port"
+    fi
+  done
 fi
 
-echo "fault | runs | completed | failed clearly | wrong outputs | time vs fault-free"
+if wanted gone; then
+  echo "--- gone"
+  # The control: with toplevel the intermediates are the cache's only, and
+  # the build after the cache went needs one.
+  for run in control $(seq "$RUNS"); do
+    mode=()
+    [[ $run == control ]] && mode=("${TOPLEVEL[@]}")
+    seed 0 "${mode[@]}"
+    clean t
+    b "gone-hits-$run" t "${RC[@]}" "${mode[@]}"
+    ((B_RC == 0)) || fail "the cached build before the cache went"
+    e2e_stop_buildgrid
+    source_state 1
+    b "gone-$run" t "${RC[@]}" "${mode[@]}"
+    expect_reached "gone-$run" "UNAVAILABLE" "the build never tried the stopped cache"
+    if [[ $run == control ]]; then
+      expect_control gone-control "UNAVAILABLE" "with toplevel the build did not need an intermediate from the cache"
+    else
+      verdict gone "gone-$run" 1 "$port"
+    fi
+    e2e_restart_buildgrid "$work/bg"
+  done
+fi
+
+if wanted unreachable; then
+  echo "--- unreachable"
+  dead=$(e2e_free_port)
+  for run in $(seq "$RUNS"); do
+    source_state 0
+    clean t
+    b "unreachable-$run" t --config=remote-cache "--remote_cache=grpc://127.0.0.1:$dead"
+    verdict unreachable "unreachable-$run" 0 "$dead"
+  done
+fi
+
+if wanted restart; then
+  echo "--- restart"
+  for run in $(seq "$RUNS"); do
+    find "$objects" -type f -delete
+    source_state 0
+    clean t
+    restart_buildgrid_after '[[ -n $(find "$objects" -type f -print -quit) ]]'
+    b "restart-$run" t "${RC[@]}"
+    restarted
+    [[ -f $work/bg/killed ]] || fail "restart #$run: the server was not killed"
+    expect_reached "restart-$run" "WARNING: Remote Cache" "the build did not see the server go"
+    verdict restart "restart-$run" 0 "$port"
+  done
+fi
+
+if wanted corrupt-top; then
+  echo "--- corrupt-top"
+  for run in $(seq "$RUNS"); do
+    seed 0
+    # The first wheel the targets name (every one, for the scratch module).
+    top=$(e2e_bazel "$work/main" "$work/ob-seed" cquery "${FLAGS[@]}" --output=files "${TARGETS[@]}" 2>/dev/null |
+      grep -m1 '\.whl$')
+    corrupt "$(sha256sum "$work/ob-seed/execroot/_main/$top" | cut -d' ' -f1)"
+    clean t
+    b "corrupt-top-$run" t "${RC[@]}"
+    expect_reached "corrupt-top-$run" "does not match received digest" "the build never read the corrupted blob"
+    verdict corrupt-top "corrupt-top-$run" 0 "$port"
+  done
+fi
+
+if wanted corrupt-mid; then
+  echo "--- corrupt-mid"
+  # The control: with toplevel the intermediate is read only when the link
+  # after the edit needs it, and the build fails (exit 39).
+  for run in control $(seq "$RUNS"); do
+    mode=()
+    [[ $run == control ]] && mode=("${TOPLEVEL[@]}")
+    # A cache without an earlier run's corrupted blobs (a build that runs
+    # their actions would fetch the intermediate's good bytes first), and a
+    # clean output base: nothing of the intermediate outside the cache.
+    find "$objects" -type f -delete
+    seed 0 --execution_log_json_file="$work/mid-$run.exec.json"
+    digest=$(mid_digest "$work/mid-$run.exec.json")
+    [[ -n $digest ]] || fail "no $MID in the execution log"
+    corrupt "$digest"
+    source_state 1
+    clean t
+    b "corrupt-mid-$run" t "${RC[@]}" "${mode[@]}"
+    expect_reached "corrupt-mid-$run" "does not match received digest" "the build never read the corrupted blob"
+    if [[ $run == control ]]; then
+      expect_control corrupt-mid-control "$CLEAR_MESSAGE" "with toplevel a corrupt intermediate did not fail the build"
+    else
+      verdict corrupt-mid "corrupt-mid-$run" 1 "$port"
+    fi
+  done
+fi
+
+if wanted slow; then
+  echo "--- slow"
+  for run in $(seq "$RUNS"); do
+    through_proxy slow "$run" --delay-ms "${FAULT_DELAY_MS:-20}"
+    [[ -s $work/proxy-slow.log ]] || fail "slow #$run: no connection went through the proxy (a vacuous run)"
+  done
+fi
+
+if wanted dropping; then
+  echo "--- dropping"
+  for run in $(seq "$RUNS"); do
+    through_proxy dropping "$run" --cut-after "${FAULT_CUT_BYTES:-32768}"
+    grep -q ' cut$' "$work/proxy-dropping.log" || fail "dropping #$run: the proxy cut no connection (a vacuous run)"
+    echo "dropping #$run: $(grep -c ' cut$' "$work/proxy-dropping.log") connections cut"
+  done
+fi
+
+echo "fault | runs | completed | failed clearly | wrong outputs | time vs fault-free | actions executed"
 bad=0
 for fault in $FAULTS; do
   n=${RUNS_OF[$fault]:-0}
-  printf '%s | %d | %d | %d | %d | %sx\n' "$fault" "$n" "${COMPLETED[$fault]:-0}" "${CLEAR[$fault]:-0}" \
-    "${WRONG[$fault]:-0}" "$(awk -v s="${SECS[$fault]:-0}" -v d="$((n * REF_SECONDS))" 'BEGIN { printf "%.1f", s / d }')"
+  ((n > 0)) || continue
+  printf '%s | %d | %d | %d | %d | %sx | %s\n' "$fault" "$n" "${COMPLETED[$fault]:-0}" "${CLEAR[$fault]:-0}" \
+    "${WRONG[$fault]:-0}" "$(awk -v s="${SECS[$fault]:-0}" -v d="$((n * REF_SECONDS))" 'BEGIN { printf "%.1f", s / d }')" \
+    "$(awk -v e="${EXECUTED[$fault]:-0}" -v n="$n" 'BEGIN { printf "%.1f", e / n }') of $REF_EXECUTED"
   bad=$((bad + ${WRONG[$fault]:-0}))
 done
 ((bad == 0)) || fail "$bad builds under faults gave a wrong wheel or failed without naming the endpoint"

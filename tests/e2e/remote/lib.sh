@@ -259,6 +259,16 @@ e2e_start_buildgrid() {
   fail "could not start BuildGrid; see $dir/buildgrid.log"
 }
 
+# e2e_restart_buildgrid DIR: BuildGrid started again from DIR's configuration
+# (the same port and storage) after e2e_stop_buildgrid or a kill.
+e2e_restart_buildgrid() {
+  local dir=$1
+  e2e_spawn "$dir/buildgrid.restart.log" "$E2E_VENV/bin/bgd" server start "$dir/buildgrid.yml"
+  E2E_BGD_PID=$E2E_SPAWNED
+  e2e_wait_port "$E2E_BGD_PID" "$E2E_CACHE_PORT" 90 ||
+    fail "BuildGrid did not come back on 127.0.0.1:$E2E_CACHE_PORT; see $dir/buildgrid.restart.log"
+}
+
 e2e_stop_buildgrid() {
   [[ -n $E2E_BGD_PID ]] || return 0
   e2e_stop_group "$E2E_BGD_PID"
