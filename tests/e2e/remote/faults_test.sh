@@ -23,6 +23,8 @@
 #   rbe-restart --config=rbe (PostgreSQL, BuildGrid, a buildbox worker):
 #               BuildGrid killed once the worker ran an action, restarted on
 #               the same port
+#   rbe-unreachable
+#               --config=rbe, the executor refuses connections from the start
 # Every build must either complete with the wheel byte-identical to a
 # fault-free local build of the same sources, or fail within FAULT_FAIL_FAST
 # seconds (default 120) naming the endpoint or the remote cache error; no
@@ -42,11 +44,15 @@ source "$E2E_ROOT/tests/lib/scratch_test.sh"
 e2e_require_tools
 RUNS=${FAULT_RUNS:-2}
 # FAULTS: the faults to inject (default all), e.g. FAULTS="evicted restart".
-FAULTS=${FAULTS:-evicted gone unreachable restart corrupt-top corrupt-mid slow dropping rbe-restart}
+FAULTS=${FAULTS:-evicted gone unreachable restart corrupt-top corrupt-mid slow dropping rbe-restart rbe-unreachable}
 wanted() { [[ " $FAULTS " == *" $1 "* ]]; }
+# FAULT_CONTROLS=0: no control builds (the benchmark's choice).
+CONTROL=(control)
+[[ ${FAULT_CONTROLS:-1} == 1 ]] || CONTROL=()
 e2e_deadline "${FAULT_TEST_TIMEOUT:-1800}"
 
-work=$(mktemp -d "$E2E_TMP.faults.XXXXXX")
+mkdir -p "$E2E_TMP"
+work=$(mktemp -d "$E2E_TMP/faults.XXXXXX")
 mkdir -p "$work/main"
 cleanup() {
   local ob
@@ -158,8 +164,10 @@ CLEAR_MESSAGE="Failed to fetch blobs because of a remote cache error"
 # state's reference: completed with its bytes, failed clearly (fast, naming
 # the endpoint or the remote cache error), or wrong.
 declare -A RUNS_OF COMPLETED CLEAR WRONG SECS EXECUTED
+ORDER=()
 verdict() {
   local fault=$1 name=$2 state=$3
+  [[ -n ${RUNS_OF[$fault]:-} ]] || ORDER+=("$fault")
   RUNS_OF[$fault]=$((${RUNS_OF[$fault]:-0} + 1))
   SECS[$fault]=$((${SECS[$fault]:-0} + B_SECONDS))
   EXECUTED[$fault]=$((${EXECUTED[$fault]:-0} + B_EXECUTED))
@@ -229,30 +237,33 @@ while i < len(text):
 PY
 }
 
-# restart_buildgrid_after MARKER: in the background, BuildGrid killed once
-# MARKER (a shell test) holds (mid-build: what comes after fails), then
-# started again on the same port with the same storage.
+# restart_buildgrid_after DIR MARKER: in the background, the BuildGrid of
+# DIR killed once MARKER (a shell test) holds (mid-build: what comes after
+# fails), then started again on the same port with the same storage.
 restart_buildgrid_after() {
-  rm -f "$work/bg/killed"
+  local dir=$1
+  rm -f "$dir/killed" "$dir/build-ended"
   (
-    local waited=0
-    until eval "$1" || ((waited > 3000)); do
+    until eval "$2"; do
+      # The build ended first: nothing to kill (restarted reports it).
+      [[ -f $dir/build-ended ]] && exit 0
       sleep 0.2
-      waited=$((waited + 1))
     done
     kill -KILL -- "-$E2E_BGD_PID" 2>/dev/null || true
-    date +%s >"$work/bg/killed"
+    date +%s >"$dir/killed"
     sleep 3
-    e2e_restart_buildgrid "$work/bg"
-    echo "$E2E_BGD_PID" >"$work/bg/restarted.pid"
+    e2e_restart_buildgrid "$dir"
+    echo "$E2E_BGD_PID" >"$dir/restarted.pid"
   ) &
   RESTARTER=$!
 }
 
-# restarted: the restart above is over; its server is ours to stop.
+# restarted DIR: the restart above is over; its server is ours to stop.
 restarted() {
+  touch "$1/build-ended"
   wait "$RESTARTER" || fail "BuildGrid did not come back on $E2E_CACHE_PORT"
-  E2E_BGD_PID=$(cat "$work/bg/restarted.pid")
+  [[ -f $1/killed ]] || fail "the server was never killed"
+  E2E_BGD_PID=$(cat "$1/restarted.pid")
   E2E_GROUPS+=("$E2E_BGD_PID")
 }
 
@@ -286,7 +297,7 @@ if wanted evicted; then
   echo "--- evicted"
   # The control: without eviction retries the same scenario fails, so it
   # does lose an intermediate the build needs.
-  for run in control $(seq "$RUNS"); do
+  for run in "${CONTROL[@]}" $(seq "$RUNS"); do
     retries=()
     [[ $run == control ]] && retries=(--experimental_remote_cache_eviction_retries=0)
     seed 0 "${TOPLEVEL[@]}"
@@ -309,7 +320,7 @@ if wanted gone; then
   echo "--- gone"
   # The control: with toplevel the intermediates are the cache's only, and
   # the build after the cache went needs one.
-  for run in control $(seq "$RUNS"); do
+  for run in "${CONTROL[@]}" $(seq "$RUNS"); do
     mode=()
     [[ $run == control ]] && mode=("${TOPLEVEL[@]}")
     seed 0 "${mode[@]}"
@@ -346,10 +357,9 @@ if wanted restart; then
     find "$objects" -type f -delete
     source_state 0
     clean t
-    restart_buildgrid_after '[[ -n $(find "$objects" -type f -print -quit) ]]'
+    restart_buildgrid_after "$work/bg" '[[ -n $(find "$objects" -type f -print -quit) ]]'
     b "restart-$run" t "${RC[@]}"
-    restarted
-    [[ -f $work/bg/killed ]] || fail "restart #$run: the server was not killed"
+    restarted "$work/bg"
     expect_reached "restart-$run" "WARNING: Remote Cache" "the build did not see the server go"
     verdict restart "restart-$run" 0 "$port"
   done
@@ -374,7 +384,7 @@ if wanted corrupt-mid; then
   echo "--- corrupt-mid"
   # The control: with toplevel the intermediate is read only when the link
   # after the edit needs it, and the build fails (exit 39).
-  for run in control $(seq "$RUNS"); do
+  for run in "${CONTROL[@]}" $(seq "$RUNS"); do
     mode=()
     [[ $run == control ]] && mode=("${TOPLEVEL[@]}")
     # A cache without an earlier run's corrupted blobs (a build that runs
@@ -414,11 +424,63 @@ if wanted dropping; then
   done
 fi
 
+# worker_ran_one: a shell test that holds once the worker has finished one
+# more action than it had now.
+worker_ran_one() {
+  local now
+  now=$(grep -c 'Runner exited' "$work/rbe/worker.log" || true)
+  echo "(( \$(grep -c 'Runner exited' '$work/rbe/worker.log') > $now ))"
+}
+
+if wanted rbe-restart; then
+  echo "--- rbe-restart"
+  # The executor, as clean_builds_test.sh starts it, in place of the cache.
+  e2e_stop_buildgrid
+  mkdir -p "$work/rbe"
+  e2e_start_postgres "$work/rbe"
+  e2e_start_buildgrid "$work/rbe" "$E2E_ROOT/tests/e2e/remote/buildgrid-rbe.yml.in" "s|@SQL@|$E2E_PG_URL|"
+  e2e_start_worker "$work/rbe" "$E2E_CACHE_PORT" OSFamily=Linux ISA=x86-64
+  RBE=(--config=rbe "--remote_executor=grpc://127.0.0.1:$E2E_CACHE_PORT")
+  for run in $(seq "$RUNS"); do
+    # Nothing cached: every action executes on the worker.
+    find "$work/rbe/cas" -type f -delete
+    source_state 0
+    clean t
+    restart_buildgrid_after "$work/rbe" "$(worker_ran_one)"
+    b "rbe-restart-$run" t "${RBE[@]}"
+    restarted "$work/rbe"
+    # Bazel's retries say nothing; restarted has checked that the server
+    # was killed while the build ran.
+    verdict rbe-restart "rbe-restart-$run" 0 "$E2E_CACHE_PORT"
+  done
+  # The control: with Bazel's default retries the same restart fails the
+  # build.
+  if ((${#CONTROL[@]})); then
+    find "$work/rbe/cas" -type f -delete
+    clean t
+    restart_buildgrid_after "$work/rbe" "$(worker_ran_one)"
+    b rbe-restart-control t "${RBE[@]}" --remote_retries=5
+    restarted "$work/rbe"
+    expect_control rbe-restart-control "UNAVAILABLE" "with 5 retries a restart did not fail the build"
+  fi
+fi
+
+if wanted rbe-unreachable; then
+  echo "--- rbe-unreachable"
+  # No local fallback: the build fails once the retries are spent, naming
+  # the endpoint.
+  dead=$(e2e_free_port)
+  for run in $(seq "$RUNS"); do
+    clean t
+    b "rbe-unreachable-$run" t --config=rbe "--remote_executor=grpc://127.0.0.1:$dead"
+    verdict rbe-unreachable "rbe-unreachable-$run" 0 "$dead"
+  done
+fi
+
 echo "fault | runs | completed | failed clearly | wrong outputs | time vs fault-free | actions executed"
 bad=0
-for fault in $FAULTS; do
-  n=${RUNS_OF[$fault]:-0}
-  ((n > 0)) || continue
+for fault in "${ORDER[@]}"; do
+  n=${RUNS_OF[$fault]}
   printf '%s | %d | %d | %d | %d | %sx | %s\n' "$fault" "$n" "${COMPLETED[$fault]:-0}" "${CLEAR[$fault]:-0}" \
     "${WRONG[$fault]:-0}" "$(awk -v s="${SECS[$fault]:-0}" -v d="$((n * REF_SECONDS))" 'BEGIN { printf "%.1f", s / d }')" \
     "$(awk -v e="${EXECUTED[$fault]:-0}" -v n="$n" 'BEGIN { printf "%.1f", e / n }') of $REF_EXECUTED"

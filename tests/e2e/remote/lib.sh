@@ -346,8 +346,12 @@ e2e_start_worker() {
   done
   mkdir -p "$dir/casd"
   local sock=$dir/casd.sock
+  # Retries that outlast a server restart (8: about a minute, backing off
+  # from 1 s; the default 4 gives up after 9 s, and a worker that gives up
+  # drops its running actions, which the restarted scheduler never hands out
+  # again: the build waits for them until --remote_timeout).
   e2e_spawn "$dir/casd.log" buildbox-casd --cas-remote="http://127.0.0.1:$port" \
-    --bind="unix:$sock" --log-level=warning "$dir/casd"
+    --bind="unix:$sock" --log-level=warning --retry-limit=8 "$dir/casd"
   local casd=$E2E_SPAWNED waited=0
   while [[ ! -S $sock ]]; do
     kill -0 "$casd" 2>/dev/null && ((waited < 60)) ||
@@ -360,6 +364,7 @@ e2e_start_worker() {
     --buildbox-run=/usr/bin/buildbox-run-bubblewrap
     --runner-arg=--staging-mode=copy-or-link
     --concurrent-jobs="$(nproc)"
+    --retry-limit=8
   )
   local m
   for m in /usr:/usr /etc:/etc /usr/bin:/bin /usr/sbin:/sbin /usr/lib:/lib /usr/lib64:/lib64; do
