@@ -31,7 +31,7 @@ DISK_CACHE_FLAGS ?= --disk_cache=$(DISK_CACHE) --experimental_disk_cache_gc_max_
 # WORKSPACE macros (register_toolchains) take no name.
 BUILDIFIER_WARNINGS ?= -warnings=-function-docstring-args,-function-docstring-return,-unnamed-macro
 
-.PHONY: setup wheels tool-wheels kpack-dists test rust-test crates-test fuzz-smoke real-wheel-test bazel-test workspace-test e2e e2e-clean-builds e2e-rest pip-sdk-test dist-test import-test jax-test kpack-test wheel-index-test remote-faults-test setup-test lint bazel-lane host-lane
+.PHONY: setup wheels tool-wheels kpack-dists test rust-test crates-test fuzz-smoke real-wheel-test bazel-test workspace-test e2e e2e-clean-builds e2e-rest pip-sdk-test dist-test import-test jax-test kpack-test wheel-index-test remote-faults-test setup-test lint crates-lane bazel-lane host-lane
 ifdef LANE
 # Inside the lanes `make test` runs side by side: made already by the make
 # that started them, so that no lane runs setup beside another or waits on
@@ -136,11 +136,17 @@ kpack-test: kpack-dists
 	tests/host/kpack/reference_test.sh $(CURDIR)/dist $(CURDIR)/dist-kpack $(CURDIR)/dist-kpack-family $(CURDIR)/bazel-kpack-family.exec.json \
 	  $(CURDIR)/dist-kpack-sub-family
 
-# Remote builds under faults (BuildGrid on loopback: eviction, an unreachable
-# endpoint, a restart, corrupted blobs): docs/rbe.md, "When the cache
-# misbehaves". About 5 minutes; not yet part of `make test`.
+# Remote builds under faults (BuildGrid on loopback: eviction, a cache gone
+# or unreachable, restarts, corrupted blobs, a slow or dropping link; the
+# executor restarted or unreachable): docs/rbe.md, "When the cache
+# misbehaves". FAULTS picks some (default all, about 5 minutes); `make test`
+# runs each config's faults in a lane that leaves a core idle: they mostly
+# wait for Bazel's retries.
+REMOTE_CACHE_FAULTS = evicted gone unreachable restart corrupt-top corrupt-mid slow dropping
+RBE_FAULTS = rbe-restart rbe-unreachable
+FAULTS ?= $(REMOTE_CACHE_FAULTS) $(RBE_FAULTS)
 remote-faults-test: setup
-	$(BUILDROOT) tests/e2e/remote/faults_test.sh
+	$(BUILDROOT) env FAULTS="$(FAULTS)" tests/e2e/remote/faults_test.sh
 
 # The install the docs give for //:wheel_index, run as written (a 3.12
 # venv; PyPI's jax-rocm7-pjrt by --find-links), in the build root.
@@ -165,8 +171,11 @@ lint: setup
 # kpack build's, already built) and real-wheel-test's tool path, last.
 crates-test: rust-test
 	$(MAKE) fuzz-smoke FUZZ_JOBS=1 LANE=1
+crates-lane: crates-test
+	$(MAKE) remote-faults-test FAULTS="$(RBE_FAULTS)" LANE=1
 bazel-lane:
 	$(MAKE) bazel-test workspace-test dist-test pip-sdk-test LANE=1
+	$(MAKE) remote-faults-test FAULTS="$(REMOTE_CACHE_FAULTS)" LANE=1
 host-lane:
 	$(MAKE) import-test jax-test kpack-test wheel-index-test real-wheel-test LANE=1
 
@@ -177,7 +186,7 @@ host-lane:
 # servers, pip installs and small builds leave idle.
 test: lint
 	$(MAKE) e2e-clean-builds
-	$(MAKE) -j2 --output-sync=line crates-test e2e-rest
+	$(MAKE) -j2 --output-sync=line crates-lane e2e-rest
 	$(MAKE) kpack-dists
 	$(MAKE) -j2 --output-sync=line bazel-lane host-lane
 	$(MAKE) setup-test

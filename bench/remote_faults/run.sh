@@ -17,7 +17,7 @@ mkdir -p bench/out/remote_faults
 echo "//:wheels under remote faults, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%Y-%m-%dT%H:%MZ)"
 FAULT_CHECKOUT=1 FAULT_TARGETS=//:wheels \
   FAULT_EDIT=examples/pjrt/kernels/vector_add.hip FAULT_MID=/radix_sort.hip.pic.o \
-  FAULT_RUNS=${BENCH_RUNS:-1} FAULT_CONTROLS=0 FAULT_TEST_TIMEOUT=${BENCH_TIMEOUT:-7200} FAULT_FAIL_FAST=300 \
+  FAULT_RUNS=${BENCH_RUNS:-1} FAULT_CONTROLS=0 FAULT_BACKGROUND=0 FAULT_TEST_TIMEOUT=${BENCH_TIMEOUT:-7200} FAULT_FAIL_FAST=300 \
   FAULTS=${BENCH_FAULTS:-evicted gone unreachable restart corrupt-top corrupt-mid slow dropping rbe-restart} \
   tests/e2e/remote/faults_test.sh 2>&1 | tee bench/out/remote_faults/run.log
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -36,8 +36,11 @@
 # fault-free build, actions executed (docs/rbe.md, "When the cache
 # misbehaves").
 #
-# bench/remote_faults runs the same on //:wheels in a copy of the checkout:
-# FAULT_CHECKOUT=1 FAULT_TARGETS FAULT_FLAGS FAULT_EDIT FAULT_MID.
+# unreachable and rbe-unreachable run in the background beside the others
+# (FAULT_BACKGROUND=1): they need no server and mostly wait out Bazel's
+# retries. bench/remote_faults runs the same on //:wheels in a copy of the
+# checkout, one fault at a time: FAULT_CHECKOUT=1 FAULT_TARGETS FAULT_FLAGS
+# FAULT_EDIT FAULT_MID FAULT_BACKGROUND=0 FAULT_CONTROLS=0.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 source "$E2E_ROOT/tests/lib/scratch_test.sh"
@@ -56,6 +59,7 @@ work=$(mktemp -d "$E2E_TMP/faults.XXXXXX")
 mkdir -p "$work/main"
 cleanup() {
   local ob
+  [[ -z ${DEAD_PID:-} ]] || kill "$DEAD_PID" 2>/dev/null || true
   for ob in "$work"/ob-*; do
     [[ -d $ob ]] && (cd / && timeout 60 "$BAZEL" --output_base="$ob" shutdown >/dev/null 2>&1 || true)
   done
@@ -85,6 +89,11 @@ else
   MID=/vadd.hip.pic.o
 fi
 cp "$EDIT" "$work/edit.0"
+# The workspace the builds run in; the dead-endpoint faults use a copy.
+WS=$work/main
+if [[ ${FAULT_BACKGROUND:-1} == 1 ]]; then
+  cp -a "$work/main" "$work/dead"
+fi
 
 e2e_start_buildgrid "$work/bg"
 port=$E2E_CACHE_PORT
@@ -105,7 +114,7 @@ b() {
   local name=$1 ob=$work/ob-$2 t0=$SECONDS f
   shift 2
   B_RC=0
-  e2e_bazel "$work/main" "$ob" build --disk_cache= "${FLAGS[@]}" "$@" "${TARGETS[@]}" \
+  e2e_bazel "$WS" "$ob" build --disk_cache= "${FLAGS[@]}" "$@" "${TARGETS[@]}" \
     >"$work/$name.log" 2>&1 || B_RC=$?
   B_SECONDS=$((SECONDS - t0))
   B_EXECUTED=$("$E2E_PY" - "$work/$name.log" <<'PY'
@@ -122,13 +131,13 @@ PY
 )
   B_SHA=""
   ((B_RC == 0)) || return 0
-  B_SHA=$(e2e_bazel "$work/main" "$ob" cquery "${FLAGS[@]}" --output=files "${TARGETS[@]}" 2>/dev/null |
+  B_SHA=$(e2e_bazel "$WS" "$ob" cquery "${FLAGS[@]}" --output=files "${TARGETS[@]}" 2>/dev/null |
     grep '\.whl$' | sort | while read -r f; do sha256sum "$f"; done | sha256sum | cut -d' ' -f1)
 }
 
 # clean OUTPUT_BASE: nothing of earlier builds' outputs left in it.
 clean() {
-  e2e_bazel "$work/main" "$work/ob-$1" clean >/dev/null 2>&1 || true
+  e2e_bazel "$WS" "$work/ob-$1" clean >/dev/null 2>&1 || true
 }
 
 # The fault-free reference: each source state built locally, no cache.
@@ -181,7 +190,7 @@ verdict() {
     fi
   elif ((B_SECONDS <= ${FAULT_FAIL_FAST:-120})) && grep -qE "127.0.0.1:$4|$CLEAR_MESSAGE" "$work/$name.log"; then
     CLEAR[$fault]=$((${CLEAR[$fault]:-0} + 1))
-    echo "$name: failed in ${B_SECONDS}s (exit $B_RC): $(grep -m1 -oE "127.0.0.1:$4.*|$CLEAR_MESSAGE.{0,160}" "$work/$name.log")"
+    echo "$name: failed in ${B_SECONDS}s (exit $B_RC): $(grep -m1 -E "127.0.0.1:$4|$CLEAR_MESSAGE" "$work/$name.log" | cut -c1-240)"
   else
     WRONG[$fault]=$((${WRONG[$fault]:-0} + 1))
     tail -20 "$work/$name.log" >&2
@@ -243,6 +252,8 @@ PY
 restart_buildgrid_after() {
   local dir=$1
   rm -f "$dir/killed" "$dir/build-ended"
+  # Killed by another process: not a job this shell reports as "Killed".
+  disown "$E2E_BGD_PID" 2>/dev/null || true
   (
     until eval "$2"; do
       # The build ended first: nothing to kill (restarted reports it).
@@ -289,8 +300,40 @@ through_proxy() {
   e2e_stop_group "$proxy"
 }
 
+# dead_endpoint_faults: unreachable and rbe-unreachable, which need no
+# server and are mostly Bazel's retries (idle time): with FAULT_BACKGROUND=1
+# (the default; the benchmark sets 0) in the background, in a copy of the
+# module with its own output base, each build's result in $work/dead.results
+# for the verdicts at the end.
+dead_endpoint_faults() {
+  local fault run dead
+  dead=$(e2e_free_port)
+  for fault in unreachable rbe-unreachable; do
+    wanted "$fault" || continue
+    for run in $(seq "$RUNS"); do
+      source_state 0
+      clean dead
+      if [[ $fault == unreachable ]]; then
+        b "$fault-$run" dead --config=remote-cache "--remote_cache=grpc://127.0.0.1:$dead"
+      else
+        # No local fallback: the build fails once the retries are spent,
+        # naming the endpoint.
+        b "$fault-$run" dead --config=rbe "--remote_executor=grpc://127.0.0.1:$dead"
+      fi
+      echo "$fault $fault-$run 0 $dead $B_RC $B_SECONDS $B_EXECUTED ${B_SHA:--}" >>"$work/dead.results"
+    done
+  done
+}
+
 reference 0
 reference 1
+touch "$work/dead.results"
+if [[ ${FAULT_BACKGROUND:-1} == 1 ]]; then
+  (WS=$work/dead && cd "$WS" && dead_endpoint_faults) >"$work/dead.out" 2>&1 &
+  DEAD_PID=$!
+else
+  dead_endpoint_faults
+fi
 echo "--- fault-free local build: ${REF_SECONDS}s, $REF_EXECUTED actions executed"
 
 if wanted evicted; then
@@ -340,17 +383,6 @@ if wanted gone; then
   done
 fi
 
-if wanted unreachable; then
-  echo "--- unreachable"
-  dead=$(e2e_free_port)
-  for run in $(seq "$RUNS"); do
-    source_state 0
-    clean t
-    b "unreachable-$run" t --config=remote-cache "--remote_cache=grpc://127.0.0.1:$dead"
-    verdict unreachable "unreachable-$run" 0 "$dead"
-  done
-fi
-
 if wanted restart; then
   echo "--- restart"
   for run in $(seq "$RUNS"); do
@@ -370,7 +402,7 @@ if wanted corrupt-top; then
   for run in $(seq "$RUNS"); do
     seed 0
     # The first wheel the targets name (every one, for the scratch module).
-    top=$(e2e_bazel "$work/main" "$work/ob-seed" cquery "${FLAGS[@]}" --output=files "${TARGETS[@]}" 2>/dev/null |
+    top=$(e2e_bazel "$WS" "$work/ob-seed" cquery "${FLAGS[@]}" --output=files "${TARGETS[@]}" 2>/dev/null |
       grep -m1 '\.whl$')
     corrupt "$(sha256sum "$work/ob-seed/execroot/_main/$top" | cut -d' ' -f1)"
     clean t
@@ -465,17 +497,14 @@ if wanted rbe-restart; then
   fi
 fi
 
-if wanted rbe-unreachable; then
-  echo "--- rbe-unreachable"
-  # No local fallback: the build fails once the retries are spent, naming
-  # the endpoint.
-  dead=$(e2e_free_port)
-  for run in $(seq "$RUNS"); do
-    clean t
-    b "rbe-unreachable-$run" t --config=rbe "--remote_executor=grpc://127.0.0.1:$dead"
-    verdict rbe-unreachable "rbe-unreachable-$run" 0 "$dead"
-  done
+if [[ -n ${DEAD_PID:-} ]]; then
+  wait "$DEAD_PID" || { cat "$work/dead.out" >&2; fail "the dead-endpoint faults did not run"; }
+  DEAD_PID=""
 fi
+while read -r fault name state dport B_RC B_SECONDS B_EXECUTED B_SHA; do
+  [[ $B_SHA != - ]] || B_SHA=""
+  verdict "$fault" "$name" "$state" "$dport"
+done <"$work/dead.results"
 
 echo "fault | runs | completed | failed clearly | wrong outputs | time vs fault-free | actions executed"
 bad=0
