@@ -55,11 +55,13 @@ CONTROL=(control)
 e2e_deadline "${FAULT_TEST_TIMEOUT:-1800}"
 
 mkdir -p "$E2E_TMP"
+# The dead-endpoint builds running in the background.
+DEAD_PIDS=()
 work=$(mktemp -d "$E2E_TMP/faults.XXXXXX")
 mkdir -p "$work/main"
 cleanup() {
   local ob
-  [[ -z ${DEAD_PID:-} ]] || kill "$DEAD_PID" 2>/dev/null || true
+  ((${#DEAD_PIDS[@]} == 0)) || kill "${DEAD_PIDS[@]}" 2>/dev/null || true
   for ob in "$work"/ob-*; do
     [[ -d $ob ]] && (cd / && timeout 60 "$BAZEL" --output_base="$ob" shutdown >/dev/null 2>&1 || true)
   done
@@ -89,11 +91,8 @@ else
   MID=/vadd.hip.pic.o
 fi
 cp "$EDIT" "$work/edit.0"
-# The workspace the builds run in; the dead-endpoint faults use a copy.
+# The workspace the builds run in; the dead-endpoint faults use copies.
 WS=$work/main
-if [[ ${FAULT_BACKGROUND:-1} == 1 ]]; then
-  cp -a "$work/main" "$work/dead"
-fi
 
 e2e_start_buildgrid "$work/bg"
 port=$E2E_CACHE_PORT
@@ -300,40 +299,51 @@ through_proxy() {
   e2e_stop_group "$proxy"
 }
 
-# dead_endpoint_faults: unreachable and rbe-unreachable, which need no
-# server and are mostly Bazel's retries (idle time): with FAULT_BACKGROUND=1
-# (the default; the benchmark sets 0) in the background, in a copy of the
-# module with its own output base, each build's result in $work/dead.results
-# for the verdicts at the end.
-dead_endpoint_faults() {
-  local fault run dead
+# dead_endpoint_build FAULT RUN: one build against an endpoint that refuses
+# connections, in its own copy of the module and output base; its result
+# appended to $work/dead.results for the verdicts at the end.
+dead_endpoint_build() {
+  local fault=$1 run=$2 dead
   dead=$(e2e_free_port)
+  WS=$work/$fault-$run
+  rm -rf "$WS"
+  cp -a "$work/main" "$WS"
+  cd "$WS"
+  source_state 0
+  if [[ $fault == unreachable ]]; then
+    b "$fault-$run" "$fault-$run" --config=remote-cache "--remote_cache=grpc://127.0.0.1:$dead"
+  else
+    # No local fallback: the build fails once the retries are spent,
+    # naming the endpoint.
+    b "$fault-$run" "$fault-$run" --config=rbe "--remote_executor=grpc://127.0.0.1:$dead"
+  fi
+  echo "$fault $fault-$run 0 $dead $B_RC $B_SECONDS $B_EXECUTED ${B_SHA:--}" >>"$work/dead.results"
+}
+
+# dead_endpoint_faults: unreachable and rbe-unreachable need no server and
+# mostly wait out Bazel's retries: with FAULT_BACKGROUND=1 (the default; the
+# benchmark sets 0) every run of them at once, in the background, beside the
+# other faults.
+dead_endpoint_faults() {
+  local fault run
   for fault in unreachable rbe-unreachable; do
     wanted "$fault" || continue
     for run in $(seq "$RUNS"); do
-      source_state 0
-      clean dead
-      if [[ $fault == unreachable ]]; then
-        b "$fault-$run" dead --config=remote-cache "--remote_cache=grpc://127.0.0.1:$dead"
+      if [[ ${FAULT_BACKGROUND:-1} == 1 ]]; then
+        (dead_endpoint_build "$fault" "$run") >"$work/$fault-$run.out" 2>&1 &
+        DEAD_PIDS+=($!)
       else
-        # No local fallback: the build fails once the retries are spent,
-        # naming the endpoint.
-        b "$fault-$run" dead --config=rbe "--remote_executor=grpc://127.0.0.1:$dead"
+        (dead_endpoint_build "$fault" "$run")
       fi
-      echo "$fault $fault-$run 0 $dead $B_RC $B_SECONDS $B_EXECUTED ${B_SHA:--}" >>"$work/dead.results"
     done
   done
 }
 
 reference 0
-reference 1
+# The faults that build after an edit.
+if wanted evicted || wanted gone || wanted corrupt-mid; then reference 1; fi
 touch "$work/dead.results"
-if [[ ${FAULT_BACKGROUND:-1} == 1 ]]; then
-  (WS=$work/dead && cd "$WS" && dead_endpoint_faults) >"$work/dead.out" 2>&1 &
-  DEAD_PID=$!
-else
-  dead_endpoint_faults
-fi
+dead_endpoint_faults
 echo "--- fault-free local build: ${REF_SECONDS}s, $REF_EXECUTED actions executed"
 
 if wanted evicted; then
@@ -497,10 +507,10 @@ if wanted rbe-restart; then
   fi
 fi
 
-if [[ -n ${DEAD_PID:-} ]]; then
-  wait "$DEAD_PID" || { cat "$work/dead.out" >&2; fail "the dead-endpoint faults did not run"; }
-  DEAD_PID=""
-fi
+for pid in "${DEAD_PIDS[@]}"; do
+  wait "$pid" || { cat "$work"/*unreachable-*.out >&2; fail "a dead-endpoint fault did not run"; }
+done
+DEAD_PIDS=()
 while read -r fault name state dport B_RC B_SECONDS B_EXECUTED B_SHA; do
   [[ $B_SHA != - ]] || B_SHA=""
   verdict "$fault" "$name" "$state" "$dport"
