@@ -30,8 +30,9 @@
 # seconds (default 120) naming the endpoint or the remote cache error; no
 # wheel may come from bad bytes. Each fault also shows that it reached the
 # build (a vacuous run fails the test), and the controls show what the
-# configs' settings are for: eviction without retries, and an intermediate
-# corrupted or gone under toplevel, each fail. Prints one line per fault:
+# configs' settings are for: eviction without retries, an intermediate
+# corrupted or gone under toplevel, and an executor restart with Bazel's
+# default retries each fail. Prints one line per fault:
 # runs, completed, failed clearly, wrong outputs, time against the
 # fault-free build, actions executed (docs/rbe.md, "When the cache
 # misbehaves").
