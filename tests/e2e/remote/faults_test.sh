@@ -108,8 +108,9 @@ source_state() {
 }
 
 # b NAME OUTPUT_BASE FLAGS...: builds the targets; the log in $work/NAME.log;
-# sets B_RC, B_SECONDS, B_EXECUTED (spawns run, not cache hits) and B_SHA
-# (over every wheel the targets name; "" on failure).
+# sets B_RC, B_SECONDS, B_EXECUTED (spawns run, not cache hits), B_WHEELS
+# (every wheel the targets name, relative to the execution root) and B_SHA
+# (over those wheels; "" on failure).
 b() {
   local name=$1 ob=$work/ob-$2 t0=$SECONDS f
   shift 2
@@ -130,9 +131,12 @@ print(int(total) - skip)
 PY
 )
   B_SHA=""
+  B_WHEELS=()
   ((B_RC == 0)) || return 0
-  B_SHA=$(e2e_bazel "$WS" "$ob" cquery "${FLAGS[@]}" --output=files "${TARGETS[@]}" 2>/dev/null |
-    grep '\.whl$' | sort | while read -r f; do sha256sum "$f"; done | sha256sum | cut -d' ' -f1)
+  mapfile -t B_WHEELS < <(e2e_bazel "$WS" "$ob" cquery "${FLAGS[@]}" --output=files "${TARGETS[@]}" 2>/dev/null |
+    grep '\.whl$' | sort)
+  ((${#B_WHEELS[@]})) || fail "$name: no wheel among the outputs of ${TARGETS[*]}"
+  B_SHA=$(cd "$ob/execroot/_main" && sha256sum "${B_WHEELS[@]}" | sha256sum | cut -d' ' -f1)
 }
 
 # clean OUTPUT_BASE: nothing of earlier builds' outputs left in it.
@@ -228,17 +232,10 @@ PY
 
 # mid_digest EXEC_LOG: the digest of the intermediate $MID in an execution log.
 mid_digest() {
-  "$E2E_PY" - "$1" "$MID" <<'PY'
-import json, sys
-dec = json.JSONDecoder()
-text = open(sys.argv[1]).read()
-i = 0
-while i < len(text):
-    while i < len(text) and text[i].isspace():
-        i += 1
-    if i >= len(text):
-        break
-    s, i = dec.raw_decode(text, i)
+  PYTHONPATH=$E2E_ROOT/tests/lib "$E2E_PY" - "$1" "$MID" <<'PY'
+import sys
+from exec_log import read_spawns
+for s in read_spawns(sys.argv[1]):
     for o in s.get("actualOutputs", []):
         if o["path"].endswith(sys.argv[2]):
             print(o["digest"]["hash"])
@@ -342,7 +339,11 @@ dead_endpoint_faults() {
 
 reference 0
 # The faults that build after an edit.
-if wanted evicted || wanted gone || wanted corrupt-mid; then reference 1; fi
+if wanted evicted || wanted gone || wanted corrupt-mid; then
+  reference 1
+  # Else a build that missed the edit would pass for one that made it.
+  [[ ${REF[0]} != "${REF[1]}" ]] || fail "the edit of $EDIT does not change the wheels"
+fi
 touch "$work/dead.results"
 dead_endpoint_faults
 echo "--- fault-free local build: ${REF_SECONDS}s, $REF_EXECUTED actions executed"
@@ -413,9 +414,7 @@ if wanted corrupt-top; then
   for run in $(seq "$RUNS"); do
     seed 0
     # The first wheel the targets name (every one, for the scratch module).
-    top=$(e2e_bazel "$WS" "$work/ob-seed" cquery "${FLAGS[@]}" --output=files "${TARGETS[@]}" 2>/dev/null |
-      grep -m1 '\.whl$')
-    corrupt "$(sha256sum "$work/ob-seed/execroot/_main/$top" | cut -d' ' -f1)"
+    corrupt "$(sha256sum "$work/ob-seed/execroot/_main/${B_WHEELS[0]}" | cut -d' ' -f1)"
     clean t
     b "corrupt-top-$run" t "${RC[@]}"
     expect_reached "corrupt-top-$run" "does not match received digest" "the build never read the corrupted blob"
