@@ -61,10 +61,7 @@ impl AtomicFile {
                 target.join("NAME").display()
             );
         }
-        let dir = match target.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p,
-            _ => Path::new("."),
-        };
+        let dir = target_dir(target);
         let tmp = match open_unnamed(dir) {
             Some(file) => Temp::Unnamed {
                 file,
@@ -225,6 +222,24 @@ pub fn write_all_or_none(outputs: Vec<(&Path, Box<dyn io::Read + '_>)>, mode: u3
     Ok(())
 }
 
+/// The directory `target` is written in, its temporary file beside it: its
+/// parent, or `.` for a bare file name.
+pub fn target_dir(target: &Path) -> &Path {
+    match target.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    }
+}
+
+/// `target`'s file name, for outputs whose name is part of their format (a
+/// wheel's); an error for a path that names no file (`/`, `..`).
+pub fn target_name(target: &Path) -> Result<String> {
+    target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .ok_or_else(|| anyhow::anyhow!("{}: the output path names no file", target.display()))
+}
+
 /// `p` as it will be named once written: canonical if it exists, else its
 /// canonical directory joined with its name (`p` itself when neither
 /// resolves). Two outputs, or an output and an input, are one file when
@@ -233,8 +248,7 @@ pub fn resolved_path(p: &Path) -> PathBuf {
     if let Ok(c) = p.canonicalize() {
         return c;
     }
-    let dir = p.parent().filter(|d| !d.as_os_str().is_empty());
-    match (dir.unwrap_or(Path::new(".")).canonicalize(), p.file_name()) {
+    match (target_dir(p).canonicalize(), p.file_name()) {
         (Ok(d), Some(n)) => d.join(n),
         _ => p.to_path_buf(),
     }

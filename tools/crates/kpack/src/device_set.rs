@@ -58,11 +58,11 @@ pub fn write_device_extras(
 ) -> Result<Vec<String>> {
     let mut host = WheelRewriter::open(input)?;
     let input_name = host.file_name().to_string();
-    if file_name(output) != input_name {
+    let output_name = atomic_write::target_name(output)?;
+    if output_name != input_name {
         bail!(
             "the output must be named as the host wheel, {input_name} (only METADATA changes), \
-             not {}",
-            file_name(output)
+             not {output_name}"
         );
     }
     let (text, member) = host.metadata();
@@ -109,11 +109,9 @@ pub fn write_variant(
         ..parsed
     }
     .to_string();
-    if file_name(output) != want {
-        bail!(
-            "the output must be named {want} (the host wheel's name with the label), not {}",
-            file_name(output)
-        );
+    let output_name = atomic_write::target_name(output)?;
+    if output_name != want {
+        bail!("the output must be named {want} (the host wheel's name with the label), not {output_name}");
     }
     let (text, member) = host.metadata();
     let text = text.to_string();
@@ -333,12 +331,6 @@ fn check_value(target: &str, device: &Path) -> Result<()> {
         );
     }
     Ok(())
-}
-
-fn file_name(p: &Path) -> String {
-    p.file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -18,7 +18,7 @@ mod report;
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 
 pub use entries::Reason;
 pub use report::{Change, CheckSummary, ElfChange, Entry, Report, SCHEMA_VERSION};
@@ -45,10 +45,7 @@ fn output_path(output: &Path, name: &str) -> Result<PathBuf> {
     if output.is_dir() {
         return Ok(output.join(name));
     }
-    let given = output
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .with_context(|| format!("-o {}: no file name", output.display()))?;
+    let given = atomic_write::target_name(output)?;
     if given != name {
         bail!(
             "-o {}: the repaired wheel must be named {name} (pip checks that the file name \

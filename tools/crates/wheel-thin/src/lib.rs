@@ -43,22 +43,6 @@ pub struct Request<'a> {
     pub device_wheels: &'a [PathBuf],
 }
 
-/// The output's file name, which must be the wheel's own.
-fn file_name(p: &Path) -> Result<String> {
-    use anyhow::Context;
-    p.file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .with_context(|| format!("{}: no file name", p.display()))
-}
-
-/// The directory the output goes in (temporary files live there too).
-fn output_dir(output: &Path) -> PathBuf {
-    match output.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    }
-}
-
 /// Thins `req.input` into `req.output`; every refusal comes before
 /// anything is written.
 pub fn thin(req: &Request) -> Result<Report> {

@@ -12,7 +12,7 @@ use offload_bundle::thin::{find_hip_fatbin, read_hip_fatbin, section_targets};
 use offload_bundle::Limits;
 use wheel_rewrite::WheelRewriter;
 
-use crate::{file_name, output_dir, Request};
+use crate::Request;
 
 /// What a thinning will do.
 pub struct Plan {
@@ -48,16 +48,16 @@ pub fn plan(req: &Request) -> Result<Plan> {
             .context("--name-suffix gives an invalid name")?;
     }
     let expected_file = wheel.output_file_name()?;
-    if file_name(req.output)? != expected_file {
+    if atomic_write::target_name(req.output)? != expected_file {
         bail!(
             "-o {}: the output must be named {expected_file} (pip checks that the file name \
              matches the wheel's name and version)",
             req.output.display()
         );
     }
-    let out_dir = output_dir(req.output);
+    let out_dir = atomic_write::target_dir(req.output);
     let limits = Limits::default();
-    let members = unpack_device_code(&mut wheel, &out_dir, &limits)?;
+    let members = unpack_device_code(&mut wheel, out_dir, &limits)?;
     check_requested(req, &requested, wheel.file_name(), &members)?;
     Ok(Plan {
         wheel,

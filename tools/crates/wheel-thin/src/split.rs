@@ -20,7 +20,7 @@ use kpack::wheel::{
 use crate::report::{DeviceWheelChoice, Report};
 use atomic_write::resolved_path as resolved;
 
-use crate::{file_name, output_dir, Request};
+use crate::Request;
 
 /// Thins the split set `req` names; see the module docs.
 pub fn thin_set(req: &Request) -> Result<Report> {
@@ -39,7 +39,7 @@ pub fn thin_set(req: &Request) -> Result<Report> {
             req.input.display()
         );
     }
-    if file_name(req.output)? != host.file_name() {
+    if atomic_write::target_name(req.output)? != host.file_name() {
         bail!(
             "-o {}: the host wheel is copied unchanged, so the output must be named {}",
             req.output.display(),
@@ -59,7 +59,7 @@ pub fn thin_set(req: &Request) -> Result<Report> {
             problems.len()
         );
     }
-    let out_dir = output_dir(req.output);
+    let out_dir = atomic_write::target_dir(req.output);
     let mut outputs = vec![(req.input.to_path_buf(), req.output.to_path_buf())];
     let mut report = Report::default();
     for d in &devices {
