@@ -41,7 +41,17 @@
 # (FAULT_BACKGROUND=1): they need no server and mostly wait out Bazel's
 # retries. bench/remote_faults runs the same on //:wheels in a copy of the
 # checkout, one fault at a time: FAULT_CHECKOUT=1 FAULT_TARGETS FAULT_FLAGS
-# FAULT_EDIT FAULT_MID FAULT_BACKGROUND=0 FAULT_CONTROLS=0.
+# FAULT_EDIT FAULT_MID FAULT_BACKGROUND=0 FAULT_CONTROLS=0 FAULT_WARM=1.
+#
+# FAULT_WARM=1 meets each cache fault the way an incremental build does,
+# which on //:wheels costs minutes where a cold build costs eleven: the
+# fault-free cold build that is the reference also fills the cache; every
+# fault then starts from an output base of cache hits and builds an edit
+# (restart, slow and dropping each their own, so that it uploads), or, for
+# the faults that download (corrupt-top and the proxies' second build), a
+# fresh output base of hits. Each build's time is set against the fault-free
+# build of its kind, measured in the same run: the edit after the hits, the
+# hits, or (the rbe faults, still cold) the cold build.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 source "$E2E_ROOT/tests/lib/scratch_test.sh"
@@ -49,6 +59,7 @@ e2e_require_tools
 RUNS=${FAULT_RUNS:-2}
 # FAULTS: the faults to inject (default all), e.g. FAULTS="evicted restart".
 FAULTS=${FAULTS:-evicted gone unreachable restart corrupt-top corrupt-mid slow dropping rbe-restart rbe-unreachable}
+WARM=${FAULT_WARM:-0}
 wanted() { [[ " $FAULTS " == *" $1 "* ]]; }
 # FAULT_CONTROLS=0: no control builds (the benchmark's choice).
 CONTROL=(control)
@@ -67,6 +78,11 @@ cleanup() {
     [[ -d $ob ]] && (cd / && timeout 60 "$BAZEL" --output_base="$ob" shutdown >/dev/null 2>&1 || true)
   done
   e2e_stop_services
+  # FAULT_LOGS=DIR: every build's log and --explain file kept there.
+  if [[ ${FAULT_LOGS:-} ]]; then
+    mkdir -p "$FAULT_LOGS"
+    cp "$work"/*.log "$work"/*.explain "$FAULT_LOGS"/ 2>/dev/null || true
+  fi
   [[ ${KEEP:-} ]] || rm -rf "$work"
 }
 e2e_traps cleanup
@@ -115,8 +131,9 @@ b() {
   local name=$1 ob=$work/ob-$2 t0=$SECONDS f
   shift 2
   B_RC=0
-  e2e_bazel "$WS" "$ob" build --disk_cache= "${FLAGS[@]}" "$@" "${TARGETS[@]}" \
-    >"$work/$name.log" 2>&1 || B_RC=$?
+  # --explain: why each action ran (for a run kept with KEEP=1).
+  e2e_bazel "$WS" "$ob" build --disk_cache= --explain="$work/$name.explain" --verbose_explanations \
+    "${FLAGS[@]}" "$@" "${TARGETS[@]}" >"$work/$name.log" 2>&1 || B_RC=$?
   B_SECONDS=$((SECONDS - t0))
   B_EXECUTED=$("$E2E_PY" - "$work/$name.log" <<'PY'
 import re, sys
@@ -144,18 +161,41 @@ clean() {
   e2e_bazel "$WS" "$work/ob-$1" clean >/dev/null 2>&1 || true
 }
 
-# The fault-free reference: each source state built locally, no cache.
+# The fault-free reference: each source state built locally, no cache
+# (FAULT_WARM=1: state 0 built so fills the empty cache, the later states
+# read its hits and upload nothing).
 declare -A REF
 reference() {
   [[ -n ${REF[$1]:-} ]] && return
-  source_state "$1"
-  b "ref-$1" ref "${E2E_LOCAL_FLAGS[@]}"
-  ((B_RC == 0)) || { tail -30 "$work/ref-$1.log" >&2; fail "the fault-free local build of state $1"; }
-  REF[$1]=$B_SHA
-  if [[ -z ${REF_SECONDS:-} ]]; then
-    REF_SECONDS=$B_SECONDS
-    REF_EXECUTED=$B_EXECUTED
+  local flags=("${E2E_LOCAL_FLAGS[@]}")
+  if ((WARM)); then
+    flags=("${RC[@]}")
+    (($1 == 0)) || flags+=(--noremote_upload_local_results)
   fi
+  source_state "$1"
+  b "ref-$1" ref "${flags[@]}"
+  ((B_RC == 0)) || { tail -30 "$work/ref-$1.log" >&2; fail "the fault-free build of state $1"; }
+  REF[$1]=$B_SHA
+  if [[ -z ${ANCHOR_SECONDS[cold]:-} ]]; then
+    ANCHOR_SECONDS[cold]=$B_SECONDS
+    ANCHOR_EXECUTED[cold]=$B_EXECUTED
+  fi
+}
+
+# The fault-free builds the faults' times are set against: cold (the
+# reference of state 0), and with FAULT_WARM=1 hits (a fresh output base of
+# cache hits) and edit (state 1 built after those hits). anchor KIND: the
+# verdicts that follow count against KIND.
+declare -A ANCHOR_SECONDS ANCHOR_EXECUTED
+ANCHOR=cold
+anchor() { ANCHOR=$1; }
+
+# warm_base NAME: output base t holds cache hits of state 0 (FAULT_WARM=1).
+warm_base() {
+  source_state 0
+  clean t
+  b "$1-hits" t "${RC[@]}" "${@:2}"
+  ((B_RC == 0)) || fail "$1: the build of cache hits before the fault"
 }
 
 # seed STATE [FLAGS...]: the cache holds every output of the state's build.
@@ -176,7 +216,7 @@ CLEAR_MESSAGE="Failed to fetch blobs because of a remote cache error"
 # verdict FAULT NAME STATE PORT: records the build NAME just made against the
 # state's reference: completed with its bytes, failed clearly (fast, naming
 # the endpoint or the remote cache error), or wrong.
-declare -A RUNS_OF COMPLETED CLEAR WRONG SECS EXECUTED
+declare -A RUNS_OF COMPLETED CLEAR WRONG SECS EXECUTED BASE_SECS BASE_EXECUTED
 ORDER=()
 verdict() {
   local fault=$1 name=$2 state=$3
@@ -184,6 +224,8 @@ verdict() {
   RUNS_OF[$fault]=$((${RUNS_OF[$fault]:-0} + 1))
   SECS[$fault]=$((${SECS[$fault]:-0} + B_SECONDS))
   EXECUTED[$fault]=$((${EXECUTED[$fault]:-0} + B_EXECUTED))
+  BASE_SECS[$fault]=$((${BASE_SECS[$fault]:-0} + ${ANCHOR_SECONDS[$ANCHOR]}))
+  BASE_EXECUTED[$fault]=$((${BASE_EXECUTED[$fault]:-0} + ${ANCHOR_EXECUTED[$ANCHOR]}))
   if ((B_RC == 0)); then
     if [[ $B_SHA == "${REF[$state]}" ]]; then
       COMPLETED[$fault]=$((${COMPLETED[$fault]:-0} + 1))
@@ -275,47 +317,68 @@ restarted() {
   E2E_GROUPS+=("$E2E_BGD_PID")
 }
 
-# through_proxy FAULT RUN PROXY_FLAGS...: a cold build that uploads, then a
-# fresh one that downloads, both through a loopback proxy with the fault.
+# edit_state BASE RUN: the source state a fault's build that must upload
+# edits to (FAULT_WARM=1: one no other build has put in the cache).
+edit_state() { echo $(($1 + 10 * ($2 - 1))); }
+
+# through_proxy FAULT RUN STATE PROXY_FLAGS...: a build that uploads, then a
+# fresh one that downloads, both through a loopback proxy with the fault
+# (FAULT_WARM=1: the edit to STATE after cache hits; else a cold build of
+# state 0).
 through_proxy() {
-  local fault=$1 run=$2 pport
-  shift 2
+  local fault=$1 run=$2 state=$3 pport
+  shift 3
   pport=$(e2e_free_port)
   rm -f "$work/proxy-$fault.log"
   e2e_spawn "$work/proxy-$fault.out" "$E2E_PY" "$E2E_ROOT/tests/e2e/remote/flaky_proxy.py" \
     "$pport" "$port" --log "$work/proxy-$fault.log" "$@"
   local proxy=$E2E_SPAWNED
   e2e_wait_port "$proxy" "$pport" 30 || fail "the proxy did not start: $(cat "$work/proxy-$fault.out")"
-  find "$objects" -type f -delete
-  source_state 0
-  clean t
+  if ((WARM)); then
+    reference "$state"
+    warm_base "$fault-$run"
+    anchor edit
+  else
+    find "$objects" -type f -delete
+    state=0
+    clean t
+  fi
+  source_state "$state"
   b "$fault-up-$run" t --config=remote-cache "--remote_cache=grpc://127.0.0.1:$pport"
-  verdict "$fault" "$fault-up-$run" 0 "$pport"
+  verdict "$fault" "$fault-up-$run" "$state" "$pport"
   clean t
+  ((WARM)) && anchor hits
   b "$fault-down-$run" t --config=remote-cache "--remote_cache=grpc://127.0.0.1:$pport"
-  verdict "$fault" "$fault-down-$run" 0 "$pport"
+  verdict "$fault" "$fault-down-$run" "$state" "$pport"
+  anchor cold
   e2e_stop_group "$proxy"
 }
 
 # dead_endpoint_build FAULT RUN: one build against an endpoint that refuses
-# connections, in its own copy of the module and output base; its result
+# connections, in its own copy of the module and output base (FAULT_WARM=1
+# and unreachable: the edit after cache hits, in output base t); its result
 # appended to $work/dead.results for the verdicts at the end.
 dead_endpoint_build() {
-  local fault=$1 run=$2 dead
+  local fault=$1 run=$2 dead state=0 kind=cold ob=$1-$2
   dead=$(e2e_free_port)
-  WS=$work/$fault-$run
-  rm -rf "$WS"
-  cp -a "$work/main" "$WS"
-  cd "$WS"
-  source_state 0
+  if ((WARM)) && [[ $fault == unreachable ]]; then
+    warm_base "$fault-$run"
+    state=1 kind=edit ob=t
+  else
+    WS=$work/$fault-$run
+    rm -rf "$WS"
+    cp -a "$work/main" "$WS"
+    cd "$WS"
+  fi
+  source_state "$state"
   if [[ $fault == unreachable ]]; then
-    b "$fault-$run" "$fault-$run" --config=remote-cache "--remote_cache=grpc://127.0.0.1:$dead"
+    b "$fault-$run" "$ob" --config=remote-cache "--remote_cache=grpc://127.0.0.1:$dead"
   else
     # No local fallback: the build fails once the retries are spent,
     # naming the endpoint.
-    b "$fault-$run" "$fault-$run" --config=rbe "--remote_executor=grpc://127.0.0.1:$dead"
+    b "$fault-$run" "$ob" --config=rbe "--remote_executor=grpc://127.0.0.1:$dead"
   fi
-  echo "$fault $fault-$run 0 $dead $B_RC $B_SECONDS $B_EXECUTED ${B_SHA:--}" >>"$work/dead.results"
+  echo "$fault $fault-$run $state $dead $kind $B_RC $B_SECONDS $B_EXECUTED ${B_SHA:--}" >>"$work/dead.results"
 }
 
 # dead_endpoint_faults: unreachable and rbe-unreachable need no server and
@@ -327,7 +390,8 @@ dead_endpoint_faults() {
   for fault in unreachable rbe-unreachable; do
     wanted "$fault" || continue
     for run in $(seq "$RUNS"); do
-      if [[ ${FAULT_BACKGROUND:-1} == 1 ]]; then
+      # FAULT_WARM=1's unreachable builds in output base t: not beside others.
+      if [[ ${FAULT_BACKGROUND:-1} == 1 ]] && ! { ((WARM)) && [[ $fault == unreachable ]]; }; then
         (dead_endpoint_build "$fault" "$run") >"$work/$fault-$run.out" 2>&1 &
         DEAD_PIDS+=($!)
       else
@@ -339,15 +403,30 @@ dead_endpoint_faults() {
 
 reference 0
 # The faults that build after an edit.
-if wanted evicted || wanted gone || wanted corrupt-mid; then
+if ((WARM)) || wanted evicted || wanted gone || wanted corrupt-mid; then
   reference 1
   # Else a build that missed the edit would pass for one that made it.
   [[ ${REF[0]} != "${REF[1]}" ]] || fail "the edit of $EDIT does not change the wheels"
 fi
+echo "--- fault-free cold build: ${ANCHOR_SECONDS[cold]}s, ${ANCHOR_EXECUTED[cold]} actions executed"
+if ((WARM)); then
+  # The first build in output base t starts its server: not measured.
+  warm_base warmup
+  warm_base anchor
+  ANCHOR_SECONDS[hits]=$B_SECONDS ANCHOR_EXECUTED[hits]=$B_EXECUTED
+  source_state 1
+  b anchor-edit t "${RC[@]}" --noremote_upload_local_results
+  ((B_RC == 0)) && [[ $B_SHA == "${REF[1]}" ]] || fail "the fault-free edit after cache hits"
+  ANCHOR_SECONDS[edit]=$B_SECONDS ANCHOR_EXECUTED[edit]=$B_EXECUTED
+  # Both in one build: a fresh output base after the edit (corrupt-mid).
+  ANCHOR_SECONDS[fresh-edit]=$((ANCHOR_SECONDS[hits] + B_SECONDS)) ANCHOR_EXECUTED[fresh-edit]=$B_EXECUTED
+  echo "--- fault-free: a fresh output base of cache hits ${ANCHOR_SECONDS[hits]}s (${ANCHOR_EXECUTED[hits]} actions executed), the edit after them ${ANCHOR_SECONDS[edit]}s (${ANCHOR_EXECUTED[edit]})"
+fi
 touch "$work/dead.results"
 dead_endpoint_faults
-echo "--- fault-free local build: ${REF_SECONDS}s, $REF_EXECUTED actions executed"
 
+# Set against the edit after cache hits (FAULT_WARM=1) or the cold build.
+((WARM)) && anchor edit
 if wanted evicted; then
   echo "--- evicted"
   # The control: without eviction retries the same scenario fails, so it
@@ -398,19 +477,30 @@ fi
 if wanted restart; then
   echo "--- restart"
   for run in $(seq "$RUNS"); do
-    find "$objects" -type f -delete
-    source_state 0
-    clean t
-    restart_buildgrid_after "$work/bg" '[[ -n $(find "$objects" -type f -print -quit) ]]'
+    # Killed once the build's first upload lands: in an empty CAS, or
+    # (FAULT_WARM=1) one that holds state 0's.
+    state=0 blobs=0
+    if ((WARM)); then
+      state=$(edit_state 2 "$run")
+      reference "$state"
+      warm_base "restart-$run"
+      blobs=$(find "$objects" -type f | wc -l)
+    else
+      find "$objects" -type f -delete
+      clean t
+    fi
+    source_state "$state"
+    restart_buildgrid_after "$work/bg" "(( \$(find '$objects' -type f | wc -l) > $blobs ))"
     b "restart-$run" t "${RC[@]}"
     restarted "$work/bg"
     expect_reached "restart-$run" "WARNING: Remote Cache" "the build did not see the server go"
-    verdict restart "restart-$run" 0 "$port"
+    verdict restart "restart-$run" "$state" "$port"
   done
 fi
 
 if wanted corrupt-top; then
   echo "--- corrupt-top"
+  ((WARM)) && anchor hits
   for run in $(seq "$RUNS"); do
     seed 0
     # The first wheel the targets name (every one, for the scratch module).
@@ -420,10 +510,12 @@ if wanted corrupt-top; then
     expect_reached "corrupt-top-$run" "does not match received digest" "the build never read the corrupted blob"
     verdict corrupt-top "corrupt-top-$run" 0 "$port"
   done
+  ((WARM)) && anchor edit
 fi
 
 if wanted corrupt-mid; then
   echo "--- corrupt-mid"
+  ((WARM)) && anchor fresh-edit
   # The control: with toplevel the intermediate is read only when the link
   # after the edit needs it, and the build fails (exit 39).
   for run in "${CONTROL[@]}" $(seq "$RUNS"); do
@@ -432,7 +524,9 @@ if wanted corrupt-mid; then
     # A cache without an earlier run's corrupted blobs (a build that runs
     # their actions would fetch the intermediate's good bytes first), and a
     # clean output base: nothing of the intermediate outside the cache.
-    find "$objects" -type f -delete
+    # (FAULT_WARM=1 keeps the cache: its one run corrupts a blob no run
+    # before has.)
+    ((WARM)) || find "$objects" -type f -delete
     seed 0 --execution_log_json_file="$work/mid-$run.exec.json"
     digest=$(mid_digest "$work/mid-$run.exec.json")
     [[ -n $digest ]] || fail "no $MID in the execution log"
@@ -447,12 +541,13 @@ if wanted corrupt-mid; then
       verdict corrupt-mid "corrupt-mid-$run" 1 "$port"
     fi
   done
+  ((WARM)) && anchor edit
 fi
 
 if wanted slow; then
   echo "--- slow"
   for run in $(seq "$RUNS"); do
-    through_proxy slow "$run" --delay-ms "${FAULT_DELAY_MS:-20}"
+    through_proxy slow "$run" "$(edit_state 3 "$run")" --delay-ms "${FAULT_DELAY_MS:-20}"
     [[ -s $work/proxy-slow.log ]] || fail "slow #$run: no connection went through the proxy (a vacuous run)"
   done
 fi
@@ -460,7 +555,7 @@ fi
 if wanted dropping; then
   echo "--- dropping"
   for run in $(seq "$RUNS"); do
-    through_proxy dropping "$run" --cut-after "${FAULT_CUT_BYTES:-32768}"
+    through_proxy dropping "$run" "$(edit_state 4 "$run")" --cut-after "${FAULT_CUT_BYTES:-32768}"
     grep -q ' cut$' "$work/proxy-dropping.log" || fail "dropping #$run: the proxy cut no connection (a vacuous run)"
     echo "dropping #$run: $(grep -c ' cut$' "$work/proxy-dropping.log") connections cut"
   done
@@ -476,6 +571,7 @@ worker_ran_one() {
 
 if wanted rbe-restart; then
   echo "--- rbe-restart"
+  anchor cold
   # The executor, as clean_builds_test.sh starts it, in place of the cache.
   e2e_stop_buildgrid
   mkdir -p "$work/rbe"
@@ -511,18 +607,19 @@ for pid in "${DEAD_PIDS[@]}"; do
   wait "$pid" || { cat "$work"/*unreachable-*.out >&2; fail "a dead-endpoint fault did not run"; }
 done
 DEAD_PIDS=()
-while read -r fault name state dport B_RC B_SECONDS B_EXECUTED B_SHA; do
+while read -r fault name state dport ANCHOR B_RC B_SECONDS B_EXECUTED B_SHA; do
   [[ $B_SHA != - ]] || B_SHA=""
   verdict "$fault" "$name" "$state" "$dport"
 done <"$work/dead.results"
 
-echo "fault | runs | completed | failed clearly | wrong outputs | time vs fault-free | actions executed"
+echo "fault | runs | completed | failed clearly | wrong outputs | time vs fault-free | actions executed (fault-free)"
 bad=0
 for fault in "${ORDER[@]}"; do
   n=${RUNS_OF[$fault]}
-  printf '%s | %d | %d | %d | %d | %sx | %s\n' "$fault" "$n" "${COMPLETED[$fault]:-0}" "${CLEAR[$fault]:-0}" \
-    "${WRONG[$fault]:-0}" "$(awk -v s="${SECS[$fault]:-0}" -v d="$((n * REF_SECONDS))" 'BEGIN { printf "%.1f", s / d }')" \
-    "$(awk -v e="${EXECUTED[$fault]:-0}" -v n="$n" 'BEGIN { printf "%.1f", e / n }') of $REF_EXECUTED"
+  printf '%s | %d | %d | %d | %d | %s | %s\n' "$fault" "$n" "${COMPLETED[$fault]:-0}" "${CLEAR[$fault]:-0}" \
+    "${WRONG[$fault]:-0}" "$(awk -v s="${SECS[$fault]}" -v d="${BASE_SECS[$fault]}" -v n="$n" \
+      'BEGIN { printf "%.1fx (%d s of %d s)", s / (d ? d : 1), s / n, d / n }')" \
+    "$(awk -v e="${EXECUTED[$fault]}" -v b="${BASE_EXECUTED[$fault]}" -v n="$n" 'BEGIN { printf "%.1f (%.0f)", e / n, b / n }')"
   bad=$((bad + ${WRONG[$fault]:-0}))
 done
 ((bad == 0)) || fail "$bad builds under faults gave a wrong wheel or failed without naming the endpoint"
