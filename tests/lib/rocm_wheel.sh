@@ -13,7 +13,9 @@ built_path() {
     shift
   done
   (($#)) && shift
-  flags=("$@" --remote_download_outputs=toplevel)
+  # toplevel needs the in-memory .d files that remote.bazelrc turns off
+  # for remote-cache (a .d it does not download cannot be read).
+  flags=("$@" --remote_download_outputs=toplevel --experimental_inmemory_dotd_files)
   "$bazel" "${startup[@]}" build "${flags[@]}" "$label" >/dev/null 2>&1 || {
     echo "built_path: bazel build $label failed" >&2
     return 1

@@ -100,7 +100,8 @@ else
   fixture_copy remote_faults .
   cp "$root/tests/outputs/gfx/vadd.hip" .
   echo "import $root/remote.bazelrc" >>.bazelrc
-  TARGETS=(//:wheel)
+  # //:host: C++ that rules_cc compiles, untouched by the edit.
+  TARGETS=(//:wheel //:host)
   FLAGS=(--@rules_rocm//:gfx=gfx1201)
   EDIT=scale.hip
   # vadd.hip's object (its host code and offload bundle): an intermediate
@@ -115,7 +116,8 @@ e2e_start_buildgrid "$work/bg"
 port=$E2E_CACHE_PORT
 objects=$work/bg/cas/cas/objects
 RC=(--config=remote-cache "--remote_cache=grpc://127.0.0.1:$port")
-TOPLEVEL=(--remote_download_outputs=toplevel)
+# As remote.bazelrc tells users to take toplevel.
+TOPLEVEL=(--remote_download_outputs=toplevel --experimental_inmemory_dotd_files)
 
 # source STATE: the edited source as the state makes it (0: as given).
 source_state() {
@@ -150,7 +152,8 @@ PY
   B_SHA=""
   B_WHEELS=()
   ((B_RC == 0)) || return 0
-  mapfile -t B_WHEELS < <(e2e_bazel "$WS" "$ob" cquery "${FLAGS[@]}" --output=files "${TARGETS[@]}" 2>/dev/null |
+  local query=${TARGETS[*]}
+  mapfile -t B_WHEELS < <(e2e_bazel "$WS" "$ob" cquery "${FLAGS[@]}" --output=files "${query// / + }" 2>/dev/null |
     grep '\.whl$' | sort)
   ((${#B_WHEELS[@]})) || fail "$name: no wheel among the outputs of ${TARGETS[*]}"
   B_SHA=$(cd "$ob/execroot/_main" && sha256sum "${B_WHEELS[@]}" | sha256sum | cut -d' ' -f1)
@@ -164,7 +167,7 @@ clean() {
 # The fault-free reference: each source state built locally, no cache
 # (FAULT_WARM=1: state 0 built so fills the empty cache, the later states
 # read its hits and upload nothing).
-declare -A REF
+declare -A REF REF_EXECUTED
 reference() {
   [[ -n ${REF[$1]:-} ]] && return
   local flags=("${E2E_LOCAL_FLAGS[@]}")
@@ -176,6 +179,8 @@ reference() {
   b "ref-$1" ref "${flags[@]}"
   ((B_RC == 0)) || { tail -30 "$work/ref-$1.log" >&2; fail "the fault-free build of state $1"; }
   REF[$1]=$B_SHA
+  # After state 0 in the same output base: the actions the edit re-runs.
+  REF_EXECUTED[$1]=$B_EXECUTED
   if [[ -z ${ANCHOR_SECONDS[cold]:-} ]]; then
     ANCHOR_SECONDS[cold]=$B_SECONDS
     ANCHOR_EXECUTED[cold]=$B_EXECUTED
@@ -469,6 +474,10 @@ if wanted gone; then
       expect_control gone-control "UNAVAILABLE" "with toplevel the build did not need an intermediate from the cache"
     else
       verdict gone "gone-$run" 1 "$port"
+      # The outputs of the hits are local: without the cache only the
+      # edit's actions run (not, say, every C++ compile again).
+      ((B_EXECUTED == REF_EXECUTED[1])) ||
+        fail "gone-$run: $B_EXECUTED actions ran, the edit needs ${REF_EXECUTED[1]}; why each ran: $work/gone-$run.explain"
     fi
     e2e_restart_buildgrid "$work/bg"
   done
