@@ -130,10 +130,10 @@ source_state() {
 # (every wheel the targets name, relative to the execution root) and B_SHA
 # (over those wheels; "" on failure).
 b() {
-  local name=$1 ob=$work/ob-$2 t0=$SECONDS f
+  local name=$1 ob=$work/ob-$2 t0=$SECONDS
   shift 2
   B_RC=0
-  # --explain: why each action ran (for a run kept with KEEP=1).
+  # --explain: why each action ran (kept with KEEP=1 or FAULT_LOGS).
   e2e_bazel "$WS" "$ob" build --disk_cache= --explain="$work/$name.explain" --verbose_explanations \
     "${FLAGS[@]}" "$@" "${TARGETS[@]}" >"$work/$name.log" 2>&1 || B_RC=$?
   B_SECONDS=$((SECONDS - t0))
@@ -355,7 +355,6 @@ through_proxy() {
   ((WARM)) && anchor hits
   b "$fault-down-$run" t --config=remote-cache "--remote_cache=grpc://127.0.0.1:$pport"
   verdict "$fault" "$fault-down-$run" "$state" "$pport"
-  anchor cold
   e2e_stop_group "$proxy"
 }
 
@@ -430,7 +429,8 @@ fi
 touch "$work/dead.results"
 dead_endpoint_faults
 
-# Set against the edit after cache hits (FAULT_WARM=1) or the cold build.
+# Set against the edit after cache hits (FAULT_WARM=1) or the cold build;
+# the faults below that differ set their own.
 ((WARM)) && anchor edit
 if wanted evicted; then
   echo "--- evicted"
@@ -519,7 +519,6 @@ if wanted corrupt-top; then
     expect_reached "corrupt-top-$run" "does not match received digest" "the build never read the corrupted blob"
     verdict corrupt-top "corrupt-top-$run" 0 "$port"
   done
-  ((WARM)) && anchor edit
 fi
 
 if wanted corrupt-mid; then
@@ -550,7 +549,6 @@ if wanted corrupt-mid; then
       verdict corrupt-mid "corrupt-mid-$run" 1 "$port"
     fi
   done
-  ((WARM)) && anchor edit
 fi
 
 if wanted slow; then

@@ -263,10 +263,7 @@ pub fn write_bytes(target: &Path, bytes: &[u8], mode: u32) -> Result<()> {
 /// `f` given a builder of hidden names beside `target`:
 /// `.<name>.XXXXXX.tmp`.
 fn hidden<T>(target: &Path, f: impl FnOnce(&tempfile::Builder) -> T) -> T {
-    let name = target
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let name = target_name(target).unwrap_or_default();
     let prefix = format!(".{name}.");
     f(tempfile::Builder::new().prefix(&prefix).suffix(".tmp"))
 }
