@@ -31,7 +31,7 @@ DISK_CACHE_FLAGS ?= --disk_cache=$(DISK_CACHE) --experimental_disk_cache_gc_max_
 # WORKSPACE macros (register_toolchains) take no name.
 BUILDIFIER_WARNINGS ?= -warnings=-function-docstring-args,-function-docstring-return,-unnamed-macro
 
-.PHONY: setup wheels tool-wheels kpack-dists test rust-test crates-test fuzz-smoke real-wheel-test bazel-test workspace-test e2e e2e-clean-builds e2e-rest pip-sdk-test dist-test import-test jax-test kpack-test wheel-index-test remote-faults-test setup-test lint crates-lane bazel-lane host-lane
+.PHONY: setup wheels tool-wheels kpack-dists test rust-test fuzz-smoke real-wheel-test bazel-test workspace-test e2e e2e-clean-builds e2e-rest pip-sdk-test dist-test import-test jax-test kpack-test wheel-index-test remote-faults-test setup-test lint crates-lane faults-lane bazel-lane host-lane
 ifdef LANE
 # Inside the lanes `make test` runs side by side: made already by the make
 # that started them, so that no lane runs setup beside another or waits on
@@ -139,12 +139,10 @@ kpack-test: kpack-dists
 # Remote builds under faults (BuildGrid on loopback: eviction, a cache gone
 # or unreachable, restarts, corrupted blobs, a slow or dropping link; the
 # executor restarted or unreachable): docs/rbe.md, "When the cache
-# misbehaves". FAULTS picks some (default all, about 5 minutes); `make test`
-# runs each config's faults in a lane that leaves a core idle: they mostly
-# wait for Bazel's retries.
-REMOTE_CACHE_FAULTS = evicted gone unreachable restart corrupt-top corrupt-mid slow dropping
-RBE_FAULTS = rbe-restart rbe-unreachable
-FAULTS ?= $(REMOTE_CACHE_FAULTS) $(RBE_FAULTS)
+# misbehaves". FAULTS picks some (default all, about 7 minutes, most of it
+# waiting for Bazel's retries: `make test` runs them in a lane of their own
+# beside two busy ones).
+FAULTS ?= evicted gone unreachable restart corrupt-top corrupt-mid slow dropping rbe-restart rbe-unreachable
 remote-faults-test: setup
 	$(BUILDROOT) env FAULTS="$(FAULTS)" tests/e2e/remote/faults_test.sh
 
@@ -163,30 +161,30 @@ lint: setup
 	.venv/bin/python tools/fn_length.py --starlark
 
 # The lanes of `make test`. Beside the e2e tests after the clean builds: the
-# crates' tests, then the short fuzz run on one core. Then Bazel's own tests,
-# WORKSPACE mode, dist-test (it asks Bazel for the tool's path) and the pip
-# SDK's small build beside the
-# tests of what the builds left in dist/ (pip installs, PyPI downloads,
-# Python), which need the Bazel server only for wheel-index-test's index (the
-# kpack build's, already built) and real-wheel-test's tool path, last.
-crates-test: rust-test
+# crates' tests, then the short fuzz run on one core; and the fault tests,
+# which mostly wait for Bazel's retries and so take little from the other
+# two. Then Bazel's own tests, WORKSPACE mode, dist-test (it asks Bazel for
+# the tool's path) and the pip SDK's small build beside the tests of what
+# the builds left in dist/ (pip installs, PyPI downloads, Python), which
+# need the Bazel server only for wheel-index-test's index (the kpack
+# build's, already built) and real-wheel-test's tool path, last.
+crates-lane: rust-test
 	$(MAKE) fuzz-smoke FUZZ_JOBS=1 LANE=1
-crates-lane: crates-test
-	$(MAKE) remote-faults-test FAULTS="$(RBE_FAULTS)" LANE=1
+faults-lane:
+	$(MAKE) remote-faults-test LANE=1
 bazel-lane:
 	$(MAKE) bazel-test workspace-test dist-test pip-sdk-test LANE=1
-	$(MAKE) remote-faults-test FAULTS="$(REMOTE_CACHE_FAULTS)" LANE=1
 host-lane:
 	$(MAKE) import-test jax-test kpack-test wheel-index-test real-wheel-test LANE=1
 
 # The clean builds first and alone: they pay the cold //:wheels once and
 # leave it (and the shared disk cache) to everything after them, and keep
 # both cores busy (beside them, the crates' tests only took turns with them:
-# bench/cold_wheels/README.md). The lanes after them fill the core that
-# servers, pip installs and small builds leave idle.
+# bench/cold_wheels/README.md). The lanes after them fill the cores that
+# servers, retries, pip installs and small builds leave idle.
 test: lint
 	$(MAKE) e2e-clean-builds
-	$(MAKE) -j2 --output-sync=line crates-lane e2e-rest
+	$(MAKE) -j3 --output-sync=line crates-lane e2e-rest faults-lane
 	$(MAKE) kpack-dists
 	$(MAKE) -j2 --output-sync=line bazel-lane host-lane
 	$(MAKE) setup-test
