@@ -237,7 +237,12 @@ pub fn target_name(target: &Path) -> Result<String> {
     target
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
-        .ok_or_else(|| anyhow::anyhow!("{}: the output path names no file", target.display()))
+        .ok_or_else(|| {
+            anyhow::anyhow!(
+                "-o {}: the output path names no file; give the path of the file to write",
+                target.display()
+            )
+        })
 }
 
 /// `p` as it will be named once written: canonical if it exists, else its
@@ -450,6 +455,16 @@ mod tests {
         let e = format!("{e:#}");
         assert!(e.contains("cannot create a temporary file in"), "{e}");
         assert!(e.contains("check that the directory exists"), "{e}");
+    }
+
+    #[test]
+    fn an_output_path_without_a_file_name_is_refused_as_the_option() {
+        assert_eq!(target_name(Path::new("d/out.whl")).unwrap(), "out.whl");
+        for p in ["/", "d/.."] {
+            let e = format!("{:#}", target_name(Path::new(p)).unwrap_err());
+            assert!(e.starts_with(&format!("-o {p}: ")), "{e}");
+            assert!(e.contains("give the path of the file to write"), "{e}");
+        }
     }
 
     #[test]
