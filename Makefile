@@ -31,12 +31,12 @@ DISK_CACHE_FLAGS ?= --disk_cache=$(DISK_CACHE) --experimental_disk_cache_gc_max_
 # WORKSPACE macros (register_toolchains) take no name.
 BUILDIFIER_WARNINGS ?= -warnings=-function-docstring-args,-function-docstring-return,-unnamed-macro
 
-.PHONY: setup wheels tool-wheels kpack-dists test rust-test fuzz-smoke real-wheel-test bazel-test workspace-test e2e e2e-clean-builds e2e-rest pip-sdk-test dist-test import-test jax-test kpack-test wheel-index-test remote-faults-test setup-test lint crates-lane faults-lane bazel-lane host-lane
+.PHONY: setup wheels tool-wheels host-tool-wheel tool-wheels-test kpack-dists test rust-test fuzz-smoke real-wheel-test bazel-test workspace-test e2e e2e-clean-builds e2e-rest pip-sdk-test dist-test import-test jax-test kpack-test wheel-index-test remote-faults-test setup-test lint crates-lane faults-lane bazel-lane host-lane
 ifdef LANE
 # Inside the lanes `make test` runs side by side: made already by the make
 # that started them, so that no lane runs setup beside another or waits on
 # the Bazel server the other lane is using to build wheels.
-setup wheels tool-wheels kpack-dists:
+setup wheels tool-wheels host-tool-wheel kpack-dists:
 else
 setup:
 	scripts/setup.sh
@@ -46,16 +46,22 @@ wheels: setup
 	$(BAZEL) run //:copy_wheels -- $(CURDIR)/dist
 
 # rocm-wheel's own wheels (x86_64, aarch64): the project's release, not part
-# of //:wheels; the tests that pip-install the tool take them from dist/.
+# of //:wheels.
 tool-wheels: setup
 	$(BAZEL) run //tools/release:copy_wheels -- $(CURDIR)/dist
+
+# The x86_64 one alone, which the host tests pip-install: no aarch64
+# cross-compile before them (`make test` builds that in bazel-test, beside
+# them, and tool-wheels-test judges it).
+host-tool-wheel: setup
+	$(BAZEL) run //tools/release:copy_wheels_x86_64 -- $(CURDIR)/dist
 
 # The kpack build of //:wheels (--config=kpack) for kpack-test. Python 3.12
 # only, the one the test installs: per-Python configurations do not depend
 # on the list, so nothing else is rebuilt. Both builds also write the host
 # wheels as variant wheels (--//:wheel_variants). Then per-family device
 # wheels, with the execution log the test reads, and per-sub-family ones.
-kpack-dists: wheels tool-wheels
+kpack-dists: wheels host-tool-wheel
 	$(BAZEL) run --config=kpack --//:python_versions=3.12 --//:wheel_variants //:copy_wheels -- $(CURDIR)/dist-kpack
 	$(BAZEL) run --config=kpack --//:python_versions=3.12 --//:wheel_variants --//:device_wheel_level=family \
 	  --execution_log_json_file=$(CURDIR)/bazel-kpack-family.exec.json //:copy_wheels -- $(CURDIR)/dist-kpack-family
@@ -118,8 +124,15 @@ dist-test: wheels
 
 # The wheels of `make wheels` installed with pip and imported on this host
 # (glibc 2.36, no ROCm), outside the build root: ROCm found by RUNPATH alone.
-import-test: wheels tool-wheels
+import-test: wheels host-tool-wheel
 	tests/host/import_test.sh $(CURDIR)/dist
+
+# rocm-wheel's own wheels (make tool-wheels, into dist-tool/) as pip on
+# this x86_64 host judges them: the aarch64 one refused for its platform,
+# accepted for an aarch64 one.
+tool-wheels-test: setup
+	$(BAZEL) run //tools/release:copy_wheels -- $(CURDIR)/dist-tool
+	tests/host/tool_wheels_test.sh $(CURDIR)/dist-tool
 
 # The jax-rocm7-plugin wheel of `make wheels` pip-installed with JAX 0.10.2
 # and PyPI's PJRT plugin, inside the build root (ROCm 7.2); needs PyPI.
@@ -173,7 +186,7 @@ crates-lane: rust-test
 faults-lane:
 	$(MAKE) remote-faults-test LANE=1
 bazel-lane:
-	$(MAKE) bazel-test workspace-test dist-test pip-sdk-test LANE=1
+	$(MAKE) bazel-test tool-wheels-test workspace-test dist-test pip-sdk-test LANE=1
 host-lane:
 	$(MAKE) import-test jax-test kpack-test wheel-index-test real-wheel-test LANE=1
 
