@@ -67,13 +67,18 @@ CONTROL=(control)
 e2e_deadline "${FAULT_TEST_TIMEOUT:-1800}"
 
 mkdir -p "$E2E_TMP"
-# The dead-endpoint builds running in the background.
-DEAD_PIDS=()
+# The dead-endpoint builds running in the background: PID:NAME; each
+# writes its exit status to $work/NAME.rc when it ends.
+DEAD_JOBS=()
 work=$(mktemp -d "$E2E_TMP/faults.XXXXXX")
 mkdir -p "$work/main"
 cleanup() {
   local ob
-  ((${#DEAD_PIDS[@]} == 0)) || kill "${DEAD_PIDS[@]}" 2>/dev/null || true
+  local job
+  # Only those still running: an ended job's PID may be another process's.
+  for job in "${DEAD_JOBS[@]}"; do
+    [[ -f $work/${job#*:}.rc ]] || kill "${job%%:*}" 2>/dev/null || true
+  done
   for ob in "$work"/ob-*; do
     [[ -d $ob ]] && (cd / && timeout 60 "$BAZEL" --output_base="$ob" shutdown >/dev/null 2>&1 || true)
   done
@@ -295,10 +300,12 @@ PY
 # fails), then started again on the same port with the same storage.
 restart_buildgrid_after() {
   local dir=$1
-  rm -f "$dir/killed" "$dir/build-ended"
+  rm -f "$dir/killed" "$dir/build-ended" "$dir/restarted.pid" "$dir/restarter.ended"
   # Killed by another process: not a job this shell reports as "Killed".
   disown "$E2E_BGD_PID" 2>/dev/null || true
   (
+    # However it ends (restarted reads the files, e2e_await_file).
+    trap 'touch "$dir/restarter.ended"' EXIT
     until eval "$2"; do
       # The build ended first: nothing to kill (restarted reports it).
       [[ -f $dir/build-ended ]] && exit 0
@@ -310,14 +317,14 @@ restart_buildgrid_after() {
     e2e_restart_buildgrid "$dir"
     echo "$E2E_BGD_PID" >"$dir/restarted.pid"
   ) &
-  RESTARTER=$!
 }
 
 # restarted DIR: the restart above is over; its server is ours to stop.
 restarted() {
   touch "$1/build-ended"
-  wait "$RESTARTER" || fail "BuildGrid did not come back on $E2E_CACHE_PORT"
+  e2e_await_file "$1/restarter.ended" 120 || fail "the restart of BuildGrid did not end within 120 s"
   [[ -f $1/killed ]] || fail "the server was never killed"
+  [[ -f $1/restarted.pid ]] || fail "BuildGrid did not come back on $E2E_CACHE_PORT"
   E2E_BGD_PID=$(cat "$1/restarted.pid")
   E2E_GROUPS+=("$E2E_BGD_PID")
 }
@@ -396,8 +403,12 @@ dead_endpoint_faults() {
     for run in $(seq "$RUNS"); do
       # FAULT_WARM=1's unreachable builds in output base t: not beside others.
       if [[ ${FAULT_BACKGROUND:-1} == 1 ]] && ! { ((WARM)) && [[ $fault == unreachable ]]; }; then
-        (dead_endpoint_build "$fault" "$run") >"$work/$fault-$run.out" 2>&1 &
-        DEAD_PIDS+=($!)
+        {
+          rc=0
+          (dead_endpoint_build "$fault" "$run") >"$work/$fault-$run.out" 2>&1 || rc=$?
+          echo "$rc" >"$work/$fault-$run.rc"
+        } &
+        DEAD_JOBS+=("$!:$fault-$run")
       else
         (dead_endpoint_build "$fault" "$run")
       fi
@@ -610,10 +621,12 @@ if wanted rbe-restart; then
   fi
 fi
 
-for pid in "${DEAD_PIDS[@]}"; do
-  wait "$pid" || { cat "$work"/*unreachable-*.out >&2; fail "a dead-endpoint fault did not run"; }
+for job in "${DEAD_JOBS[@]}"; do
+  name=${job#*:}
+  e2e_await_file "$work/$name.rc" "$(e2e_remaining)" || fail "$name did not end before the test's deadline"
+  [[ $(cat "$work/$name.rc") == 0 ]] || { cat "$work/$name.out" >&2; fail "$name did not run (exit $(cat "$work/$name.rc"))"; }
 done
-DEAD_PIDS=()
+DEAD_JOBS=()
 while read -r fault name state dport ANCHOR B_RC B_SECONDS B_EXECUTED B_SHA; do
   [[ $B_SHA != - ]] || B_SHA=""
   verdict "$fault" "$name" "$state" "$dport"

@@ -211,6 +211,20 @@ e2e_stop_services() {
   E2E_BGD_PID=""
 }
 
+# e2e_await_file FILE SECONDS: true once FILE exists, false when time ran
+# out. How to learn that a background job ended, not `wait PID`: bash forgets
+# a finished job's status once it forks another child with the same PID, and
+# PIDs wrap (pid_max 32768) within minutes on a busy machine; `wait` then
+# fails ("not a child of this shell"), or waits for that other child.
+e2e_await_file() {
+  local i
+  for ((i = 0; i < $2 * 5; i++)); do
+    [[ -e $1 ]] && return 0
+    sleep 0.2
+  done
+  [[ -e $1 ]]
+}
+
 # e2e_wait_port PID PORT SECONDS: true once 127.0.0.1:PORT accepts, false
 # when PID died or time ran out.
 e2e_wait_port() {
