@@ -50,9 +50,9 @@ wheels: setup
 tool-wheels: setup
 	$(BAZEL) run //tools/release:copy_wheels -- $(CURDIR)/dist
 
-# The x86_64 one alone, which the host tests pip-install: no aarch64
-# cross-compile before them (`make test` builds that in bazel-test, beside
-# them, and tool-wheels-test judges it).
+# The x86_64 one alone, which import-test pip-installs: no aarch64
+# cross-compile for it. (`make test` makes both before the host tests: the
+# aarch64 one compiled beside them slowed them more than it saved.)
 host-tool-wheel: setup
 	$(BAZEL) run //tools/release:copy_wheels_x86_64 -- $(CURDIR)/dist
 
@@ -61,7 +61,7 @@ host-tool-wheel: setup
 # on the list, so nothing else is rebuilt. Both builds also write the host
 # wheels as variant wheels (--//:wheel_variants). Then per-family device
 # wheels, with the execution log the test reads, and per-sub-family ones.
-kpack-dists: wheels host-tool-wheel
+kpack-dists: wheels tool-wheels
 	$(BAZEL) run --config=kpack --//:python_versions=3.12 --//:wheel_variants //:copy_wheels -- $(CURDIR)/dist-kpack
 	$(BAZEL) run --config=kpack --//:python_versions=3.12 --//:wheel_variants --//:device_wheel_level=family \
 	  --execution_log_json_file=$(CURDIR)/bazel-kpack-family.exec.json //:copy_wheels -- $(CURDIR)/dist-kpack-family
