@@ -31,12 +31,12 @@ DISK_CACHE_FLAGS ?= --disk_cache=$(DISK_CACHE) --experimental_disk_cache_gc_max_
 # WORKSPACE macros (register_toolchains) take no name.
 BUILDIFIER_WARNINGS ?= -warnings=-function-docstring-args,-function-docstring-return,-unnamed-macro
 
-.PHONY: setup wheels tool-wheels host-tool-wheel tool-wheels-test kpack-dists test rust-test fuzz-smoke real-wheel-test bazel-test workspace-test e2e e2e-clean-builds e2e-rest pip-sdk-test dist-test import-test jax-test kpack-test wheel-index-test remote-faults-test setup-test lint crates-lane faults-lane bazel-lane host-lane
+.PHONY: setup wheels tool-wheels tool-wheels-test kpack-dists test rust-test fuzz-smoke real-wheel-test bazel-test workspace-test e2e e2e-clean-builds e2e-rest pip-sdk-test dist-test import-test jax-test kpack-test wheel-index-test remote-faults-test setup-test lint crates-lane faults-lane bazel-lane host-lane
 ifdef LANE
 # Inside the lanes `make test` runs side by side: made already by the make
 # that started them, so that no lane runs setup beside another or waits on
 # the Bazel server the other lane is using to build wheels.
-setup wheels tool-wheels host-tool-wheel kpack-dists:
+setup wheels tool-wheels kpack-dists:
 else
 setup:
 	scripts/setup.sh
@@ -46,15 +46,9 @@ wheels: setup
 	$(BAZEL) run //:copy_wheels -- $(CURDIR)/dist
 
 # rocm-wheel's own wheels (x86_64, aarch64): the project's release, not part
-# of //:wheels.
+# of //:wheels; the tests that pip-install the tool take them from dist/.
 tool-wheels: setup
 	$(BAZEL) run //tools/release:copy_wheels -- $(CURDIR)/dist
-
-# The x86_64 one alone, which import-test pip-installs: no aarch64
-# cross-compile for it. (`make test` makes both before the host tests: the
-# aarch64 one compiled beside them slowed them more than it saved.)
-host-tool-wheel: setup
-	$(BAZEL) run //tools/release:copy_wheels_x86_64 -- $(CURDIR)/dist
 
 # The kpack build of //:wheels (--config=kpack) for kpack-test. Python 3.12
 # only, the one the test installs: per-Python configurations do not depend
@@ -124,15 +118,14 @@ dist-test: wheels
 
 # The wheels of `make wheels` installed with pip and imported on this host
 # (glibc 2.36, no ROCm), outside the build root: ROCm found by RUNPATH alone.
-import-test: wheels host-tool-wheel
+import-test: wheels tool-wheels
 	tests/host/import_test.sh $(CURDIR)/dist
 
-# rocm-wheel's own wheels (make tool-wheels, into dist-tool/) as pip on
-# this x86_64 host judges them: the aarch64 one refused for its platform,
-# accepted for an aarch64 one.
-tool-wheels-test: setup
-	$(BAZEL) run //tools/release:copy_wheels -- $(CURDIR)/dist-tool
-	tests/host/tool_wheels_test.sh $(CURDIR)/dist-tool
+# rocm-wheel's own wheels (make tool-wheels) as pip on this x86_64 host
+# judges them: the aarch64 one refused for its platform, accepted for an
+# aarch64 one.
+tool-wheels-test: tool-wheels
+	tests/host/tool_wheels_test.sh $(CURDIR)/dist
 
 # The jax-rocm7-plugin wheel of `make wheels` pip-installed with JAX 0.10.2
 # and PyPI's PJRT plugin, inside the build root (ROCm 7.2); needs PyPI.

@@ -52,7 +52,7 @@ shopt -s nullglob
 wheels=("$dist"/*.whl)
 ((${#wheels[@]})) || fail "no wheels in $dist: run make wheels"
 
-# rocm-wheel as users get it: its own wheel from dist/ (make host-tool-wheel), pip-installed into a
+# rocm-wheel as users get it: its own wheel from dist/ (make tool-wheels), pip-installed into a
 # fresh venv of this host's Python (the binary was built against the
 # sysroot's glibc 2.31; pip checks the tag). Both entries run the binary.
 tool_wheels=("$dist"/rocm_wheel-*_x86_64.whl)

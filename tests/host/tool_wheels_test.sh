@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# rocm-wheel's own wheels (DIST: `bazel run //tools/release:copy_wheels`)
+# rocm-wheel's own wheels in DIST (`make tool-wheels`)
 # as pip on this x86_64 host judges them: one wheel per CPU; the aarch64
 # one refused here for its platform and nothing else, and accepted by the
 # same pip asked for an aarch64 manylinux_2_17 target; each one's binary is

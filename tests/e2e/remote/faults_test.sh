@@ -73,8 +73,7 @@ DEAD_JOBS=()
 work=$(mktemp -d "$E2E_TMP/faults.XXXXXX")
 mkdir -p "$work/main"
 cleanup() {
-  local ob
-  local job
+  local ob job
   # Only those still running: an ended job's PID may be another process's.
   for job in "${DEAD_JOBS[@]}"; do
     [[ -f $work/${job#*:}.rc ]] || kill "${job%%:*}" 2>/dev/null || true

@@ -26,7 +26,7 @@
 #   - `rocm-wheel thin --gfx gfx1201` of the split set keeps the host wheel
 #     and the gfx1201 device wheel only;
 #   - `rocm-wheel check` (the tool's own wheel from FAT_DIST, `make
-#     host-tool-wheel`, pip-installed)
+#     tool-wheels`, pip-installed)
 #     agrees: the host wheel with the gfx1201 device wheel resolves for
 #     gfx1201 and is refused for gfx120X-all, naming gfx1200; its `inspect`
 #     lists each binary's markers and the device wheel's archive, whose keys
@@ -80,7 +80,7 @@ runtime=$tmp/runtime/runtime/librocm_kpack.so
 
 # rocm-wheel as users get it (its wheel from the same build).
 tool=("$fat"/rocm_wheel-*_x86_64.whl)
-((${#tool[@]} == 1)) || fail "want one rocm_wheel wheel in $fat (make host-tool-wheel), found ${#tool[@]}"
+((${#tool[@]} == 1)) || fail "want one rocm_wheel wheel in $fat (make tool-wheels), found ${#tool[@]}"
 python3 -m venv "$tmp/tool"
 "$tmp/tool/bin/pip" install -q --disable-pip-version-check --no-index "${tool[0]}" || fail "pip install ${tool[0]##*/}"
 rw=$tmp/tool/bin/rocm-wheel
